@@ -1,0 +1,16 @@
+#include "core/error.hpp"
+
+#include <stdexcept>
+
+namespace mirror {
+
+error with_context(error e, std::string const& context) {
+    e.message = context + ": " + e.message;
+    return e;
+}
+
+void throw_exception_from_error(error const& e, boost::source_location const&) {
+    throw std::runtime_error(e.message);
+}
+
+} // namespace mirror

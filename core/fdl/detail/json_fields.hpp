@@ -1,0 +1,60 @@
+#pragma once
+// Private helpers for walking boost::json values of FDL files, with messages that name
+// the file and the field ("fdl.json: data_dir: wrong type, expected a string").
+
+#include "core/error.hpp"
+#include "core/fdl/errors.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mirror::fdl::detail {
+
+/// Parses JSON text: valid UTF-8 only, at most 64 levels deep, nothing after the value.
+/// `file` names the file in the message.
+result<boost::json::value> parse_json(std::string_view text, std::string_view file);
+
+/// One JSON object of one file, with its dotted position (`catalog`, `tables.main.t`).
+class object_fields {
+public:
+    object_fields(boost::json::object const& object, std::string_view file, std::string where);
+
+    /// Parses `text` and expects an object at the top.
+    static result<object_fields> top(boost::json::value const& value, std::string_view file);
+
+    boost::json::value const* find(std::string_view key) const;
+    boost::json::object const& object() const { return *object_; }
+
+    result<std::string> string(std::string_view key) const;
+    result<std::optional<std::string>> optional_string(std::string_view key) const;
+    result<std::uint64_t> count(std::string_view key) const;
+    result<std::optional<std::uint64_t>> optional_count(std::string_view key) const;
+    result<std::optional<bool>> optional_bool(std::string_view key) const;
+    result<object_fields> child(std::string_view key) const;
+    result<std::optional<object_fields>> optional_child(std::string_view key) const;
+    /// An array field; absent is an empty array.
+    result<boost::json::array const*> optional_array(std::string_view key) const;
+
+    /// "file: where.key: reason", classified as `code`.
+    error fail(fdl_errc code, std::string_view key, std::string_view reason) const;
+    /// The dotted name of `key` in this object.
+    std::string name_of(std::string_view key) const;
+    std::string_view file() const { return file_; }
+
+private:
+    boost::json::object const* object_;
+    std::string file_;
+    std::string where_;
+};
+
+/// The JSON type's name for messages: "a string", "a number", "an object"…
+std::string_view type_name(boost::json::value const& value) noexcept;
+
+/// Reads a non-negative integer from a JSON number (no fractions, no negatives).
+std::optional<std::uint64_t> as_count(boost::json::value const& value) noexcept;
+
+} // namespace mirror::fdl::detail

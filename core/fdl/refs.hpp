@@ -1,0 +1,46 @@
+#pragma once
+// HEAD, refs/heads/*, refs/tags/* and refs.json (spec/layout.en.txt; spec README, "refs.json").
+
+#include "core/error.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mirror::fdl {
+
+/// Ref name -> version ID, ordered by name.
+using ref_map = std::map<std::string, std::string, std::less<>>;
+
+/// What HEAD holds: a symbolic ref ("ref: refs/heads/main") or a version ID.
+struct head_value {
+    std::optional<std::string> symbolic; ///< the ref it names
+    std::optional<std::string> detached; ///< a version ID
+};
+
+/// The content of refs.json.
+struct refs_document {
+    std::optional<std::string> head; ///< the HEAD line, "ref: refs/heads/main"
+    ref_map refs;
+};
+
+/// Parses a ref file: a version ID, optionally followed by one "\n".
+/// `file` names the ref in messages ("refs/heads/main").
+result<std::string> parse_ref_file(std::string_view text, std::string_view file);
+
+/// The bytes of a ref file holding `version_id`.
+std::string render_ref_file(std::string_view version_id);
+
+/// Parses HEAD: "ref: <name>" naming a mirrored ref, or a version ID; one final "\n" allowed.
+result<head_value> parse_head(std::string_view text, std::string_view file = "HEAD");
+
+/// Parses refs.json in the project's shape ({"HEAD": …, "refs": {name: id}}) or the
+/// tolerated flat shape ({name: id, …}); unknown keys are ignored. Every ref name must pass
+/// ref_name_problem and every value must be a version ID, else the whole file is refused.
+result<refs_document> parse_refs_json(std::string_view text);
+
+/// Renders refs.json in the project's shape, keys sorted, one ref per line.
+std::string render_refs_json(refs_document const& document);
+
+} // namespace mirror::fdl

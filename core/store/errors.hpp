@@ -1,0 +1,32 @@
+#pragma once
+// The one error vocabulary of every store backend (style rule 5: classify once, at the edge).
+
+#include <boost/system/error_code.hpp>
+#include <type_traits>
+
+namespace mirror::store {
+
+enum class store_errc {
+    not_found = 1,  ///< no object under that key
+    already_exists, ///< a create-only write lost: the key is taken
+    access_denied,  ///< permissions
+    transient,      ///< worth retrying: interrupted, busy, throttled, timed out
+    rejected,       ///< refused for what it is: a symbolic link, not a regular file, a bad key
+    unsupported,    ///< the backend cannot do this (see its caps) or the scheme is not built
+    io_error,       ///< a permanent failure of the medium: disk full, read-only, EIO
+    too_large,      ///< an object past the size the caller accepts
+};
+
+boost::system::error_category const& store_category() noexcept;
+
+inline boost::system::error_code make_error_code(store_errc e) noexcept {
+    return {static_cast<int>(e), store_category()};
+}
+
+/// True for failures a retry may cure.
+bool is_retryable(boost::system::error_code const& code) noexcept;
+
+} // namespace mirror::store
+
+template <>
+struct boost::system::is_error_code_enum<mirror::store::store_errc> : std::true_type {};

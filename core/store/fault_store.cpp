@@ -1,0 +1,71 @@
+#include "core/store/fault_store.hpp"
+
+#include "core/store/errors.hpp"
+
+#include <csignal>
+
+namespace mirror::store {
+
+class fault_writer final : public object_writer {
+public:
+    fault_writer(fault_store& owner, std::unique_ptr<object_writer> inner, std::string key)
+        : owner_(owner), inner_(std::move(inner)), key_(std::move(key)) {}
+    awaitable<result<void>> write(std::span<std::byte const> bytes) override { return inner_->write(bytes); }
+    awaitable<result<void>> commit() override {
+        if (owner_.fail_now())
+            co_return make_error(store_errc::io_error, key_ + ": injected failure");
+        auto done = co_await inner_->commit();
+        if (done)
+            owner_.after_write();
+        co_return done;
+    }
+
+private:
+    fault_store& owner_;
+    std::unique_ptr<object_writer> inner_;
+    std::string key_;
+};
+
+fault_store::fault_store(store& inner, std::uint64_t at, fault_action action)
+    : inner_(inner), at_(at), action_(action) {}
+
+store_caps fault_store::caps() const { return inner_.caps(); }
+std::string fault_store::describe() const { return inner_.describe(); }
+awaitable<result<object_info>> fault_store::stat(std::string key) { return inner_.stat(std::move(key)); }
+awaitable<result<void>> fault_store::read(std::string key, byte_sink& out) { return inner_.read(std::move(key), out); }
+awaitable<result<void>> fault_store::list(std::string prefix, std::function<result<void>(list_entry)> each) {
+    return inner_.list(std::move(prefix), std::move(each));
+}
+
+awaitable<result<std::unique_ptr<object_writer>>> fault_store::open_writer(std::string key, write_mode mode) {
+    auto writer = co_await inner_.open_writer(key, mode);
+    if (!writer)
+        co_return writer.error();
+    co_return std::unique_ptr<object_writer>(std::make_unique<fault_writer>(*this, std::move(*writer), key));
+}
+
+awaitable<result<void>> fault_store::remove(std::string key) {
+    if (fail_now())
+        co_return make_error(store_errc::io_error, key + ": injected failure");
+    auto done = co_await inner_.remove(key);
+    if (done)
+        after_write();
+    co_return done;
+}
+
+bool fault_store::fail_now() {
+    if (action_ != fault_action::fail || writes_ + 1 != at_)
+        return false;
+    tripped_ = true;
+    return true;
+}
+
+void fault_store::after_write() {
+    ++writes_;
+    if (action_ == fault_action::kill && writes_ == at_) {
+        tripped_ = true;
+        std::raise(SIGKILL); // no destructor, no flush: as abrupt as a power cut for the process
+    }
+}
+
+} // namespace mirror::store

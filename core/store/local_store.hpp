@@ -1,0 +1,39 @@
+#pragma once
+// A repository in a local folder: the embedded default store.
+
+#include "core/store/store.hpp"
+
+#include <filesystem>
+#include <memory>
+
+namespace mirror::store {
+
+/// A folder. Reads never follow symbolic links below the root (a link is refused with
+/// store_errc::rejected, "is a symbolic link"); writes go to an unnamed temporary file
+/// (O_TMPFILE, or a hidden ".fdl-tmp-" file where the file system lacks it), are fsynced,
+/// and appear under their key only complete: linked without overwrite for create_only,
+/// renamed over for replace; the folder is fsynced after. A process killed mid-write
+/// leaves no partial file under any key.
+class local_store final : public store {
+public:
+    /// Opens `root`. A writable store creates the folder when absent.
+    /// Fails with not_found / access_denied / rejected (not a folder).
+    static result<std::unique_ptr<local_store>> open(std::filesystem::path root, bool writable);
+    ~local_store() override;
+
+    store_caps caps() const override;
+    std::string describe() const override;
+    awaitable<result<object_info>> stat(std::string key) override;
+    awaitable<result<void>> read(std::string key, byte_sink& out) override;
+    awaitable<result<void>> list(std::string prefix, std::function<result<void>(list_entry)> each) override;
+    awaitable<result<std::unique_ptr<object_writer>>> open_writer(std::string key, write_mode mode) override;
+    awaitable<result<void>> remove(std::string key) override;
+
+private:
+    local_store(int root_fd, std::filesystem::path root, bool writable);
+    int root_fd_;
+    std::filesystem::path root_;
+    bool writable_;
+};
+
+} // namespace mirror::store

@@ -1,0 +1,35 @@
+#include "core/store/open_store.hpp"
+
+#include "core/store/errors.hpp"
+#include "core/store/local_store.hpp"
+
+namespace mirror::store {
+
+result<std::unique_ptr<store>> open_store(std::string_view location, store_role role) {
+    std::string where(location);
+    if (location.empty())
+        return make_error(store_errc::rejected, "empty location");
+    auto scheme_end = location.find("://");
+    std::string path;
+    if (scheme_end == std::string_view::npos) {
+        path = where;
+    } else {
+        std::string_view scheme = location.substr(0, scheme_end);
+        if (scheme == "file") {
+            path = std::string(location.substr(scheme_end + 3));
+            if (path.empty() || path.front() != '/')
+                return make_error(store_errc::rejected, where + ": a file:// URL needs an absolute path (file:///…)");
+        } else if (scheme == "http" || scheme == "https" || scheme == "s3") {
+            return make_error(store_errc::unsupported,
+                              where + ": " + std::string(scheme) + ":// stores are not supported yet");
+        } else {
+            return make_error(store_errc::unsupported, where + ": unknown scheme '" + std::string(scheme) + "'");
+        }
+    }
+    auto opened = local_store::open(path, role == store_role::mirror);
+    if (!opened)
+        return opened.error();
+    return std::unique_ptr<store>(std::move(*opened));
+}
+
+} // namespace mirror::store

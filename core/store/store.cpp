@@ -1,0 +1,61 @@
+#include "core/store/store.hpp"
+
+#include "core/store/errors.hpp"
+
+namespace mirror::store {
+
+byte_sink::~byte_sink() = default;
+store::~store() = default;
+
+awaitable<result<void>> store::list(std::string prefix, std::function<result<void>(list_entry)>) {
+    co_return make_error(store_errc::unsupported, describe() + ": cannot list " + prefix);
+}
+
+awaitable<result<std::unique_ptr<object_writer>>> store::open_writer(std::string key, write_mode) {
+    co_return make_error(store_errc::unsupported, describe() + ": read-only, cannot write " + key);
+}
+
+awaitable<result<void>> store::remove(std::string key) {
+    co_return make_error(store_errc::unsupported, describe() + ": read-only, cannot delete " + key);
+}
+
+namespace {
+class string_sink final : public byte_sink {
+public:
+    string_sink(std::string& out, std::size_t limit, std::string name)
+        : out_(out), limit_(limit), name_(std::move(name)) {}
+    awaitable<result<void>> write(std::span<std::byte const> bytes) override {
+        if (out_.size() + bytes.size() > limit_)
+            co_return make_error(store_errc::too_large,
+                                 name_ + ": larger than " + std::to_string(limit_) + " bytes, the most accepted");
+        out_.append(reinterpret_cast<char const*>(bytes.data()), bytes.size());
+        co_return result<void>();
+    }
+
+private:
+    std::string& out_;
+    std::size_t limit_;
+    std::string name_;
+};
+} // namespace
+
+awaitable<result<std::string>> read_all(store& from, std::string key, std::size_t limit) {
+    std::string bytes;
+    string_sink sink(bytes, limit, key);
+    auto done = co_await from.read(key, sink);
+    if (!done)
+        co_return done.error();
+    co_return bytes;
+}
+
+awaitable<result<void>> write_all(store& to, std::string key, std::string bytes, write_mode mode) {
+    auto writer = co_await to.open_writer(key, mode);
+    if (!writer)
+        co_return writer.error();
+    auto written = co_await (*writer)->write(std::as_bytes(std::span(bytes.data(), bytes.size())));
+    if (!written)
+        co_return written.error();
+    co_return co_await (*writer)->commit();
+}
+
+} // namespace mirror::store

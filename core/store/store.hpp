@@ -1,0 +1,82 @@
+#pragma once
+// The store interface: a small required core plus declared capabilities (style rule 8).
+// Keys are '/'-separated paths relative to the store's root, built by core from checked
+// components; backends refuse `.`/`..`/empty segments anyway, as a second line.
+
+#include "core/error.hpp"
+#include "core/net.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace mirror::store {
+
+/// What a backend can do; callers read it once and never probe.
+struct store_caps {
+    bool can_list = false;    ///< list() works (a folder, S3; not HTTP)
+    bool can_write = false;   ///< open_writer() and remove() work
+    bool create_only = false; ///< write_mode::create_only is atomic (exclusive link, If-None-Match)
+};
+
+struct object_info {
+    std::uint64_t size = 0;
+};
+
+struct list_entry {
+    std::string key; ///< relative to the store's root
+    std::uint64_t size = 0;
+};
+
+/// Receives an object's bytes in order. Returning an error stops the read with it.
+class byte_sink {
+public:
+    virtual ~byte_sink();
+    virtual awaitable<result<void>> write(std::span<std::byte const> bytes) = 0;
+};
+
+enum class write_mode {
+    create_only, ///< fail with store_errc::already_exists if the key exists
+    replace,     ///< atomically replace what is there
+};
+
+/// An object being written. Nothing is visible under the key until commit() succeeds;
+/// destroying a writer without a successful commit() discards what was written.
+class object_writer : public byte_sink {
+public:
+    /// Makes the object durable and visible under its key, complete.
+    virtual awaitable<result<void>> commit() = 0;
+};
+
+/// A repository root on some medium. All calls run on the I/O thread.
+class store {
+public:
+    virtual ~store();
+    virtual store_caps caps() const = 0;
+    /// A name for messages: the folder path or URL (never credentials).
+    virtual std::string describe() const = 0;
+
+    /// Size of the object; store_errc::not_found when absent.
+    virtual awaitable<result<object_info>> stat(std::string key) = 0;
+    /// Streams the object into `out`. A backend checks that it delivered the size it
+    /// announced; callers check sizes and digests against what the repository pins.
+    virtual awaitable<result<void>> read(std::string key, byte_sink& out) = 0;
+    /// Calls `each` for every object under `prefix` (a folder ending in '/'), in no
+    /// particular order; an absent prefix lists nothing. Needs caps().can_list.
+    virtual awaitable<result<void>> list(std::string prefix, std::function<result<void>(list_entry)> each);
+    /// Needs caps().can_write.
+    virtual awaitable<result<std::unique_ptr<object_writer>>> open_writer(std::string key, write_mode mode);
+    /// Deletes an object; store_errc::not_found when absent. Needs caps().can_write.
+    virtual awaitable<result<void>> remove(std::string key);
+};
+
+/// Reads a whole small object into memory; store_errc::too_large past `limit` bytes.
+awaitable<result<std::string>> read_all(store& from, std::string key, std::size_t limit);
+
+/// Writes `bytes` under `key` through open_writer and commit.
+awaitable<result<void>> write_all(store& to, std::string key, std::string bytes, write_mode mode);
+
+} // namespace mirror::store

@@ -1,0 +1,236 @@
+#include "core/sync/audit.hpp"
+
+#include "core/fdl/files_index.hpp"
+#include "core/fdl/refs.hpp"
+#include "core/fdl/repo_settings.hpp"
+#include "core/fdl/small_files.hpp"
+#include "core/fdl/version_record.hpp"
+#include "core/store/errors.hpp"
+#include "core/sync/copy.hpp"
+#include "core/sync/errors.hpp"
+#include "core/sync/inventory.hpp"
+#include "core/sync/limits.hpp"
+
+#include <set>
+
+namespace mirror::sync {
+
+int audit_report::exit_code() const {
+    if (io_failure || (fatal && fatal->code.category() == store::store_category()))
+        return 3;
+    if (fatal || !problems.empty())
+        return 1;
+    for (auto const& v : versions)
+        if (!v.problems.empty())
+            return 1;
+    return 0;
+}
+
+namespace {
+
+struct audit_context {
+    store::store& repo;
+    sync_observer* observer;
+    audit_report& report;
+    fdl::repo_settings settings;
+    std::optional<std::map<std::string, std::uint64_t>> data; ///< data_dir listing, when it can list
+};
+
+/// Reads a store error as a problem of the audited object, or an I/O failure.
+error noted(audit_context& c, error e) {
+    if (is_io_failure(e.code))
+        c.report.io_failure = true;
+    if (e.code == store::store_errc::not_found)
+        e.code = make_error_code(sync_errc::missing_file);
+    else if (e.code == store::store_errc::rejected)
+        e.code = make_error_code(sync_errc::not_a_regular_file);
+    return e;
+}
+
+awaitable<void> check_data_files(audit_context& c, version_audit& v, std::vector<fdl::needed_data_file> const& files) {
+    for (auto const& file : files) {
+        std::string key = c.settings.data_dir + file.path;
+        v.data_files += 1;
+        v.data_bytes += file.bytes;
+        std::optional<std::uint64_t> size;
+        if (c.data) {
+            if (auto it = c.data->find(file.path); it != c.data->end())
+                size = it->second;
+        } else if (auto found = co_await c.repo.stat(key)) {
+            size = found->size;
+        } else if (found.error().code != store::store_errc::not_found) {
+            v.problems.push_back(noted(c, found.error()));
+            continue;
+        }
+        if (!size)
+            v.problems.push_back(make_error(sync_errc::missing_file, key + ": missing"));
+        else if (*size != file.bytes)
+            v.problems.push_back(make_error(sync_errc::size_mismatch, key + ": size is " + std::to_string(*size) +
+                                                                          " bytes, files.json says " +
+                                                                          std::to_string(file.bytes)));
+    }
+}
+
+/// Checks a pinned file; keeps its bytes when `keep` (files.json, dataset.json).
+awaitable<std::optional<std::string>> check_pinned(audit_context& c, version_audit& v, std::string const& folder,
+                                                  fdl::pinned_file const& pinned, bool keep, std::size_t limit) {
+    std::string key = folder + pinned.path;
+    expectation expect{pinned.bytes, pinned.sha256, "version.json"};
+    if (keep) {
+        auto bytes = co_await store::read_all(c.repo, key, limit);
+        if (!bytes) {
+            v.problems.push_back(noted(c, bytes.error()));
+            co_return std::nullopt;
+        }
+        if (auto ok = check_bytes(*bytes, expect, key); !ok) {
+            v.problems.push_back(ok.error());
+            co_return std::nullopt;
+        }
+        co_return std::move(*bytes);
+    }
+    if (c.observer)
+        c.observer->copying(key, pinned.bytes);
+    auto hashed = co_await hash_object(c.repo, key, expect);
+    if (!hashed)
+        v.problems.push_back(noted(c, hashed.error()));
+    else if (c.observer)
+        c.observer->copied(key, hashed->bytes);
+    co_return std::nullopt;
+}
+
+awaitable<std::optional<std::string>> audit_version(audit_context& c, version_audit& v) {
+    std::string folder = "versions/" + v.id + "/";
+    std::string key = folder + "version.json";
+    auto bytes = co_await store::read_all(c.repo, key, limits::version_json);
+    if (!bytes) {
+        v.problems.push_back(noted(c, bytes.error()));
+        co_return std::nullopt;
+    }
+    auto record = fdl::parse_version_record(*bytes, key);
+    if (!record) {
+        v.problems.push_back(record.error());
+        co_return std::nullopt;
+    }
+    v.seq = record->seq;
+    if (auto same = fdl::check_record_folder(*record, v.id, key); !same)
+        v.problems.push_back(same.error());
+
+    auto expired_bytes = co_await store::read_all(c.repo, folder + "expired.json", limits::expired_json);
+    if (expired_bytes) {
+        auto expiry = fdl::parse_expiry(*expired_bytes, folder + "expired.json");
+        if (!expiry)
+            v.problems.push_back(expiry.error());
+        v.expired = true;
+        v.withdrawn = expiry && expiry->withdrawn();
+    } else if (expired_bytes.error().code != store::store_errc::not_found) {
+        v.problems.push_back(noted(c, expired_bytes.error()));
+    }
+
+    if (!v.expired) {
+        if (!record->catalog)
+            v.problems.push_back(make_error(sync_errc::missing_catalog, key + ": catalog: missing"));
+        else
+            co_await check_pinned(c, v, folder, *record->catalog, false, 0);
+        if (record->dataset) {
+            auto dataset = co_await check_pinned(c, v, folder, *record->dataset, true, limits::dataset_json);
+            if (dataset)
+                if (auto parsed = fdl::parse_dataset(*dataset, folder + record->dataset->path); !parsed)
+                    v.problems.push_back(parsed.error());
+        }
+        if (record->files) {
+            std::string files_key = folder + record->files->path;
+            auto files = co_await check_pinned(c, v, folder, *record->files, true, limits::files_json);
+            if (files) {
+                auto index = fdl::parse_files_index(*files, files_key);
+                auto needed = index ? fdl::needed_files(*index, files_key)
+                                    : result<std::vector<fdl::needed_data_file>>(index.error());
+                if (!needed) {
+                    v.problems.push_back(needed.error());
+                } else {
+                    v.tables = index->tables.size();
+                    co_await check_data_files(c, v, *needed);
+                }
+            }
+        } else {
+            c.report.warnings.push_back(folder + ": no files.json; its data files are not checked in this build");
+        }
+    }
+    co_return record->first_parent();
+}
+
+void check_refs(audit_context& c, refs_snapshot const& refs) {
+    c.report.problems.insert(c.report.problems.end(), refs.refused.begin(), refs.refused.end());
+    for (auto const& warning : refs.warnings)
+        c.report.problems.push_back(make_error(sync_errc::refused_ref, warning));
+    if (!refs.head_bytes) {
+        c.report.problems.push_back(make_error(store::store_errc::not_found, "HEAD: missing"));
+    } else if (refs.head && refs.head->symbolic && !refs.refs.contains(*refs.head->symbolic)) {
+        c.report.problems.push_back(
+            make_error(sync_errc::refused_ref, "HEAD: names " + *refs.head->symbolic + ", which does not exist"));
+    }
+    if (!refs.refs_json)
+        c.report.problems.push_back(make_error(store::store_errc::not_found, "refs.json: missing"));
+}
+
+} // namespace
+
+awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer) {
+    auto started = std::chrono::steady_clock::now();
+    audit_report report;
+    audit_context c{repo, observer, report};
+    auto finish = [&]() {
+        report.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+        return std::move(report);
+    };
+    auto fdl_bytes = co_await store::read_all(repo, "fdl.json", limits::fdl_json);
+    if (!fdl_bytes) {
+        report.fatal = fdl_bytes.error();
+        co_return finish();
+    }
+    auto settings = fdl::parse_repo_settings(*fdl_bytes);
+    if (!settings) {
+        report.fatal = settings.error();
+        co_return finish();
+    }
+    c.settings = std::move(*settings);
+    auto refs = co_await read_refs(repo, "repository");
+    if (!refs) {
+        report.fatal = refs.error();
+        co_return finish();
+    }
+    check_refs(c, *refs);
+    if (repo.caps().can_list) {
+        auto listed = co_await list_data_files(repo, c.settings.data_dir);
+        if (!listed) {
+            report.fatal = listed.error();
+            co_return finish();
+        }
+        c.data = std::move(*listed);
+    }
+
+    std::map<std::string, std::size_t, std::less<>> index_of;
+    for (auto const& [name, target] : refs->refs) {
+        std::optional<std::string> current = target;
+        std::set<std::string, std::less<>> in_chain;
+        while (current && !current->empty() && in_chain.size() < limits::history_length) {
+            if (auto seen = index_of.find(*current); seen != index_of.end()) {
+                report.versions[seen->second].reached_from.push_back(name);
+                break; // its history is audited already
+            }
+            if (!in_chain.insert(*current).second) {
+                report.problems.push_back(make_error(sync_errc::history_broken, name + ": parents form a cycle"));
+                break;
+            }
+            index_of.emplace(*current, report.versions.size());
+            report.versions.push_back({*current});
+            report.versions.back().reached_from.push_back(name);
+            // Audit through a copy: report.versions may grow while this version is audited.
+            version_audit audited = report.versions.back();
+            current = co_await audit_version(c, audited);
+            report.versions[index_of[audited.id]] = std::move(audited);
+        }
+    }
+    co_return finish();
+}
+
+} // namespace mirror::sync

@@ -1,0 +1,47 @@
+#pragma once
+// Auditing a repository (an origin or a mirror) with the checks the publish gate uses.
+
+#include "core/error.hpp"
+#include "core/net.hpp"
+#include "core/store/store.hpp"
+#include "core/sync/report.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mirror::sync {
+
+struct version_audit {
+    std::string id;
+    std::optional<std::uint64_t> seq;
+    std::vector<std::string> reached_from; ///< refs whose first-parent history holds it
+    bool expired = false;
+    bool withdrawn = false;
+    std::uint64_t data_files = 0;  ///< data and delete files the version needs
+    std::uint64_t data_bytes = 0;
+    std::uint64_t tables = 0;
+    std::vector<error> problems;   ///< every failed check, each naming the object
+};
+
+struct audit_report {
+    std::vector<version_audit> versions; ///< newest first along each ref
+    std::vector<error> problems;         ///< refs, refs.json, HEAD, fdl.json
+    std::vector<std::string> warnings;
+    std::optional<error> fatal;          ///< could not audit at all
+    bool io_failure = false;
+    std::chrono::milliseconds elapsed{0};
+
+    /// 0 every check passed; 1 a check failed; 3 the repository could not be read.
+    int exit_code() const;
+};
+
+/// Audits every version reachable from the repository's refs: version.json validity and
+/// id, the size and sha256 of the catalog, dataset.json and files.json (unless expired),
+/// presence and size of every data file, every path rule; and refs, refs.json and HEAD
+/// consistency. Reads everything it checks; writes nothing.
+awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer);
+
+} // namespace mirror::sync

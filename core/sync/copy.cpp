@@ -1,0 +1,124 @@
+#include "core/sync/copy.hpp"
+
+#include "core/store/errors.hpp"
+#include "core/sync/errors.hpp"
+
+namespace mirror::sync {
+
+static std::string short_hex(verify::sha256_digest const& d) {
+    return verify::to_hex(d).substr(0, 12) + "…";
+}
+
+static error size_error(std::string const& key, std::uint64_t actual, std::uint64_t expected, std::string const& by,
+                        bool at_least) {
+    return make_error(sync_errc::size_mismatch, key + ": size is " + (at_least ? "more than " : "") +
+                                                    std::to_string(actual) + " bytes, " + by + " says " +
+                                                    std::to_string(expected));
+}
+
+static result<void> check_digest(verify::sha256_digest const& actual, expectation const& expect,
+                                 std::string const& key) {
+    if (expect.sha256 && actual != *expect.sha256)
+        return make_error(sync_errc::sha256_mismatch, key + ": sha256 is " + short_hex(actual) + ", " +
+                                                          expect.pinned_by + " says " + short_hex(*expect.sha256));
+    return {};
+}
+
+result<void> check_bytes(std::string_view bytes, expectation const& expect, std::string const& key) {
+    if (expect.bytes && bytes.size() != *expect.bytes)
+        return size_error(key, bytes.size(), *expect.bytes, expect.pinned_by, false);
+    if (expect.sha256)
+        return check_digest(verify::sha256_of(bytes), expect, key);
+    return {};
+}
+
+error origin_read_error(error e) {
+    if (e.code == store::store_errc::not_found)
+        e.code = make_error_code(sync_errc::missing_file);
+    else if (e.code == store::store_errc::rejected)
+        e.code = make_error_code(sync_errc::not_a_regular_file);
+    e.message = "origin: " + e.message;
+    return e;
+}
+
+namespace {
+/// Hashes and counts what streams through, forwards it to a writer when there is one,
+/// and refuses bytes past the expected size so a hostile source cannot stream forever.
+class checking_sink final : public store::byte_sink {
+public:
+    checking_sink(expectation const& expect, std::string const& key, store::object_writer* writer)
+        : expect_(expect), key_(key), writer_(writer) {}
+
+    awaitable<result<void>> write(std::span<std::byte const> bytes) override {
+        count_ += bytes.size();
+        if (expect_.bytes && count_ > *expect_.bytes)
+            co_return size_error(key_, *expect_.bytes, *expect_.bytes, expect_.pinned_by, true);
+        hasher_.update(bytes);
+        if (writer_ == nullptr)
+            co_return result<void>();
+        auto written = co_await writer_->write(bytes);
+        if (!written) {
+            writer_failed_ = true;
+            co_return with_context(written.error(), "mirror");
+        }
+        co_return written;
+    }
+
+    /// Reads `key` from `from` through this sink, then checks size and digest.
+    awaitable<result<copy_outcome>> drain(store::store& from, bool name_origin) {
+        auto read = co_await from.read(key_, *this);
+        if (!read) {
+            // A check of ours or the writer stopped the read: keep that error as it is.
+            if (read.error().code.category() == sync_category() || writer_failed_)
+                co_return read.error();
+            auto e = origin_read_error(read.error());
+            if (!name_origin)
+                e.message = e.message.substr(std::string_view("origin: ").size());
+            co_return e;
+        }
+        copy_outcome outcome{count_, hasher_.finish()};
+        if (expect_.bytes && outcome.bytes != *expect_.bytes)
+            co_return size_error(key_, outcome.bytes, *expect_.bytes, expect_.pinned_by, false);
+        if (auto checked = check_digest(outcome.sha256, expect_, key_); !checked)
+            co_return checked.error();
+        co_return outcome;
+    }
+
+private:
+    expectation const& expect_;
+    std::string const& key_;
+    store::object_writer* writer_;
+    verify::sha256_hasher hasher_;
+    std::uint64_t count_ = 0;
+    bool writer_failed_ = false;
+};
+} // namespace
+
+awaitable<result<copy_outcome>> hash_object(store::store& from, std::string key, expectation expect) {
+    checking_sink sink(expect, key, nullptr);
+    co_return co_await sink.drain(from, false);
+}
+
+awaitable<result<copy_outcome>> copy_object(store::store& from, store::store& to, std::string key,
+                                            expectation expect, store::write_mode mode, sync_observer* observer) {
+    if (observer)
+        observer->copying(key, expect.bytes.value_or(0));
+    auto writer = co_await to.open_writer(key, mode);
+    if (!writer)
+        co_return with_context(writer.error(), "mirror");
+    checking_sink sink(expect, key, writer->get());
+    auto outcome = co_await sink.drain(from, true);
+    if (!outcome)
+        co_return outcome.error();
+    if (auto committed = co_await (*writer)->commit(); !committed)
+        co_return with_context(committed.error(), "mirror");
+    if (observer)
+        observer->copied(key, outcome->bytes);
+    co_return outcome;
+}
+
+bool is_mirror_failure(error const& e) {
+    return e.message.starts_with("mirror: ");
+}
+
+} // namespace mirror::sync

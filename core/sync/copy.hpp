@@ -1,0 +1,53 @@
+#pragma once
+// Copying one object between stores, hashing while it streams, committing only after
+// every check passed.
+
+#include "core/error.hpp"
+#include "core/net.hpp"
+#include "core/store/store.hpp"
+#include "core/sync/report.hpp"
+#include "verify/sha256.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mirror::sync {
+
+/// What the repository pins for an object; unset parts are not checked.
+struct expectation {
+    std::optional<std::uint64_t> bytes;
+    std::optional<verify::sha256_digest> sha256;
+    std::string pinned_by; ///< who pins it, for messages: "version.json", "files.json"
+};
+
+struct copy_outcome {
+    std::uint64_t bytes = 0;
+    verify::sha256_digest sha256{};
+};
+
+/// Copies `key` from `from` to the same key in `to`, streaming: bytes are hashed and
+/// written through as they arrive, and a body longer than expected is cut off at once.
+/// The object becomes visible in `to` only when size and digest match `expect`; otherwise
+/// nothing appears under `key` and the error is sync_errc::{size_mismatch, sha256_mismatch}.
+/// An origin object that is absent fails with sync_errc::missing_file, a link or special
+/// file with sync_errc::not_a_regular_file; other store errors pass through.
+awaitable<result<copy_outcome>> copy_object(store::store& from, store::store& to, std::string key,
+                                            expectation expect, store::write_mode mode, sync_observer* observer);
+
+/// Reads `key` from `from` and checks it against `expect` while it streams, writing
+/// nothing. Fails like copy_object.
+awaitable<result<copy_outcome>> hash_object(store::store& from, std::string key, expectation expect);
+
+/// Checks bytes already in memory against `expect`; `key` names them in the message.
+result<void> check_bytes(std::string_view bytes, expectation const& expect, std::string const& key);
+
+/// True for an error copy_object met on the mirror's side (it names them "mirror: …"):
+/// those stop a pass, while the origin's hold one version.
+bool is_mirror_failure(error const& e);
+
+/// Maps an origin read failure of `key` onto the reason a version is held.
+error origin_read_error(error e);
+
+} // namespace mirror::sync

@@ -1,0 +1,63 @@
+#pragma once
+// Private to core/sync: the state of one pass, shared by its stages
+// (sync_pass.cpp, publish.cpp, follow_published.cpp, update_refs.cpp).
+
+#include "core/fdl/repo_settings.hpp"
+#include "core/fdl/version_record.hpp"
+#include "core/store/store.hpp"
+#include "core/sync/inventory.hpp"
+#include "core/sync/report.hpp"
+#include "core/sync/sync_pass.hpp"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+namespace mirror::sync::detail {
+
+struct loaded_version {
+    std::string bytes; ///< version.json exactly as the origin serves it
+    fdl::version_record record;
+};
+
+struct pass {
+    store::store& origin;
+    store::store& mirror;
+    sync_options options;
+    sync_observer* observer;
+    sync_report& report;
+
+    fdl::repo_settings settings;                   ///< the origin's fdl.json
+    std::optional<versions_listing> origin_versions; ///< when the origin can list
+    versions_listing mirror_versions;              ///< as the pass began
+    std::map<std::string, result<loaded_version>, std::less<>> origin_records;
+    std::map<std::string, std::optional<std::string>, std::less<>> mirror_parents; ///< read while walking back
+    std::optional<std::map<std::string, std::uint64_t>> mirror_data;  ///< listed on first need
+    std::optional<std::map<std::string, std::uint64_t>> origin_data;  ///< listed on first need
+    std::set<std::string, std::less<>> published_now;
+    std::map<std::string, error, std::less<>> held;
+    std::optional<error> mirror_failure; ///< a mirror write failed: the pass stops
+
+    bool is_published(std::string_view id) const {
+        return mirror_versions.is_published(id) || published_now.contains(id);
+    }
+    void hold(std::string const& id, error why);
+    /// Records a failure of the mirror (stop) or an origin I/O failure (go on, exit 3).
+    bool note_failure(error const& e, bool on_mirror);
+};
+
+/// Reads and checks versions/<id>/version.json from the origin, once per pass.
+awaitable<result<loaded_version> const*> load_origin_record(pass& p, std::string id);
+
+/// Copies one version whose first parent is published, or holds it with the reason.
+awaitable<void> publish_version(pass& p, std::string id);
+
+/// Follows allowed late changes of versions the mirror published before this pass
+/// (expiry, withdrawal, a late signature or catalog) and reports the rest as violations.
+awaitable<void> follow_published(pass& p);
+
+/// Moves the mirror's refs to published versions, then writes refs.json, then HEAD.
+awaitable<void> update_refs(pass& p, refs_snapshot const& origin_refs, refs_snapshot const& mirror_refs);
+
+} // namespace mirror::sync::detail

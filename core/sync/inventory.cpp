@@ -1,0 +1,153 @@
+#include "core/sync/inventory.hpp"
+
+#include "core/fdl/ids.hpp"
+#include "core/fdl/paths.hpp"
+#include "core/store/errors.hpp"
+#include "core/sync/errors.hpp"
+#include "core/sync/limits.hpp"
+
+namespace mirror::sync {
+
+bool versions_listing::is_published(std::string_view id) const {
+    auto const* files = files_of(id);
+    return files != nullptr && files->contains("version.json");
+}
+
+folder_files const* versions_listing::files_of(std::string_view id) const {
+    auto it = versions.find(id);
+    return it == versions.end() ? nullptr : &it->second;
+}
+
+awaitable<result<versions_listing>> list_versions(store::store& from) {
+    versions_listing listing;
+    static constexpr std::string_view prefix = "versions/";
+    auto listed = co_await from.list(std::string(prefix), [&](store::list_entry entry) -> result<void> {
+        std::string_view rest = std::string_view(entry.key).substr(prefix.size());
+        auto slash = rest.find('/');
+        if (slash == std::string_view::npos)
+            return {}; // a file directly under versions/: not a version
+        std::string_view id = rest.substr(0, slash);
+        if (!fdl::is_version_id(id))
+            return {}; // not a version folder; readers ignore it, and so do we
+        listing.versions[std::string(id)].emplace(std::string(rest.substr(slash + 1)), entry.size);
+        return {};
+    });
+    if (!listed)
+        co_return listed.error();
+    co_return listing;
+}
+
+awaitable<result<std::map<std::string, std::uint64_t>>> list_data_files(store::store& from, std::string data_dir) {
+    std::map<std::string, std::uint64_t> files;
+    auto listed = co_await from.list(data_dir, [&](store::list_entry entry) -> result<void> {
+        files.emplace(entry.key.substr(data_dir.size()), entry.size);
+        return {};
+    });
+    if (!listed)
+        co_return listed.error();
+    co_return files;
+}
+
+static awaitable<result<std::optional<std::string>>> read_optional(store::store& from, std::string key,
+                                                                  std::size_t limit) {
+    auto bytes = co_await store::read_all(from, key, limit);
+    if (bytes)
+        co_return std::optional<std::string>(std::move(*bytes));
+    if (bytes.error().code == store::store_errc::not_found)
+        co_return std::optional<std::string>();
+    co_return bytes.error();
+}
+
+static void compare_with_refs_json(refs_snapshot& snapshot, std::string const& side) {
+    auto document = fdl::parse_refs_json(*snapshot.refs_json);
+    if (!document) {
+        snapshot.warnings.push_back(side + ": " + document.error().message);
+        return;
+    }
+    for (auto const& [name, id] : snapshot.refs) {
+        auto it = document->refs.find(name);
+        if (it == document->refs.end())
+            snapshot.warnings.push_back(side + ": refs.json lacks " + name);
+        else if (it->second != id)
+            snapshot.warnings.push_back(side + ": refs.json says " + name + " is " + it->second + ", " + name +
+                                        " says " + id);
+    }
+    for (auto const& [name, id] : document->refs)
+        if (fdl::is_mirrored_ref(name) && !snapshot.refs.contains(name))
+            snapshot.warnings.push_back(side + ": refs.json names " + name + ", which refs/ does not hold");
+}
+
+static awaitable<result<void>> read_listed_refs(store::store& from, refs_snapshot& snapshot, std::string const& side) {
+    std::vector<std::string> names;
+    auto listed = co_await from.list("refs/", [&](store::list_entry entry) -> result<void> {
+        names.push_back(std::move(entry.key));
+        return {};
+    });
+    if (!listed)
+        co_return listed.error();
+    for (auto& name : names) {
+        if (!name.starts_with("refs/heads/") && !name.starts_with("refs/tags/"))
+            continue; // refs/requests/* and anything else is the host's own
+        if (auto problem = fdl::ref_name_problem(name)) {
+            snapshot.refused.push_back(make_error(sync_errc::refused_ref, side + ": " + name + ": " + *problem));
+            continue;
+        }
+        auto bytes = co_await store::read_all(from, name, limits::ref_file);
+        if (!bytes) {
+            if (bytes.error().code == store::store_errc::not_found)
+                continue; // deleted since the listing
+            if (bytes.error().code == store::store_errc::too_large) {
+                snapshot.refused.push_back(make_error(sync_errc::refused_ref, side + ": " + bytes.error().message));
+                continue;
+            }
+            co_return with_context(bytes.error(), side);
+        }
+        auto id = fdl::parse_ref_file(*bytes, name);
+        if (!id) {
+            snapshot.refused.push_back(make_error(sync_errc::refused_ref, side + ": " + id.error().message));
+            continue;
+        }
+        snapshot.refs.emplace(std::move(name), std::move(*id));
+    }
+    co_return result<void>();
+}
+
+awaitable<result<refs_snapshot>> read_refs(store::store& from, std::string side) {
+    refs_snapshot snapshot;
+    auto head = co_await read_optional(from, "HEAD", limits::ref_file);
+    if (!head)
+        co_return with_context(head.error(), side);
+    if (*head) {
+        snapshot.head_bytes = **head;
+        auto parsed = fdl::parse_head(**head);
+        if (parsed)
+            snapshot.head = std::move(*parsed);
+        else
+            snapshot.warnings.push_back(side + ": " + parsed.error().message);
+    }
+    auto refs_json = co_await read_optional(from, "refs.json", limits::refs_json);
+    if (!refs_json)
+        co_return with_context(refs_json.error(), side);
+    snapshot.refs_json = std::move(*refs_json);
+
+    if (from.caps().can_list) {
+        if (auto read = co_await read_listed_refs(from, snapshot, side); !read)
+            co_return read.error();
+        if (snapshot.refs_json)
+            compare_with_refs_json(snapshot, side);
+        co_return snapshot;
+    }
+    // A store that cannot list: refs.json is the list of refs.
+    if (!snapshot.refs_json)
+        co_return make_error(store::store_errc::not_found,
+                             side + ": refs.json: not found, and " + from.describe() + " cannot be listed");
+    auto document = fdl::parse_refs_json(*snapshot.refs_json);
+    if (!document)
+        co_return with_context(document.error(), side);
+    for (auto& [name, id] : document->refs)
+        if (fdl::is_mirrored_ref(name))
+            snapshot.refs.emplace(name, id);
+    co_return snapshot;
+}
+
+} // namespace mirror::sync

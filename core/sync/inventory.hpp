@@ -1,0 +1,49 @@
+#pragma once
+// Snapshots of a repository's refs and version folders, read at the start of a pass.
+
+#include "core/error.hpp"
+#include "core/fdl/refs.hpp"
+#include "core/net.hpp"
+#include "core/store/store.hpp"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mirror::sync {
+
+/// The files of one version folder: path relative to the folder -> size.
+using folder_files = std::map<std::string, std::uint64_t, std::less<>>;
+
+/// Every versions/<id>/ folder a listing shows (ids that are not version IDs skipped).
+struct versions_listing {
+    std::map<std::string, folder_files, std::less<>> versions;
+    /// True when the folder holds version.json: the version is published there.
+    bool is_published(std::string_view id) const;
+    folder_files const* files_of(std::string_view id) const;
+};
+
+/// Lists versions/ of a store that can list.
+awaitable<result<versions_listing>> list_versions(store::store& from);
+
+/// Lists `data_dir` of a store that can list: path relative to data_dir -> size.
+awaitable<result<std::map<std::string, std::uint64_t>>> list_data_files(store::store& from, std::string data_dir);
+
+/// The refs of one side, as read.
+struct refs_snapshot {
+    fdl::ref_map refs;                       ///< valid refs under refs/heads and refs/tags
+    std::optional<std::string> head_bytes;   ///< HEAD as stored, when present
+    std::optional<fdl::head_value> head;     ///< HEAD parsed, when valid
+    std::optional<std::string> refs_json;    ///< refs.json as stored, when present
+    std::vector<error> refused;              ///< refs whose name or content is refused
+    std::vector<std::string> warnings;       ///< refs.json disagreeing with refs/, a bad HEAD
+};
+
+/// Reads HEAD, refs/heads/*, refs/tags/* and refs.json. A store that can list is read
+/// through refs/ (authoritative) and refs.json is compared with it; one that cannot is
+/// read through refs.json. `side` ("origin", "mirror") prefixes messages.
+awaitable<result<refs_snapshot>> read_refs(store::store& from, std::string side);
+
+} // namespace mirror::sync

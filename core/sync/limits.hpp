@@ -1,0 +1,20 @@
+#pragma once
+// The largest repository files read into memory. Past these a file is refused
+// (store_errc::too_large): a hostile origin cannot make the mirror allocate without bound.
+// Catalogs and data files are never read into memory; they stream.
+
+#include <cstddef>
+
+namespace mirror::sync::limits {
+
+inline constexpr std::size_t ref_file = 4 * 1024;
+inline constexpr std::size_t fdl_json = 1024 * 1024;
+inline constexpr std::size_t refs_json = 16 * 1024 * 1024;
+inline constexpr std::size_t version_json = 1024 * 1024;
+inline constexpr std::size_t expired_json = 1024 * 1024;
+inline constexpr std::size_t dataset_json = 16 * 1024 * 1024;
+inline constexpr std::size_t files_json = 64 * 1024 * 1024;
+/// Versions walked back from one ref in one pass; longer histories are refused.
+inline constexpr std::size_t history_length = 1'000'000;
+
+} // namespace mirror::sync::limits

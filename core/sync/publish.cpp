@@ -1,0 +1,206 @@
+// Publishing one version: gather what it needs, check it, copy it in plan order, and
+// write version.json last. Any failure holds the version; nothing of it is published.
+
+#include "core/fdl/files_index.hpp"
+#include "core/fdl/small_files.hpp"
+#include "core/store/errors.hpp"
+#include "core/sync/copy.hpp"
+#include "core/sync/detail/pass.hpp"
+#include "core/sync/errors.hpp"
+#include "core/sync/limits.hpp"
+#include "core/sync/plan.hpp"
+
+namespace mirror::sync::detail {
+
+namespace {
+
+/// Files of the version that were read whole, checked, and are written from memory.
+using memory_files = std::map<std::string, std::string, std::less<>>;
+
+/// Reads a pinned file into memory and checks it against version.json.
+awaitable<result<std::string>> read_pinned(pass& p, std::string key, fdl::pinned_file const& pinned,
+                                           std::size_t limit) {
+    auto bytes = co_await store::read_all(p.origin, key, limit);
+    if (!bytes)
+        co_return origin_read_error(bytes.error());
+    if (auto ok = check_bytes(*bytes, {pinned.bytes, pinned.sha256, "version.json"}, key); !ok)
+        co_return ok.error();
+    co_return bytes;
+}
+
+awaitable<result<bool>> is_expired_at_origin(pass& p, std::string const& folder, folder_files const* listed) {
+    if (listed != nullptr)
+        co_return listed->contains("expired.json");
+    auto found = co_await p.origin.stat(folder + "expired.json");
+    if (found)
+        co_return true;
+    if (found.error().code == store::store_errc::not_found)
+        co_return false;
+    co_return origin_read_error(found.error());
+}
+
+/// Works out the data files of a live version; fills `memory` with files.json.
+awaitable<result<std::vector<fdl::needed_data_file>>> data_files_of(pass& p, std::string const& folder,
+                                                                    fdl::version_record const& record,
+                                                                    memory_files& memory) {
+    // The frozen catalog is the authority (spec README); until a catalog reader is built
+    // in, files.json is the index, and a listing of data_dir the last resort.
+    if (record.files) {
+        std::string key = folder + record.files->path;
+        auto bytes = co_await read_pinned(p, key, *record.files, limits::files_json);
+        if (!bytes)
+            co_return bytes.error();
+        auto index = fdl::parse_files_index(*bytes, key);
+        if (!index)
+            co_return index.error();
+        auto needed = fdl::needed_files(*index, key);
+        if (!needed)
+            co_return needed.error();
+        memory.emplace(key, std::move(*bytes));
+        co_return needed;
+    }
+    if (!p.origin.caps().can_list)
+        co_return make_error(sync_errc::no_data_file_source,
+                             folder + "version.json: no files.json, and the origin cannot be listed");
+    if (!p.origin_data) {
+        auto listed = co_await list_data_files(p.origin, p.settings.data_dir);
+        if (!listed)
+            co_return with_context(listed.error(), "origin");
+        p.origin_data = std::move(*listed);
+    }
+    std::vector<fdl::needed_data_file> all;
+    for (auto const& [path, size] : *p.origin_data)
+        all.push_back({path, size});
+    co_return all;
+}
+
+/// Gathers, checks and plans; nothing is written here.
+awaitable<result<version_plan>> prepare(pass& p, std::string const& id, loaded_version const& loaded,
+                                        memory_files& memory) {
+    std::string folder = "versions/" + id + "/";
+    auto const& record = loaded.record;
+    folder_files const* listed = p.origin_versions ? p.origin_versions->files_of(id) : nullptr;
+    memory.emplace(folder + "version.json", loaded.bytes);
+
+    auto expired = co_await is_expired_at_origin(p, folder, listed);
+    if (!expired)
+        co_return expired.error();
+    version_inputs inputs{id, p.settings.data_dir, &record};
+    inputs.origin_files = listed;
+    inputs.expired = *expired;
+    for (auto const& format : p.settings.catalog_formats)
+        inputs.catalog_formats.push_back(format.ducklake);
+
+    if (*expired) {
+        std::string key = folder + "expired.json";
+        auto bytes = co_await store::read_all(p.origin, key, limits::expired_json);
+        if (!bytes)
+            co_return origin_read_error(bytes.error());
+        if (auto parsed = fdl::parse_expiry(*bytes, key); !parsed)
+            co_return parsed.error();
+        memory.emplace(key, std::move(*bytes));
+    } else {
+        if (!record.catalog)
+            co_return make_error(sync_errc::missing_catalog, folder + "version.json: catalog: missing");
+        auto needed = co_await data_files_of(p, folder, record, memory);
+        if (!needed)
+            co_return needed.error();
+        inputs.data_files = std::move(*needed);
+        if (record.dataset) {
+            std::string key = folder + record.dataset->path;
+            auto bytes = co_await read_pinned(p, key, *record.dataset, limits::dataset_json);
+            if (!bytes)
+                co_return bytes.error();
+            if (auto parsed = fdl::parse_dataset(*bytes, key); !parsed)
+                co_return parsed.error();
+            memory.emplace(key, std::move(*bytes));
+        }
+    }
+
+    if (!inputs.data_files.empty() && !p.mirror_data) {
+        auto listed_mirror = co_await list_data_files(p.mirror, p.settings.data_dir);
+        if (!listed_mirror) {
+            p.note_failure(with_context(listed_mirror.error(), "mirror"), true);
+            co_return listed_mirror.error();
+        }
+        p.mirror_data = std::move(*listed_mirror);
+    }
+    static std::map<std::string, std::uint64_t> const none;
+    auto plan = plan_version(inputs, p.mirror_data ? *p.mirror_data : none);
+    if (!plan.conflicts.empty())
+        co_return plan.conflicts.front();
+    co_return plan;
+}
+
+/// Runs one step. Returns the error that holds the version; mirror failures are noted.
+awaitable<result<void>> run_step(pass& p, copy_step const& step, memory_files const& memory) {
+    auto mode = step.kind == step_kind::version_file ? store::write_mode::replace : store::write_mode::create_only;
+    if (auto in_memory = memory.find(step.key); in_memory != memory.end()) {
+        auto written = co_await store::write_all(p.mirror, step.key, in_memory->second, mode);
+        if (!written) {
+            if (step.kind == step_kind::record && written.error().code == store::store_errc::already_exists)
+                co_return result<void>(); // published meanwhile by another pass: same bytes or a later check says
+            p.note_failure(with_context(written.error(), "mirror"), true);
+            co_return written.error();
+        }
+        p.report.files_copied += 1;
+        p.report.bytes_copied += in_memory->second.size();
+        co_return result<void>();
+    }
+    auto copied = co_await copy_object(p.origin, p.mirror, step.key, step.expect, mode, p.observer);
+    if (!copied) {
+        auto const& code = copied.error().code;
+        if (step.optional && code == sync_errc::missing_file)
+            co_return result<void>();
+        if (step.kind == step_kind::data_file && code == store::store_errc::already_exists) {
+            auto have = co_await p.mirror.stat(step.key);
+            if (have && have->size == step.expect.bytes)
+                co_return result<void>();
+        }
+        bool on_mirror = is_mirror_failure(copied.error());
+        p.note_failure(copied.error(), on_mirror);
+        co_return copied.error();
+    }
+    p.report.files_copied += 1;
+    p.report.bytes_copied += copied->bytes;
+    if (step.kind == step_kind::data_file && p.mirror_data)
+        p.mirror_data->emplace(step.key.substr(p.settings.data_dir.size()), copied->bytes);
+    co_return result<void>();
+}
+
+} // namespace
+
+awaitable<void> publish_version(pass& p, std::string id) {
+    auto const* loaded = co_await load_origin_record(p, id);
+    if (!*loaded) {
+        p.hold(id, (*loaded).error());
+        co_return;
+    }
+    auto const& record = (*loaded)->record;
+    if (auto parent = record.first_parent(); parent && !p.is_published(*parent)) {
+        p.hold(id, make_error(sync_errc::ancestor_held,
+                              "versions/" + id + ": its first parent " + *parent + " is not published"));
+        co_return;
+    }
+    memory_files memory;
+    auto plan = co_await prepare(p, id, **loaded, memory);
+    if (!plan) {
+        if (!p.mirror_failure) {
+            p.note_failure(plan.error(), false);
+            p.hold(id, plan.error());
+        }
+        co_return;
+    }
+    for (auto const& step : plan->steps) {
+        auto done = co_await run_step(p, step, memory);
+        if (!done) {
+            if (!p.mirror_failure)
+                p.hold(id, done.error());
+            co_return;
+        }
+    }
+    p.published_now.insert(id);
+    p.report.published.push_back(id);
+}
+
+} // namespace mirror::sync::detail

@@ -1,0 +1,25 @@
+#include "core/sync/report.hpp"
+
+#include "core/store/errors.hpp"
+
+namespace mirror::sync {
+
+sync_observer::~sync_observer() = default;
+
+bool is_io_failure(boost::system::error_code const& code) noexcept {
+    using store::store_errc;
+    return code == store_errc::transient || code == store_errc::io_error || code == store_errc::access_denied ||
+           code == store_errc::unsupported;
+}
+
+int sync_report::exit_code() const {
+    // A pass stopped by a store (an origin without fdl.json, a full disk) is an I/O failure;
+    // one stopped by a refusal (another repository's id) is a content failure.
+    if (io_failure || (fatal && fatal->code.category() == store::store_category()))
+        return 3;
+    if (fatal || !held.empty() || !violations.empty())
+        return 1;
+    return 0;
+}
+
+} // namespace mirror::sync

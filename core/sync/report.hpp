@@ -1,0 +1,54 @@
+#pragma once
+// What one sync pass did, for people (daemon/report_text) and machines (--json).
+
+#include "core/error.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mirror::sync {
+
+struct held_version {
+    std::string id;
+    error why; ///< code: sync_errc, fdl_errc or store_errc; message names the object
+};
+
+struct ref_change {
+    std::string name;
+    std::optional<std::string> from; ///< absent when the ref is new in the mirror
+    std::string to;
+};
+
+struct sync_report {
+    std::vector<std::string> published;      ///< versions published by this pass, in order
+    std::vector<held_version> held;          ///< versions not published, with why
+    std::vector<error> violations;           ///< broken promises of the origin; mirror kept its copy
+    std::vector<std::string> warnings;       ///< worth knowing, not a failure
+    std::vector<ref_change> refs_updated;    ///< refs moved or created in the mirror
+    std::vector<std::string> followed;       ///< allowed late changes taken: expiry, signature, catalog
+    std::uint64_t files_copied = 0;
+    std::uint64_t bytes_copied = 0;
+    std::uint64_t versions_in_mirror = 0;    ///< published versions in the mirror after the pass
+    std::optional<error> fatal;              ///< the pass stopped early (refused or I/O)
+    bool io_failure = false;                 ///< an origin read or mirror write failed
+    std::chrono::milliseconds elapsed{0};
+
+    /// 0 all mirrored and verified; 1 something held or a violation; 3 I/O failure.
+    int exit_code() const;
+};
+
+/// Progress callbacks for long copies; called on the I/O thread.
+class sync_observer {
+public:
+    virtual ~sync_observer();
+    virtual void copying(std::string const& key, std::uint64_t bytes_expected) = 0;
+    virtual void copied(std::string const& key, std::uint64_t bytes) = 0;
+};
+
+/// True when `code` says the medium failed (exit 3) rather than the content (exit 1).
+bool is_io_failure(boost::system::error_code const& code) noexcept;
+
+} // namespace mirror::sync

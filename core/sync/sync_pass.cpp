@@ -1,0 +1,264 @@
+#include "core/sync/sync_pass.hpp"
+
+#include "core/fdl/repo_settings.hpp"
+#include "core/store/errors.hpp"
+#include "core/sync/copy.hpp"
+#include "core/sync/detail/pass.hpp"
+#include "core/sync/errors.hpp"
+#include "core/sync/history.hpp"
+#include "core/sync/limits.hpp"
+
+#include <chrono>
+
+namespace mirror::sync {
+
+namespace detail {
+
+void pass::hold(std::string const& id, error why) {
+    if (held.contains(id))
+        return;
+    if (is_io_failure(why.code))
+        report.io_failure = true;
+    held.emplace(id, why);
+    report.held.push_back({id, std::move(why)});
+}
+
+bool pass::note_failure(error const& e, bool on_mirror) {
+    if (on_mirror) {
+        if (!mirror_failure)
+            mirror_failure = e;
+        return true;
+    }
+    if (is_io_failure(e.code))
+        report.io_failure = true;
+    return false;
+}
+
+awaitable<result<loaded_version> const*> load_origin_record(pass& p, std::string id) {
+    if (auto it = p.origin_records.find(id); it != p.origin_records.end())
+        co_return &it->second;
+    std::string key = "versions/" + id + "/version.json";
+    auto load = [&]() -> awaitable<result<loaded_version>> {
+        auto bytes = co_await store::read_all(p.origin, key, limits::version_json);
+        if (!bytes)
+            co_return origin_read_error(bytes.error());
+        auto record = fdl::parse_version_record(*bytes, key);
+        if (!record)
+            co_return record.error();
+        if (auto same = fdl::check_record_folder(*record, id, key); !same)
+            co_return same.error();
+        co_return loaded_version{std::move(*bytes), std::move(*record)};
+    };
+    auto loaded = co_await load();
+    auto [it, inserted] = p.origin_records.emplace(id, std::move(loaded));
+    co_return &it->second;
+}
+
+} // namespace detail
+
+namespace {
+
+using detail::pass;
+
+awaitable<result<std::optional<std::string>>> read_optional(store::store& from, std::string key,
+                                                           std::size_t limit) {
+    auto bytes = co_await store::read_all(from, key, limit);
+    if (bytes)
+        co_return std::optional<std::string>(std::move(*bytes));
+    if (bytes.error().code == store::store_errc::not_found)
+        co_return std::optional<std::string>();
+    co_return bytes.error();
+}
+
+/// Reads both fdl.json files and decides whether the mirror holds the same repository.
+/// Returns the origin's bytes when the mirror has no fdl.json yet (to be created).
+awaitable<result<std::optional<std::string>>> check_identity(pass& p) {
+    auto origin_bytes = co_await store::read_all(p.origin, "fdl.json", limits::fdl_json);
+    if (!origin_bytes)
+        co_return with_context(origin_bytes.error(), "origin");
+    auto settings = fdl::parse_repo_settings(*origin_bytes);
+    if (!settings)
+        co_return with_context(settings.error(), "origin");
+    p.settings = std::move(*settings);
+
+    auto mirror_bytes = co_await read_optional(p.mirror, "fdl.json", limits::fdl_json);
+    if (!mirror_bytes)
+        co_return with_context(mirror_bytes.error(), "mirror");
+    if (!*mirror_bytes)
+        co_return std::optional<std::string>(std::move(*origin_bytes));
+
+    auto held = fdl::parse_repo_settings(**mirror_bytes);
+    if (!held)
+        co_return with_context(held.error(), "mirror");
+    auto shown = [](std::optional<std::string> const& id) { return id ? "'" + *id + "'" : std::string("no id"); };
+    if (held->id != p.settings.id)
+        co_return make_error(sync_errc::repository_mismatch,
+                             "mirror: fdl.json: id: the mirror holds repository " + shown(held->id) +
+                                 ", the origin is " + shown(p.settings.id) + "; nothing was written");
+    if (held->data_dir != p.settings.data_dir)
+        co_return make_error(sync_errc::repository_mismatch, "mirror: fdl.json: data_dir: the mirror's is '" +
+                                                                 held->data_dir + "', the origin's '" +
+                                                                 p.settings.data_dir + "'; nothing was written");
+    if (**mirror_bytes != *origin_bytes)
+        p.report.warnings.push_back("fdl.json differs at the origin; the mirror keeps the copy it made first");
+    co_return std::optional<std::string>();
+}
+
+/// Walks first parents back from every origin ref to what the mirror already has.
+awaitable<std::vector<std::string>> versions_to_mirror(pass& p, fdl::ref_map const& refs) {
+    std::vector<std::vector<std::string>> chains;
+    std::set<std::string, std::less<>> walked;
+    for (auto const& [name, target] : refs) {
+        std::vector<std::string> chain;
+        std::set<std::string, std::less<>> in_chain;
+        std::string current = target;
+        while (!p.is_published(current) && !walked.contains(current) && !p.held.contains(current)) {
+            if (chain.size() >= limits::history_length) {
+                p.hold(current, make_error(sync_errc::history_broken,
+                                           "versions/" + current + ": history of " + name + " is longer than " +
+                                               std::to_string(limits::history_length) + " versions"));
+                break;
+            }
+            auto const* loaded = co_await detail::load_origin_record(p, current);
+            if (!*loaded) {
+                p.hold(current, (*loaded).error());
+                break;
+            }
+            walked.insert(current);
+            in_chain.insert(current);
+            chain.push_back(current);
+            auto parent = (*loaded)->record.first_parent();
+            if (!parent)
+                break;
+            if (in_chain.contains(*parent)) {
+                p.hold(*parent, make_error(sync_errc::history_broken,
+                                           "versions/" + *parent + ": its first parents form a cycle"));
+                break;
+            }
+            current = std::move(*parent);
+        }
+        chains.push_back(std::move(chain));
+    }
+    co_return mirroring_order(chains);
+}
+
+/// Checks that a mirror without fdl.json is empty, so a pass never adopts a folder that
+/// holds something else.
+result<void> check_empty_mirror(pass const& p, refs_snapshot const& mirror_refs) {
+    if (!p.mirror_versions.versions.empty() || !mirror_refs.refs.empty())
+        return make_error(sync_errc::repository_mismatch,
+                          "mirror: holds versions or refs but no fdl.json; refusing to adopt it");
+    return {};
+}
+
+/// Compares each ref tip the mirror already has with the origin's version.json bytes.
+awaitable<void> check_published_tips(pass& p, fdl::ref_map const& refs) {
+    std::set<std::string, std::less<>> checked;
+    for (auto const& [name, target] : refs) {
+        if (!p.mirror_versions.is_published(target) || !checked.insert(target).second)
+            continue;
+        if (p.origin_versions) {
+            auto const* served = p.origin_versions->files_of(target);
+            auto const* held = p.mirror_versions.files_of(target);
+            // Expiry may reduce a withdrawn version.json (follow_published takes it), and a
+            // size change was already reported by follow_published: only same-size
+            // rewrites are left to find here.
+            if (served == nullptr || served->contains("expired.json") || !served->contains("version.json") ||
+                served->at("version.json") != held->at("version.json"))
+                continue;
+        }
+        auto const* origin = co_await detail::load_origin_record(p, target);
+        if (!*origin)
+            continue; // reported where the record is needed
+        std::string key = "versions/" + target + "/version.json";
+        auto held = co_await store::read_all(p.mirror, key, limits::version_json);
+        if (!held) {
+            p.note_failure(with_context(held.error(), "mirror"), true);
+            co_return;
+        }
+        if (*held != (*origin)->bytes)
+            p.report.violations.push_back(make_error(
+                sync_errc::version_rewritten,
+                key + ": the origin now serves other bytes than the mirror's copy (the mirror keeps its copy)"));
+    }
+}
+
+} // namespace
+
+awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync_options options,
+                                sync_observer* observer) {
+    auto started = std::chrono::steady_clock::now();
+    sync_report report;
+    pass p{origin, mirror, options, observer, report};
+    auto finish = [&]() -> sync_report {
+        if (p.mirror_failure && !report.fatal)
+            report.fatal = p.mirror_failure;
+        report.versions_in_mirror = p.mirror_versions.versions.size() + p.published_now.size();
+        report.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+        return std::move(report);
+    };
+
+    auto caps = mirror.caps();
+    if (!caps.can_list || !caps.can_write || !caps.create_only) {
+        report.fatal = make_error(sync_errc::mirror_not_usable,
+                                  "mirror: " + mirror.describe() + " cannot list, write and create exclusively");
+        co_return finish();
+    }
+    auto create_fdl = co_await check_identity(p);
+    if (!create_fdl) {
+        report.fatal = create_fdl.error();
+        co_return finish();
+    }
+    auto origin_refs = co_await read_refs(origin, "origin");
+    if (!origin_refs) {
+        report.fatal = origin_refs.error();
+        co_return finish();
+    }
+    report.violations.insert(report.violations.end(), origin_refs->refused.begin(), origin_refs->refused.end());
+    report.warnings.insert(report.warnings.end(), origin_refs->warnings.begin(), origin_refs->warnings.end());
+    if (origin.caps().can_list) {
+        auto listed = co_await list_versions(origin);
+        if (!listed) {
+            report.fatal = with_context(listed.error(), "origin");
+            co_return finish();
+        }
+        p.origin_versions = std::move(*listed);
+    }
+    auto mirror_listed = co_await list_versions(mirror);
+    auto mirror_refs = co_await read_refs(mirror, "mirror");
+    if (!mirror_listed || !mirror_refs) {
+        report.fatal = with_context(mirror_listed ? mirror_refs.error() : mirror_listed.error(), "mirror");
+        co_return finish();
+    }
+    p.mirror_versions = std::move(*mirror_listed);
+    report.warnings.insert(report.warnings.end(), mirror_refs->warnings.begin(), mirror_refs->warnings.end());
+
+    if (*create_fdl) {
+        if (auto empty = check_empty_mirror(p, *mirror_refs); !empty) {
+            report.fatal = empty.error();
+            co_return finish();
+        }
+        auto created = co_await store::write_all(mirror, "fdl.json", std::move(**create_fdl),
+                                                 store::write_mode::create_only);
+        if (!created) {
+            report.fatal = with_context(created.error(), "mirror: fdl.json");
+            co_return finish();
+        }
+    }
+
+    if (p.origin_versions)
+        co_await detail::follow_published(p);
+    auto order = co_await versions_to_mirror(p, origin_refs->refs);
+    for (auto const& id : order) {
+        if (p.mirror_failure)
+            break;
+        co_await detail::publish_version(p, id);
+    }
+    if (!p.mirror_failure)
+        co_await check_published_tips(p, origin_refs->refs);
+    if (!p.mirror_failure)
+        co_await detail::update_refs(p, *origin_refs, *mirror_refs);
+    co_return finish();
+}
+
+} // namespace mirror::sync

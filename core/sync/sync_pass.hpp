@@ -1,0 +1,25 @@
+#pragma once
+// One sync pass: make a mirror a faithful, verified copy of an origin, in the order the
+// spec README prescribes, and say what was done and what was held.
+
+#include "core/net.hpp"
+#include "core/store/store.hpp"
+#include "core/sync/report.hpp"
+
+#include <cstddef>
+
+namespace mirror::sync {
+
+struct sync_options {
+    bool allow_rewind = false;   ///< let branches move to versions that do not descend from the mirror's
+    std::size_t concurrency = 4; ///< transfers in flight, at most
+};
+
+/// Runs one pass from `origin` to `mirror` (which must be able to list and write).
+/// Never throws for bad input: every refusal and failure lands in the report. The mirror
+/// is consistent whenever this is interrupted: a ref only ever names a version whose
+/// version.json was written after all of its files.
+awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync_options options,
+                                sync_observer* observer);
+
+} // namespace mirror::sync

@@ -1,0 +1,141 @@
+// Refs last: each ref moves only to a published version, tags never move, branches only
+// forward (unless rewinds are allowed); then refs.json, then HEAD.
+
+#include "core/fdl/refs.hpp"
+#include "core/fdl/version_record.hpp"
+#include "core/store/errors.hpp"
+#include "core/sync/detail/pass.hpp"
+#include "core/sync/errors.hpp"
+#include "core/sync/limits.hpp"
+
+#include <unordered_set>
+
+namespace mirror::sync::detail {
+
+namespace {
+
+/// The first parent of a published version, from the origin's record when this pass read
+/// it, else from the mirror's copy. nullopt when it cannot be read; "" for a root.
+awaitable<std::optional<std::string>> parent_of(pass& p, std::string const& id) {
+    if (auto it = p.origin_records.find(id); it != p.origin_records.end() && it->second)
+        co_return it->second->record.first_parent().value_or("");
+    if (auto it = p.mirror_parents.find(id); it != p.mirror_parents.end())
+        co_return it->second;
+    std::string key = "versions/" + id + "/version.json";
+    std::optional<std::string> parent;
+    auto bytes = co_await store::read_all(p.mirror, key, limits::version_json);
+    if (bytes)
+        if (auto record = fdl::parse_version_record(*bytes, key))
+            parent = record->first_parent().value_or("");
+    p.mirror_parents.emplace(id, parent);
+    co_return parent;
+}
+
+/// True when `ancestor` is reached from `id` by first parents (or is `id`).
+awaitable<bool> descends_from(pass& p, std::string id, std::string ancestor) {
+    std::unordered_set<std::string> visited;
+    while (visited.size() <= limits::history_length) {
+        if (id == ancestor)
+            co_return true;
+        if (!visited.insert(id).second)
+            co_return false; // a cycle is never a way forward
+        auto parent = co_await parent_of(p, id);
+        if (!parent || parent->empty())
+            co_return false;
+        id = std::move(*parent);
+    }
+    co_return false;
+}
+
+awaitable<bool> write_ref(pass& p, std::string const& name, std::string const& id, store::write_mode mode) {
+    auto written = co_await store::write_all(p.mirror, name, fdl::render_ref_file(id), mode);
+    if (!written) {
+        p.note_failure(with_context(written.error(), "mirror"), true);
+        co_return false;
+    }
+    co_return true;
+}
+
+/// Decides one ref and writes it when it moves. Returns false when the pass must stop.
+awaitable<bool> update_one(pass& p, std::string const& name, std::string const& target, fdl::ref_map& held) {
+    auto current = held.find(name);
+    if (current != held.end() && current->second == target)
+        co_return true;
+    if (!p.is_published(target))
+        co_return true; // the target is held (reported); the mirror's ref stays where it was
+    bool is_tag = name.starts_with("refs/tags/");
+    std::optional<std::string> from;
+    if (current != held.end())
+        from = current->second;
+    if (is_tag && from) {
+        p.report.violations.push_back(make_error(sync_errc::tag_moved, name + ": the origin's tag now names " + target +
+                                                                           ", the mirror's names " + *from +
+                                                                           " (tags never move; the mirror keeps its own)"));
+        co_return true;
+    }
+    if (!is_tag && from && !co_await descends_from(p, target, *from)) {
+        if (!p.options.allow_rewind) {
+            p.report.violations.push_back(make_error(
+                sync_errc::branch_rewound, name + ": the origin moved it to " + target +
+                                               ", which does not descend from the mirror's " + *from +
+                                               " (held; allow rewinds to follow)"));
+            co_return true;
+        }
+        p.report.warnings.push_back(name + ": rewound from " + *from + " to " + target + " (rewinds allowed)");
+    }
+    auto mode = is_tag ? store::write_mode::create_only : store::write_mode::replace;
+    if (!co_await write_ref(p, name, target, mode))
+        co_return false;
+    held[name] = target;
+    p.report.refs_updated.push_back({name, from, target});
+    co_return true;
+}
+
+/// HEAD as the mirror should hold it: the origin's, once what it names is in the mirror.
+std::optional<std::string> desired_head(pass const& p, refs_snapshot const& origin_refs, fdl::ref_map const& held,
+                                        refs_snapshot const& mirror_refs) {
+    if (origin_refs.head && origin_refs.head_bytes) {
+        auto const& head = *origin_refs.head;
+        if ((head.symbolic && held.contains(*head.symbolic)) || (head.detached && p.is_published(*head.detached)))
+            return origin_refs.head_bytes;
+    }
+    return mirror_refs.head_bytes;
+}
+
+} // namespace
+
+awaitable<void> update_refs(pass& p, refs_snapshot const& origin_refs, refs_snapshot const& mirror_refs) {
+    fdl::ref_map held = mirror_refs.refs;
+    // Tags first, then branches (the spec's order); each only to a published version.
+    for (bool tags : {true, false})
+        for (auto const& [name, target] : origin_refs.refs)
+            if (name.starts_with("refs/tags/") == tags && !co_await update_one(p, name, target, held))
+                co_return;
+    for (auto const& [name, id] : held)
+        if (!origin_refs.refs.contains(name))
+            p.report.warnings.push_back(name + ": gone from the origin; the mirror keeps it at " + id);
+
+    auto head = desired_head(p, origin_refs, held, mirror_refs);
+    fdl::refs_document document;
+    if (head)
+        if (auto parsed = fdl::parse_head(*head); parsed && parsed->symbolic)
+            document.head = "ref: " + *parsed->symbolic;
+    document.refs = held;
+    std::string refs_json = fdl::render_refs_json(document);
+    if (refs_json != mirror_refs.refs_json) {
+        auto written = co_await store::write_all(p.mirror, "refs.json", std::move(refs_json), store::write_mode::replace);
+        if (!written) {
+            p.note_failure(with_context(written.error(), "mirror"), true);
+            co_return;
+        }
+    }
+    if (head && head != mirror_refs.head_bytes) {
+        auto written = co_await store::write_all(p.mirror, "HEAD", *head, store::write_mode::replace);
+        if (!written)
+            p.note_failure(with_context(written.error(), "mirror"), true);
+    } else if (origin_refs.head && !head) {
+        p.report.warnings.push_back("HEAD: not written yet, what it names is not in the mirror");
+    }
+}
+
+} // namespace mirror::sync::detail

@@ -1,0 +1,146 @@
+#include "daemon/cli.hpp"
+
+namespace mirror::daemon {
+
+std::string usage_text() {
+    return R"(usage:
+  fdl-mirror sync ORIGIN MIRROR [options]   make MIRROR a verified copy of the FDL repository at ORIGIN
+  fdl-mirror verify REPOSITORY [options]    audit a repository (an origin or a mirror)
+  fdl-mirror --help | --version
+
+ORIGIN, MIRROR and REPOSITORY are folder paths or file:///… URLs.
+
+sync options:
+  --allow-rewind                 let branches move to versions that do not descend from the mirror's
+  --concurrency N                transfers in flight, at most (default 4)
+  --json                         print one JSON report instead of the summary
+signature options (sync and verify):
+  --allowed-signers FILE         OpenSSH allowed_signers file of trusted keys
+  --signatures POLICY            required | if-present | off (default: required with keys, else off)
+  --namespace NS                 signature namespace (default fdl)
+
+exit status: 0 all mirrored and verified (or, for verify, every check passed);
+1 something was held back or a check failed; 2 usage error; 3 I/O failure.
+)";
+}
+
+namespace {
+
+class arg_reader {
+public:
+    explicit arg_reader(std::vector<std::string> const& args) : args_(args) {}
+    bool done() const { return next_ >= args_.size(); }
+    std::string const& take() { return args_[next_++]; }
+    std::optional<std::string> value_for(std::string const& flag, std::optional<usage_error>& problem) {
+        if (done()) {
+            problem = usage_error{flag + " needs a value"};
+            return std::nullopt;
+        }
+        return take();
+    }
+
+private:
+    std::vector<std::string> const& args_;
+    std::size_t next_ = 0;
+};
+
+/// Handles a signature flag; returns false when `flag` is not one.
+bool take_signature_flag(std::string const& flag, arg_reader& in, signature_options& out,
+                         std::optional<usage_error>& problem) {
+    if (flag == "--allowed-signers") {
+        out.allowed_signers = in.value_for(flag, problem);
+    } else if (flag == "--signatures") {
+        if (auto value = in.value_for(flag, problem)) {
+            out.policy = config::parse_signature_policy(*value);
+            if (!out.policy)
+                problem = usage_error{"--signatures: '" + *value + "' is not required, if-present or off"};
+        }
+    } else if (flag == "--namespace") {
+        if (auto value = in.value_for(flag, problem)) {
+            if (value->empty())
+                problem = usage_error{"--namespace: empty"};
+            out.ns = *value;
+        }
+    } else {
+        return false;
+    }
+    return true;
+}
+
+std::variant<command, usage_error> parse_sync(arg_reader& in) {
+    sync_command cmd;
+    std::vector<std::string> positional;
+    std::optional<usage_error> problem;
+    while (!in.done() && !problem) {
+        std::string const& arg = in.take();
+        if (take_signature_flag(arg, in, cmd.signatures, problem))
+            continue;
+        if (arg == "--allow-rewind") {
+            cmd.allow_rewind = true;
+        } else if (arg == "--json") {
+            cmd.json = true;
+        } else if (arg == "--concurrency") {
+            if (auto value = in.value_for(arg, problem)) {
+                auto n = config::parse_count(*value, 1024);
+                if (!n)
+                    problem = usage_error{"--concurrency: '" + *value + "' is not a count from 1 to 1024"};
+                else
+                    cmd.concurrency = *n;
+            }
+        } else if (arg.starts_with("--")) {
+            problem = usage_error{"sync: unknown option " + arg};
+        } else {
+            positional.push_back(arg);
+        }
+    }
+    if (problem)
+        return *problem;
+    if (positional.size() != 2)
+        return usage_error{"sync needs ORIGIN and MIRROR"};
+    cmd.origin = positional[0];
+    cmd.mirror = positional[1];
+    return command(cmd);
+}
+
+std::variant<command, usage_error> parse_verify(arg_reader& in) {
+    verify_command cmd;
+    std::vector<std::string> positional;
+    std::optional<usage_error> problem;
+    while (!in.done() && !problem) {
+        std::string const& arg = in.take();
+        if (take_signature_flag(arg, in, cmd.signatures, problem))
+            continue;
+        if (arg == "--json")
+            cmd.json = true;
+        else if (arg.starts_with("--"))
+            problem = usage_error{"verify: unknown option " + arg};
+        else
+            positional.push_back(arg);
+    }
+    if (problem)
+        return *problem;
+    if (positional.size() != 1)
+        return usage_error{"verify needs one REPOSITORY"};
+    cmd.repository = positional[0];
+    return command(cmd);
+}
+
+} // namespace
+
+std::variant<command, usage_error> parse_command_line(std::vector<std::string> const& args) {
+    if (args.empty())
+        return usage_error{"no command given"};
+    arg_reader in(args);
+    std::string const& first = in.take();
+    if (first == "--help" || first == "-h" || first == "help")
+        return command(help_command{});
+    if (first == "--version")
+        return command(version_command{});
+    if (first == "sync")
+        return parse_sync(in);
+    if (first == "verify")
+        return parse_verify(in);
+    return usage_error{"unknown command '" + first + "'"};
+}
+
+} // namespace mirror::daemon

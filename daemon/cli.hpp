@@ -1,0 +1,53 @@
+#pragma once
+// The command line: parsing into plain structs, and usage text.
+
+#include "config/values.hpp"
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace mirror::daemon {
+
+/// Options every command that checks signatures takes (they take effect with the
+/// signature verifier; until then a policy other than `off` is refused at startup).
+struct signature_options {
+    std::optional<std::string> allowed_signers;
+    std::optional<config::signature_policy> policy; ///< unset: required with keys, else off
+    std::string ns = "fdl";
+};
+
+struct sync_command {
+    std::string origin;
+    std::string mirror;
+    signature_options signatures;
+    bool allow_rewind = false;
+    bool json = false;
+    std::size_t concurrency = 4;
+};
+
+struct verify_command {
+    std::string repository;
+    signature_options signatures;
+    bool json = false;
+};
+
+struct help_command {};
+struct version_command {};
+
+using command = std::variant<help_command, version_command, sync_command, verify_command>;
+
+/// A usage error: the message, to print with the usage text; exit 2.
+struct usage_error {
+    std::string message;
+};
+
+/// Parses argv (without the program name).
+std::variant<command, usage_error> parse_command_line(std::vector<std::string> const& args);
+
+/// The --help text.
+std::string usage_text();
+
+} // namespace mirror::daemon

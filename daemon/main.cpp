@@ -1,0 +1,158 @@
+// fdl-mirror: startup in a straight line. Parse the command line, open the stores, run
+// one command on one io_context thread, print its report, exit with its status.
+
+#include "daemon/build_info.hpp"
+#include "daemon/cli.hpp"
+#include "daemon/progress.hpp"
+#include "daemon/report_output.hpp"
+
+#include "core/store/errors.hpp"
+#include "core/store/fault_store.hpp"
+#include "core/store/open_store.hpp"
+#include "core/sync/audit.hpp"
+#include "core/sync/sync_pass.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+
+namespace {
+
+using namespace mirror;
+
+constexpr int exit_usage = 2;
+constexpr int exit_io = 3;
+
+/// Runs one coroutine to completion on a fresh io_context and returns its value.
+template <class T>
+T run_to_completion(awaitable<T> work) {
+    net::io_context io(1);
+    std::optional<T> out;
+    std::exception_ptr failure;
+    net::co_spawn(io, std::move(work), [&](std::exception_ptr e, T value) {
+        failure = e;
+        if (!e)
+            out = std::move(value);
+    });
+    io.run();
+    if (failure)
+        std::rethrow_exception(failure); // a bug: main reports it and exits non-zero
+    return std::move(*out);
+}
+
+/// Until signatures are verified (the signatures issue), any policy but `off` would be a
+/// promise this build cannot keep: refuse it rather than mirror unverified versions.
+std::optional<std::string> signature_problem(daemon::signature_options const& s) {
+    auto policy = s.policy.value_or(s.allowed_signers ? config::signature_policy::required
+                                                      : config::signature_policy::off);
+    if (policy == config::signature_policy::off) {
+        if (s.allowed_signers)
+            return std::nullopt;
+        std::fputs("warning: no --allowed-signers given: signatures are not checked\n", stderr);
+        return std::nullopt;
+    }
+    if (!s.allowed_signers)
+        return "--signatures " + std::string(config::to_string(policy)) + " needs --allowed-signers";
+    return "--signatures " + std::string(config::to_string(policy)) +
+           ": this build does not verify SSH signatures yet; use --signatures off to mirror without them";
+}
+
+/// FDL_MIRROR_TEST_KILL_AFTER_WRITES=N: die by SIGKILL right after the N-th write to the
+/// mirror. For crash-consistency tests only.
+std::optional<std::uint64_t> kill_after_writes() {
+    char const* text = std::getenv("FDL_MIRROR_TEST_KILL_AFTER_WRITES");
+    if (text == nullptr)
+        return std::nullopt;
+    auto n = config::parse_count(text, UINT64_MAX);
+    return n;
+}
+
+int run_sync_command(daemon::sync_command const& cmd) {
+    if (auto problem = signature_problem(cmd.signatures)) {
+        std::fprintf(stderr, "fdl-mirror: %s\n", problem->c_str());
+        return exit_usage;
+    }
+    auto origin = store::open_store(cmd.origin, store::store_role::origin);
+    if (!origin) {
+        std::fprintf(stderr, "fdl-mirror: origin: %s\n", origin.error().message.c_str());
+        return origin.error().code == store::store_errc::unsupported ? exit_usage : exit_io;
+    }
+    auto mirror = store::open_store(cmd.mirror, store::store_role::mirror);
+    if (!mirror) {
+        std::fprintf(stderr, "fdl-mirror: mirror: %s\n", mirror.error().message.c_str());
+        return mirror.error().code == store::store_errc::unsupported ? exit_usage : exit_io;
+    }
+    store::store* target = mirror->get();
+    std::optional<store::fault_store> killer;
+    if (auto n = kill_after_writes()) {
+        killer.emplace(*target, *n, store::fault_action::kill);
+        target = &*killer;
+    }
+    auto progress = cmd.json ? nullptr : daemon::tty_progress::create();
+    sync::sync_options options{cmd.allow_rewind, cmd.concurrency};
+    auto report = run_to_completion(sync::run_sync(**origin, *target, options, progress.get()));
+    progress.reset();
+    std::string out = cmd.json ? daemon::sync_json(report, cmd.origin, cmd.mirror)
+                               : daemon::sync_summary(report, cmd.origin, cmd.mirror);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return report.exit_code();
+}
+
+int run_verify_command(daemon::verify_command const& cmd) {
+    if (auto problem = signature_problem(cmd.signatures)) {
+        std::fprintf(stderr, "fdl-mirror: %s\n", problem->c_str());
+        return exit_usage;
+    }
+    auto repo = store::open_store(cmd.repository, store::store_role::origin);
+    if (!repo) {
+        std::fprintf(stderr, "fdl-mirror: %s\n", repo.error().message.c_str());
+        return repo.error().code == store::store_errc::unsupported ? exit_usage : exit_io;
+    }
+    auto progress = cmd.json ? nullptr : daemon::tty_progress::create();
+    auto report = run_to_completion(sync::run_audit(**repo, progress.get()));
+    progress.reset();
+    std::string out = cmd.json ? daemon::audit_json(report, cmd.repository)
+                               : daemon::audit_summary(report, cmd.repository);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return report.exit_code();
+}
+
+std::string version_text() {
+    return std::string("fdl-mirror ") + FDL_MIRROR_VERSION +
+           "\n"
+           "stores: folder (file://); http(s):// and s3:// not built yet\n"
+           "catalog reader: none in this build (data files are taken from files.json)\n"
+           "signatures: not verified in this build\n";
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    auto parsed = daemon::parse_command_line(args);
+    if (auto const* problem = std::get_if<daemon::usage_error>(&parsed)) {
+        std::fprintf(stderr, "fdl-mirror: %s\n\n%s", problem->message.c_str(), daemon::usage_text().c_str());
+        return exit_usage;
+    }
+    try {
+        auto const& cmd = std::get<daemon::command>(parsed);
+        if (std::holds_alternative<daemon::help_command>(cmd)) {
+            std::fputs(daemon::usage_text().c_str(), stdout);
+            return 0;
+        }
+        if (std::holds_alternative<daemon::version_command>(cmd)) {
+            std::fputs(version_text().c_str(), stdout);
+            return 0;
+        }
+        if (auto const* s = std::get_if<daemon::sync_command>(&cmd))
+            return run_sync_command(*s);
+        return run_verify_command(std::get<daemon::verify_command>(cmd));
+    } catch (std::exception const& e) {
+        std::fprintf(stderr, "fdl-mirror: internal error: %s\n", e.what());
+        return 70; // EX_SOFTWARE: a bug, not bad input
+    }
+}

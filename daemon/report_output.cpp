@@ -1,0 +1,159 @@
+#include "daemon/report_output.hpp"
+
+#include "core/sync/errors.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstdio>
+
+namespace mirror::daemon {
+
+namespace json = boost::json;
+
+std::string human_bytes(std::uint64_t bytes) {
+    static constexpr char const* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double value = static_cast<double>(bytes);
+    int unit = 0;
+    while (value >= 1024 && unit < 4)
+        value /= 1024, ++unit;
+    char text[32];
+    std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", value, units[unit]);
+    return text;
+}
+
+static std::string seconds(std::chrono::milliseconds elapsed) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f s", static_cast<double>(elapsed.count()) / 1000.0);
+    return text;
+}
+
+static json::object error_json(error const& e) {
+    return {{"kind", sync::kind_of(e.code)}, {"message", e.message}};
+}
+
+static json::array errors_json(std::vector<error> const& errors) {
+    json::array out;
+    for (auto const& e : errors)
+        out.push_back(error_json(e));
+    return out;
+}
+
+static json::array strings_json(std::vector<std::string> const& items) {
+    return json::array(items.begin(), items.end());
+}
+
+std::string sync_summary(sync::sync_report const& r, std::string const& origin, std::string const& mirror) {
+    std::string out = "sync " + origin + " -> " + mirror + "\n";
+    if (r.fatal)
+        out += "stopped: " + r.fatal->message + "\n";
+    out += "published " + std::to_string(r.published.size()) + " version(s)";
+    out += r.published.empty() ? "\n" : ":\n";
+    for (auto const& id : r.published)
+        out += "  " + id + "\n";
+    if (!r.held.empty()) {
+        out += "held " + std::to_string(r.held.size()) + " version(s):\n";
+        for (auto const& h : r.held)
+            out += "  " + h.id + ": " + sync::kind_of(h.why.code) + ": " + h.why.message + "\n";
+    }
+    if (!r.violations.empty()) {
+        out += "violations (" + std::to_string(r.violations.size()) + "):\n";
+        for (auto const& v : r.violations)
+            out += "  " + sync::kind_of(v.code) + ": " + v.message + "\n";
+    }
+    for (auto const& change : r.refs_updated)
+        out += "ref " + change.name + " -> " + change.to + (change.from ? " (was " + *change.from + ")" : " (new)") + "\n";
+    for (auto const& f : r.followed)
+        out += "followed " + f + "\n";
+    for (auto const& w : r.warnings)
+        out += "warning: " + w + "\n";
+    out += "copied " + std::to_string(r.files_copied) + " file(s), " + human_bytes(r.bytes_copied) + " in " +
+           seconds(r.elapsed) + "; the mirror holds " + std::to_string(r.versions_in_mirror) + " version(s)\n";
+    return out;
+}
+
+std::string sync_json(sync::sync_report const& r, std::string const& origin, std::string const& mirror) {
+    json::array held;
+    for (auto const& h : r.held) {
+        auto e = error_json(h.why);
+        e["version"] = h.id;
+        held.push_back(std::move(e));
+    }
+    json::array refs;
+    for (auto const& change : r.refs_updated) {
+        json::object ref{{"name", change.name}, {"to", change.to}};
+        ref["from"] = change.from ? json::value(*change.from) : json::value(nullptr);
+        refs.push_back(std::move(ref));
+    }
+    json::object out{
+        {"command", "sync"},
+        {"origin", origin},
+        {"mirror", mirror},
+        {"exit_code", r.exit_code()},
+        {"published", strings_json(r.published)},
+        {"held", std::move(held)},
+        {"violations", errors_json(r.violations)},
+        {"refs_updated", std::move(refs)},
+        {"followed", strings_json(r.followed)},
+        {"warnings", strings_json(r.warnings)},
+        {"files_copied", r.files_copied},
+        {"bytes_copied", r.bytes_copied},
+        {"versions_in_mirror", r.versions_in_mirror},
+        {"elapsed_seconds", static_cast<double>(r.elapsed.count()) / 1000.0},
+    };
+    out["fatal"] = r.fatal ? json::value(error_json(*r.fatal)) : json::value(nullptr);
+    return json::serialize(out) + "\n";
+}
+
+std::string audit_summary(sync::audit_report const& r, std::string const& repository) {
+    std::string out = "verify " + repository + "\n";
+    if (r.fatal)
+        out += "stopped: " + r.fatal->message + "\n";
+    std::size_t failing = 0;
+    for (auto const& v : r.versions) {
+        std::string state = v.problems.empty() ? "ok" : "FAILED";
+        if (!v.problems.empty())
+            ++failing;
+        std::string flags = v.withdrawn ? ", withdrawn" : v.expired ? ", expired" : "";
+        out += "  " + v.id + (v.seq ? " (seq " + std::to_string(*v.seq) + ")" : "") + ": " + state + flags + ", " +
+               std::to_string(v.tables) + " table(s), " + std::to_string(v.data_files) + " data file(s), " +
+               human_bytes(v.data_bytes) + "\n";
+        for (auto const& p : v.problems)
+            out += "    " + sync::kind_of(p.code) + ": " + p.message + "\n";
+    }
+    for (auto const& p : r.problems)
+        out += "problem: " + sync::kind_of(p.code) + ": " + p.message + "\n";
+    for (auto const& w : r.warnings)
+        out += "warning: " + w + "\n";
+    out += std::to_string(r.versions.size()) + " version(s) audited, " + std::to_string(failing) + " failed, " +
+           std::to_string(r.problems.size()) + " repository problem(s) in " + seconds(r.elapsed) + "\n";
+    return out;
+}
+
+std::string audit_json(sync::audit_report const& r, std::string const& repository) {
+    json::array versions;
+    for (auto const& v : r.versions) {
+        json::object item{{"id", v.id},
+                          {"reached_from", strings_json(v.reached_from)},
+                          {"ok", v.problems.empty()},
+                          {"expired", v.expired},
+                          {"withdrawn", v.withdrawn},
+                          {"tables", v.tables},
+                          {"data_files", v.data_files},
+                          {"data_bytes", v.data_bytes},
+                          {"problems", errors_json(v.problems)}};
+        item["seq"] = v.seq ? json::value(*v.seq) : json::value(nullptr);
+        versions.push_back(std::move(item));
+    }
+    json::object out{{"command", "verify"},
+                     {"repository", repository},
+                     {"exit_code", r.exit_code()},
+                     {"versions", std::move(versions)},
+                     {"problems", errors_json(r.problems)},
+                     {"warnings", strings_json(r.warnings)},
+                     {"elapsed_seconds", static_cast<double>(r.elapsed.count()) / 1000.0}};
+    out["fatal"] = r.fatal ? json::value(error_json(*r.fatal)) : json::value(nullptr);
+    return json::serialize(out) + "\n";
+}
+
+} // namespace mirror::daemon

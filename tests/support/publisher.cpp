@@ -1,0 +1,219 @@
+#include "tests/support/publisher.hpp"
+
+#include "tests/support/uuid7.hpp"
+#include "verify/sha256.hpp"
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace mirror::test {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+void write_file(fs::path const& path, std::string const& bytes) {
+    fs::create_directories(path.parent_path());
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out)
+        throw std::runtime_error("cannot write " + path.string());
+}
+
+std::string read_file(fs::path const& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw std::runtime_error("cannot read " + path.string());
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+static json::object pin(std::string const& path, std::string const& bytes) {
+    return {{"path", path}, {"bytes", bytes.size()}, {"sha256", verify::to_hex(verify::sha256_of(bytes))}};
+}
+
+publisher::publisher(fs::path root, repo_options options) : root_(std::move(root)), options_(std::move(options)) {
+    json::object settings{{"fdl", options_.fdl}, {"data_dir", options_.data_dir}};
+    if (options_.id)
+        settings["id"] = *options_.id;
+    if (!options_.catalog_formats.empty()) {
+        json::array formats;
+        for (auto const& f : options_.catalog_formats)
+            formats.push_back(json::object{{"ducklake", f}});
+        settings["catalog_formats"] = std::move(formats);
+    }
+    write_file(root_ / "fdl.json", json::serialize(settings) + "\n");
+}
+
+publisher::publisher(fs::path root, repo_options options, no_settings)
+    : root_(std::move(root)), options_(std::move(options)) {}
+
+publisher publisher::existing(fs::path root) {
+    auto settings = json::parse(read_file(root / "fdl.json")).as_object();
+    repo_options options;
+    if (auto const* d = settings.if_contains("data_dir"))
+        options.data_dir = std::string(d->as_string());
+    publisher out(std::move(root), options, no_settings{});
+    fs::path data = out.root_ / options.data_dir;
+    if (fs::exists(data))
+        for (auto const& entry : fs::recursive_directory_iterator(data))
+            if (entry.is_regular_file())
+                out.data_sizes_[fs::relative(entry.path(), data).generic_string()] = entry.file_size();
+    return out;
+}
+
+std::uint64_t publisher::seq_of(std::string const& id) {
+    if (auto it = seq_of_.find(id); it != seq_of_.end())
+        return it->second;
+    auto record = json::parse(read_file(version_dir(id) / "version.json")).as_object();
+    return seq_of_[id] = record.at("seq").to_number<std::uint64_t>();
+}
+
+void publisher::add_data_file(std::string const& path, std::string const& bytes) {
+    write_file(data_path(path), bytes);
+    data_sizes_[path] = bytes.size();
+}
+
+std::string publisher::add_version(version_options options) {
+    std::string id = next_version_id();
+    fs::path dir = version_dir(id);
+    std::uint64_t seq = options.parent ? seq_of(*options.parent) + 1 : 1;
+    seq_of_[id] = seq;
+
+    std::string catalog = "placeholder DuckLake catalog of version " + id + "\n";
+    for (auto const& f : options.data_files)
+        catalog += f + "\n";
+    write_file(dir / "ducklake.duckdb", catalog);
+
+    json::object record{{"fdl", "0.1"},
+                        {"id", id},
+                        {"seq", seq},
+                        {"parents", options.parent ? json::array{json::value(*options.parent)} : json::array{}},
+                        {"created_at", "2026-10-30T09:00:00Z"},
+                        {"author", json::object{{"name", "test publisher"}}},
+                        {"message", options.message},
+                        {"catalog", pin("ducklake.duckdb", catalog)},
+                        {"ducklake", json::object{{"format", "1.0"}, {"snapshot_id", seq}, {"snapshots", json::array{seq}}}},
+                        {"annotations", json::object{}}};
+    record["catalog"].as_object()["storage"] = "duckdb-v1.5.0";
+    if (options.dataset) {
+        std::string dataset = json::serialize(json::object{{"name", "sample"}, {"title", "Sample dataset"}}) + "\n";
+        write_file(dir / "dataset.json", dataset);
+        record["dataset"] = pin("dataset.json", dataset);
+    }
+    if (options.files_json) {
+        json::object tables;
+        for (auto const& f : options.data_files) {
+            auto slash = f.rfind('/');
+            std::string folder = slash == std::string::npos ? "main/t" : f.substr(0, slash);
+            std::string table = folder;
+            std::replace(table.begin(), table.end(), '/', '.');
+            auto& entry = tables[table];
+            if (!entry.is_object())
+                entry = json::object{{"files", json::array{}}};
+            entry.as_object()["files"].as_array().push_back(
+                json::object{{"path", f}, {"rows", 1}, {"bytes", data_sizes_.at(f)}});
+        }
+        std::string files = json::serialize(json::object{{"tables", std::move(tables)}}) + "\n";
+        write_file(dir / "files.json", files);
+        record["files"] = pin("files.json", files);
+    }
+    for (auto const& format : options.catalog_formats)
+        write_file(dir / "catalogs" / (format + ".duckdb"), "catalog in format " + format + " of " + id + "\n");
+    for (auto const& [name, bytes] : options.extra_files)
+        write_file(dir / name, bytes);
+    write_file(dir / "version.json", json::serialize(record) + "\n"); // last, as the spec says
+    return id;
+}
+
+void publisher::set_branch(std::string const& name, std::string const& id) {
+    write_file(root_ / "refs" / "heads" / name, id + "\n");
+}
+
+void publisher::set_tag(std::string const& name, std::string const& id) {
+    write_file(root_ / "refs" / "tags" / name, id + "\n");
+}
+
+void publisher::set_head(std::string const& branch) {
+    write_file(root_ / "HEAD", "ref: refs/heads/" + branch + "\n");
+}
+
+void publisher::write_refs_json() {
+    json::object refs;
+    if (fs::exists(root_ / "refs"))
+        for (auto const& entry : fs::recursive_directory_iterator(root_ / "refs"))
+            if (entry.is_regular_file()) {
+                std::string content = read_file(entry.path());
+                if (content.ends_with('\n'))
+                    content.pop_back();
+                refs[fs::relative(entry.path(), root_).generic_string()] = content;
+            }
+    json::object document{{"refs", std::move(refs)}};
+    if (fs::exists(root_ / "HEAD")) {
+        std::string head = read_file(root_ / "HEAD");
+        if (head.ends_with('\n'))
+            head.pop_back();
+        document["HEAD"] = head;
+    }
+    write_file(root_ / "refs.json", json::serialize(document) + "\n");
+}
+
+void publisher::expire(std::string const& id, bool withdrawn) {
+    fs::path dir = version_dir(id);
+    json::object mark{{"expired_at", "2026-11-01T00:00:00Z"}};
+    if (withdrawn)
+        mark["reason"] = "withdrawn";
+    write_file(dir / "expired.json", json::serialize(mark) + "\n");
+    fs::remove(dir / "ducklake.duckdb");
+    fs::remove(dir / "files.json");
+    fs::remove_all(dir / "catalogs");
+    if (withdrawn) {
+        auto record = json::parse(read_file(dir / "version.json")).as_object();
+        record.erase("message");
+        write_file(dir / "version.json", json::serialize(record) + "\n");
+    }
+}
+
+void publisher::add_signature_placeholder(std::string const& id) {
+    write_file(version_dir(id) / "version.json.sig", "-----BEGIN SSH SIGNATURE-----\nplaceholder\n-----END SSH SIGNATURE-----\n");
+}
+
+sample_repo publish_sample(publisher& p) {
+    p.add_data_file("main/population/ducklake-0001.parquet", std::string(3000, 'a'));
+    p.add_data_file("main/population/ducklake-0002.parquet", std::string(5000, 'b'));
+    p.add_data_file("main/towns/ducklake-0003.parquet", std::string(700, 'c'));
+    p.add_data_file("main/population/ducklake-0004.parquet", std::string(1200, 'd'));
+    sample_repo out;
+    version_options v1;
+    v1.data_files = {"main/population/ducklake-0001.parquet"};
+    v1.message = "first";
+    out.main.push_back(p.add_version(v1));
+    version_options v2;
+    v2.parent = out.main.back();
+    v2.data_files = {"main/population/ducklake-0001.parquet", "main/population/ducklake-0002.parquet",
+                     "main/towns/ducklake-0003.parquet"};
+    v2.message = "second";
+    out.main.push_back(p.add_version(v2));
+    version_options v3;
+    v3.parent = out.main.back();
+    v3.data_files = {"main/population/ducklake-0002.parquet", "main/towns/ducklake-0003.parquet"};
+    v3.message = "third";
+    out.main.push_back(p.add_version(v3));
+    version_options dev;
+    dev.parent = out.main.back();
+    dev.data_files = {"main/population/ducklake-0002.parquet", "main/population/ducklake-0004.parquet"};
+    dev.message = "on dev";
+    out.dev_tip = p.add_version(dev);
+    p.set_branch("main", out.main.back());
+    p.set_branch("dev", out.dev_tip);
+    p.set_tag("v1", out.main.front());
+    p.set_head("main");
+    p.write_refs_json();
+    return out;
+}
+
+} // namespace mirror::test

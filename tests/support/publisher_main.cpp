@@ -1,0 +1,102 @@
+// fdl-test-publisher: writes test repositories from the shell, for system tests, the
+// example in examples/ and the benchmark.
+//
+//   fdl-test-publisher sample ROOT
+//   fdl-test-publisher add ROOT BRANCH [DATA_BYTES]   a new version on BRANCH with one new data file
+//   fdl-test-publisher bench ROOT VERSIONS SMALL_FILES SMALL_BYTES LARGE_FILES LARGE_BYTES
+
+#include "tests/support/publisher.hpp"
+
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace mirror::test;
+
+std::string tip_of(publisher const& p, std::string const& branch) {
+    std::string id = read_file(p.root() / "refs" / "heads" / branch);
+    if (id.ends_with('\n'))
+        id.pop_back();
+    return id;
+}
+
+std::string random_bytes(std::size_t size, std::mt19937_64& random) {
+    std::string bytes(size, '\0');
+    for (std::size_t i = 0; i < size; i += 8) {
+        std::uint64_t r = random();
+        for (std::size_t j = 0; j < 8 && i + j < size; ++j)
+            bytes[i + j] = static_cast<char>(r >> (8 * j));
+    }
+    return bytes;
+}
+
+int add(std::string const& root, std::string const& branch, std::size_t bytes) {
+    auto p = publisher::existing(root);
+    std::string parent = tip_of(p, branch);
+    std::mt19937_64 random{std::random_device{}()};
+    std::string path = "main/t/ducklake-" + std::to_string(random() % 1000000000) + ".parquet";
+    p.add_data_file(path, random_bytes(bytes, random));
+    version_options v;
+    v.parent = parent;
+    v.data_files = {path};
+    std::string id = p.add_version(v);
+    p.set_branch(branch, id);
+    p.write_refs_json();
+    std::printf("%s\n", id.c_str());
+    return 0;
+}
+
+int bench(std::string const& root, std::size_t versions, std::size_t small, std::size_t small_bytes, std::size_t large,
+          std::size_t large_bytes) {
+    publisher p(root);
+    std::mt19937_64 random{42};
+    std::vector<std::string> files;
+    for (std::size_t i = 0; i < small; ++i) {
+        files.push_back("main/small/ducklake-" + std::to_string(i) + ".parquet");
+        p.add_data_file(files.back(), random_bytes(small_bytes, random));
+    }
+    for (std::size_t i = 0; i < large; ++i) {
+        files.push_back("main/large/ducklake-" + std::to_string(i) + ".parquet");
+        p.add_data_file(files.back(), random_bytes(large_bytes, random));
+    }
+    std::optional<std::string> parent;
+    for (std::size_t v = 0; v < versions; ++v) {
+        version_options options;
+        options.parent = parent;
+        // Every version shares all files: the repository's bytes are the data files, once.
+        options.data_files = files;
+        parent = p.add_version(options);
+    }
+    p.set_branch("main", *parent);
+    p.set_head("main");
+    p.write_refs_json();
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    try {
+        if (args.size() == 2 && args[0] == "sample") {
+            publisher p(args[1]);
+            publish_sample(p);
+            return 0;
+        }
+        if ((args.size() == 3 || args.size() == 4) && args[0] == "add")
+            return add(args[1], args[2], args.size() == 4 ? std::stoul(args[3]) : 1000);
+        if (args.size() == 7 && args[0] == "bench")
+            return bench(args[1], std::stoul(args[2]), std::stoul(args[3]), std::stoul(args[4]), std::stoul(args[5]),
+                         std::stoul(args[6]));
+    } catch (std::exception const& e) {
+        std::fprintf(stderr, "fdl-test-publisher: %s\n", e.what());
+        return 1;
+    }
+    std::fputs("usage: fdl-test-publisher sample ROOT | add ROOT BRANCH [DATA_BYTES] | "
+               "bench ROOT VERSIONS SMALL_FILES SMALL_BYTES LARGE_FILES LARGE_BYTES\n",
+               stderr);
+    return 2;
+}

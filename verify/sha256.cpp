@@ -1,0 +1,84 @@
+#include "verify/sha256.hpp"
+
+#include <new>
+#include <openssl/evp.h>
+
+namespace mirror::verify {
+
+struct sha256_hasher::state {
+    EVP_MD_CTX* ctx = nullptr;
+    ~state() { EVP_MD_CTX_free(ctx); }
+};
+
+static void start(EVP_MD_CTX* ctx) {
+    if (EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr) != 1)
+        throw std::bad_alloc(); // only fails when OpenSSL is out of memory
+}
+
+sha256_hasher::sha256_hasher() : state_(std::make_unique<state>()) {
+    state_->ctx = EVP_MD_CTX_new();
+    if (state_->ctx == nullptr)
+        throw std::bad_alloc();
+    start(state_->ctx);
+}
+
+sha256_hasher::~sha256_hasher() = default;
+sha256_hasher::sha256_hasher(sha256_hasher&&) noexcept = default;
+sha256_hasher& sha256_hasher::operator=(sha256_hasher&&) noexcept = default;
+
+void sha256_hasher::update(std::span<std::byte const> bytes) {
+    EVP_DigestUpdate(state_->ctx, bytes.data(), bytes.size());
+}
+
+void sha256_hasher::update(std::string_view text) {
+    EVP_DigestUpdate(state_->ctx, text.data(), text.size());
+}
+
+sha256_digest sha256_hasher::finish() {
+    sha256_digest digest{};
+    unsigned int length = 0;
+    EVP_DigestFinal_ex(state_->ctx, digest.data(), &length);
+    start(state_->ctx);
+    return digest;
+}
+
+sha256_digest sha256_of(std::string_view bytes) {
+    sha256_hasher hasher;
+    hasher.update(bytes);
+    return hasher.finish();
+}
+
+std::string to_hex(sha256_digest const& digest) {
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string text;
+    text.reserve(64);
+    for (auto byte : digest) {
+        text.push_back(digits[byte >> 4]);
+        text.push_back(digits[byte & 0x0f]);
+    }
+    return text;
+}
+
+static int hex_value(char c) {
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1; // upper case is refused: FDL writes lower case
+}
+
+std::optional<sha256_digest> parse_sha256_hex(std::string_view text) {
+    if (text.size() != 64)
+        return std::nullopt;
+    sha256_digest digest{};
+    for (std::size_t i = 0; i < digest.size(); ++i) {
+        int high = hex_value(text[2 * i]);
+        int low = hex_value(text[2 * i + 1]);
+        if (high < 0 || low < 0)
+            return std::nullopt;
+        digest[i] = static_cast<std::uint8_t>(high << 4 | low);
+    }
+    return digest;
+}
+
+} // namespace mirror::verify
