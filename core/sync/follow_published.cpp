@@ -100,8 +100,12 @@ awaitable<void> follow_one(pass& p, std::string const& id, folder_files const& h
                     folder + path + ": added at the origin after the version was published (not copied)"));
                 continue;
             }
-            auto copied = co_await copy_object(p.origin, p.mirror, folder + path, {size, {}, "the origin's listing"},
-                                               store::write_mode::create_only, p.observer);
+            // Named locals, not braced temporaries of the co_await expression: GCC 12
+            // destroyed those twice here (see docs/design.md, "Coroutines and GCC 12").
+            expectation listed_size{size, {}, "the origin's listing"};
+            std::string key = folder + path;
+            auto copied = co_await copy_object(p.origin, p.mirror, key, listed_size, store::write_mode::create_only,
+                                               p.observer);
             if (!copied) {
                 if (p.note_failure(copied.error(), is_mirror_failure(copied.error())))
                     co_return;

@@ -21,7 +21,9 @@ folder_files const* versions_listing::files_of(std::string_view id) const {
 awaitable<result<versions_listing>> list_versions(store::store& from) {
     versions_listing listing;
     static constexpr std::string_view prefix = "versions/";
-    auto listed = co_await from.list(std::string(prefix), [&](store::list_entry entry) -> result<void> {
+    // The callback is a named local, not a temporary of the co_await expression: GCC 12
+    // can destroy such temporaries twice (see docs/design.md, "Coroutines and GCC 12").
+    std::function<result<void>(store::list_entry)> take = [&](store::list_entry entry) -> result<void> {
         std::string_view rest = std::string_view(entry.key).substr(prefix.size());
         auto slash = rest.find('/');
         if (slash == std::string_view::npos)
@@ -31,7 +33,8 @@ awaitable<result<versions_listing>> list_versions(store::store& from) {
             return {}; // not a version folder; readers ignore it, and so do we
         listing.versions[std::string(id)].emplace(std::string(rest.substr(slash + 1)), entry.size);
         return {};
-    });
+    };
+    auto listed = co_await from.list(std::string(prefix), take);
     if (!listed)
         co_return listed.error();
     co_return listing;
@@ -39,10 +42,11 @@ awaitable<result<versions_listing>> list_versions(store::store& from) {
 
 awaitable<result<std::map<std::string, std::uint64_t>>> list_data_files(store::store& from, std::string data_dir) {
     std::map<std::string, std::uint64_t> files;
-    auto listed = co_await from.list(data_dir, [&](store::list_entry entry) -> result<void> {
+    std::function<result<void>(store::list_entry)> take = [&](store::list_entry entry) -> result<void> {
         files.emplace(entry.key.substr(data_dir.size()), entry.size);
         return {};
-    });
+    };
+    auto listed = co_await from.list(data_dir, take);
     if (!listed)
         co_return listed.error();
     co_return files;
@@ -79,10 +83,11 @@ static void compare_with_refs_json(refs_snapshot& snapshot, std::string const& s
 
 static awaitable<result<void>> read_listed_refs(store::store& from, refs_snapshot& snapshot, std::string const& side) {
     std::vector<std::string> names;
-    auto listed = co_await from.list("refs/", [&](store::list_entry entry) -> result<void> {
+    std::function<result<void>(store::list_entry)> take = [&](store::list_entry entry) -> result<void> {
         names.push_back(std::move(entry.key));
         return {};
-    });
+    };
+    auto listed = co_await from.list("refs/", take);
     if (!listed)
         co_return listed.error();
     for (auto& name : names) {
