@@ -4,6 +4,7 @@
 #include <boost/system/error_code.hpp>
 #include <boost/system/result.hpp>
 
+#include <iosfwd>
 #include <string>
 #include <utility>
 
@@ -29,6 +30,9 @@ error make_error(Errc code, std::string message) {
 
 /// Prefixes the message with the object it happened to, "origin: " or "versions/x/".
 error with_context(error e, std::string const& context);
+
+/// Prints the message (what doctest and logs show for a failed result).
+std::ostream& operator<<(std::ostream& out, error const& e);
 
 /// Lets result<T>::value() throw on an error (a bug at the call site).
 [[noreturn]] void throw_exception_from_error(error const& e, boost::source_location const& loc);

@@ -12,6 +12,9 @@ std::optional<int> major_version_of(std::string_view version) noexcept {
     std::string_view major = version.substr(0, dot);
     if (major.empty() || major.size() > 6)
         return std::nullopt;
+    for (char c : major)
+        if (c < '0' || c > '9')
+            return std::nullopt; // from_chars alone would read "-0" as 0
     int value = 0;
     auto [end, ec] = std::from_chars(major.data(), major.data() + major.size(), value);
     if (ec != std::errc() || end != major.data() + major.size())

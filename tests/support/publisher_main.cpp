@@ -4,6 +4,7 @@
 //   fdl-test-publisher sample ROOT
 //   fdl-test-publisher add ROOT BRANCH [DATA_BYTES]   a new version on BRANCH with one new data file
 //   fdl-test-publisher bench ROOT VERSIONS SMALL_FILES SMALL_BYTES LARGE_FILES LARGE_BYTES
+//   fdl-test-publisher check ROOT      exit 1 and list what a reader of ROOT would find broken
 
 #include "tests/support/publisher.hpp"
 
@@ -88,6 +89,12 @@ int main(int argc, char** argv) {
         }
         if ((args.size() == 3 || args.size() == 4) && args[0] == "add")
             return add(args[1], args[2], args.size() == 4 ? std::stoul(args[3]) : 1000);
+        if (args.size() == 2 && args[0] == "check") {
+            auto problems = reader_visible_problems(args[1]);
+            for (auto const& p : problems)
+                std::fprintf(stderr, "%s\n", p.c_str());
+            return problems.empty() ? 0 : 1;
+        }
         if (args.size() == 7 && args[0] == "bench")
             return bench(args[1], std::stoul(args[2]), std::stoul(args[3]), std::stoul(args[4]), std::stoul(args[5]),
                          std::stoul(args[6]));
@@ -96,7 +103,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     std::fputs("usage: fdl-test-publisher sample ROOT | add ROOT BRANCH [DATA_BYTES] | "
-               "bench ROOT VERSIONS SMALL_FILES SMALL_BYTES LARGE_FILES LARGE_BYTES\n",
+               "bench ROOT VERSIONS SMALL_FILES SMALL_BYTES LARGE_FILES LARGE_BYTES | check ROOT\n",
                stderr);
     return 2;
 }

@@ -90,7 +90,7 @@ TEST_CASE("local store: symbolic links are refused, not followed") {
     write_file(tmp / "repo" / "real.txt", "inside");
     fs::create_symlink(tmp / "secret", tmp / "repo" / "link.txt");
     fs::create_directories(tmp / "repo" / "d");
-    fs::create_directory_symlink(tmp, tmp / "repo" / "d" / "up");
+    fs::create_directory_symlink(tmp.path(), tmp / "repo" / "d" / "up");
     auto s = open(tmp / "repo", false);
     auto linked = read(*s, "link.txt");
     REQUIRE(!linked);

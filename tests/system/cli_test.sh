@@ -1,0 +1,53 @@
+# The command line: help, version, usage errors, exit codes, the JSON report.
+source "$(dirname "$0")/lib.sh"
+
+expect_status 0 "--help" -- "$FDL_MIRROR" --help
+expect_output "fdl-mirror sync ORIGIN MIRROR" "--help"
+expect_status 0 "--version" -- "$FDL_MIRROR" --version
+expect_output "fdl-mirror 0." "--version"
+expect_output "catalog reader: none" "--version says the build has no catalog reader"
+
+expect_status 2 "no command" -- "$FDL_MIRROR"
+expect_status 2 "unknown command" -- "$FDL_MIRROR" frobnicate
+expect_status 2 "sync with one argument" -- "$FDL_MIRROR" sync only-one
+expect_status 2 "unknown option" -- "$FDL_MIRROR" sync a b --frobnicate
+expect_status 2 "bad concurrency" -- "$FDL_MIRROR" sync a b --concurrency 0
+expect_status 2 "bad policy" -- "$FDL_MIRROR" sync a b --signatures sometimes
+expect_status 2 "required signatures without keys" -- "$FDL_MIRROR" sync a b --signatures required
+expect_output "needs --allowed-signers" "required signatures without keys"
+
+"$FDL_PUBLISHER" sample "$work/origin"
+expect_status 2 "http origin not supported yet" -- "$FDL_MIRROR" sync https://example.org/lake/ "$work/m0"
+expect_output "not supported yet" "http origin"
+expect_status 2 "s3 mirror not supported yet" -- "$FDL_MIRROR" sync "$work/origin" s3://bucket/prefix/
+expect_status 3 "absent origin folder" -- "$FDL_MIRROR" sync "$work/absent" "$work/m0"
+
+expect_status 0 "first sync" -- "$FDL_MIRROR" sync "$work/origin" "file://$work/mirror"
+expect_output "published 4 version(s)" "first sync summary"
+expect_status 0 "mirror is consistent" -- "$FDL_PUBLISHER" check "$work/mirror"
+expect_status 0 "rerun as JSON" -- "$FDL_MIRROR" sync "$work/origin" "$work/mirror" --json
+python3 - "$work/out" <<'PY' && pass || fail "JSON report fields"
+import json, sys
+report = json.load(open(sys.argv[1]))
+assert report["command"] == "sync" and report["exit_code"] == 0, report
+assert report["published"] == [] and report["files_copied"] == 0, report
+assert report["versions_in_mirror"] == 4 and report["fatal"] is None, report
+PY
+expect_status 0 "verify the mirror" -- "$FDL_MIRROR" verify "$work/mirror"
+expect_output "4 version(s) audited, 0 failed" "verify summary"
+
+# Damage the mirror: verify names the object and exits 1.
+data=$(find "$work/mirror/data" -name 'ducklake-0003.parquet')
+rm "$data"
+expect_status 1 "verify a damaged mirror" -- "$FDL_MIRROR" verify "$work/mirror" --json
+expect_output "ducklake-0003.parquet: missing" "verify names the missing data file"
+
+# A held version: exit 1, the mirror stays consistent.
+tip=$(cat "$work/origin/refs/heads/dev")
+printf 'tampered' >> "$work/origin/versions/$tip/ducklake.duckdb"
+expect_status 1 "sync with a tampered catalog" -- "$FDL_MIRROR" sync "$work/origin" "$work/mirror2"
+expect_output "held 1 version(s)" "held summary"
+expect_output "ducklake.duckdb: size is" "held reason names the catalog"
+expect_status 0 "mirror with a held version is consistent" -- "$FDL_PUBLISHER" check "$work/mirror2"
+
+finish
