@@ -117,7 +117,8 @@ std::string audit_summary(sync::audit_report const& r, std::string const& reposi
         std::string flags = v.withdrawn ? ", withdrawn" : v.expired ? ", expired" : "";
         out += "  " + v.id + (v.seq ? " (seq " + std::to_string(*v.seq) + ")" : "") + ": " + state + flags + ", " +
                std::to_string(v.tables) + " table(s), " + std::to_string(v.data_files) + " data file(s), " +
-               human_bytes(v.data_bytes) + "\n";
+               human_bytes(v.data_bytes) +
+               (v.data_files_proven ? ", " + std::to_string(v.data_files_proven) + " proven by the ledger" : "") + "\n";
         for (auto const& p : v.problems)
             out += "    " + sync::kind_of(p.code) + ": " + p.message + "\n";
     }
@@ -141,6 +142,7 @@ std::string audit_json(sync::audit_report const& r, std::string const& repositor
                           {"tables", v.tables},
                           {"data_files", v.data_files},
                           {"data_bytes", v.data_bytes},
+                          {"data_files_proven", v.data_files_proven},
                           {"problems", errors_json(v.problems)}};
         item["seq"] = v.seq ? json::value(*v.seq) : json::value(nullptr);
         versions.push_back(std::move(item));

@@ -9,6 +9,7 @@
 #include "core/sync/copy.hpp"
 #include "core/sync/errors.hpp"
 #include "core/sync/inventory.hpp"
+#include "core/sync/ledger.hpp"
 #include "core/sync/limits.hpp"
 
 #include <set>
@@ -34,6 +35,8 @@ struct audit_context {
     audit_report& report;
     fdl::repo_settings settings;
     std::optional<std::map<std::string, std::uint64_t>> data; ///< data_dir listing, when it can list
+    data_ledger ledger; ///< a mirror's record of its data files' digests; empty for an origin
+    std::set<std::string, std::less<>> proven; ///< data files hashed already in this audit
 };
 
 /// Reads a store error as a problem of the audited object, or an I/O failure.
@@ -62,12 +65,30 @@ awaitable<void> check_data_files(audit_context& c, version_audit& v, std::vector
             v.problems.push_back(noted(c, found.error()));
             continue;
         }
-        if (!size)
+        if (!size) {
             v.problems.push_back(make_error(sync_errc::missing_file, key + ": missing"));
-        else if (*size != file.bytes)
+            continue;
+        }
+        if (*size != file.bytes) {
             v.problems.push_back(make_error(sync_errc::size_mismatch, key + ": size is " + std::to_string(*size) +
                                                                           " bytes, files.json says " +
                                                                           std::to_string(file.bytes)));
+            continue;
+        }
+        // A mirror proves its bytes against the digest it recorded when it copied them.
+        auto recorded = c.ledger.find(file.path);
+        if (recorded == c.ledger.end())
+            continue;
+        if (!c.proven.insert(file.path).second) {
+            v.data_files_proven += 1; // shared with a version audited before
+            continue;
+        }
+        expectation expect{recorded->second.bytes, recorded->second.sha256, "the mirror's ledger"};
+        auto hashed = co_await hash_object(c.repo, key, expect);
+        if (!hashed)
+            v.problems.push_back(noted(c, hashed.error()));
+        else
+            v.data_files_proven += 1;
     }
 }
 
@@ -206,6 +227,11 @@ awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer) {
             co_return finish();
         }
         c.data = std::move(*listed);
+        auto ledger = co_await load_ledger(repo);
+        if (ledger)
+            c.ledger = std::move(*ledger);
+        else
+            report.problems.push_back(ledger.error());
     }
 
     std::map<std::string, std::size_t, std::less<>> index_of;

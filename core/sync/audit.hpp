@@ -22,6 +22,7 @@ struct version_audit {
     bool withdrawn = false;
     std::uint64_t data_files = 0;  ///< data and delete files the version needs
     std::uint64_t data_bytes = 0;
+    std::uint64_t data_files_proven = 0; ///< hashed and equal to the mirror's ledger
     std::uint64_t tables = 0;
     std::vector<error> problems;   ///< every failed check, each naming the object
 };
@@ -41,7 +42,9 @@ struct audit_report {
 /// Audits every version reachable from the repository's refs: version.json validity and
 /// id, the size and sha256 of the catalog, dataset.json and files.json (unless expired),
 /// presence and size of every data file, every path rule; and refs, refs.json and HEAD
-/// consistency. Reads everything it checks; writes nothing.
+/// consistency. In a mirror, every data file the ledger (.fdl-mirror/ledger/) records is
+/// hashed and compared with the digest recorded when it was copied. Reads everything it
+/// checks; writes nothing.
 awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer);
 
 } // namespace mirror::sync

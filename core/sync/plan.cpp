@@ -1,6 +1,7 @@
 #include "core/sync/plan.hpp"
 
 #include "core/sync/errors.hpp"
+#include "core/sync/ledger.hpp"
 
 #include <set>
 
@@ -26,6 +27,10 @@ version_plan plan_version(version_inputs const& in, std::map<std::string, std::u
                                                    std::to_string(file.bytes) + " (the mirror's copy is kept)"));
         }
     }
+
+    plan.data_files = in.data_files;
+    if (!in.data_files.empty())
+        plan.steps.push_back({ledger_key(in.id), step_kind::ledger, {}});
 
     // Which files of the folder exist: the listing when there is one; otherwise what the
     // record pins (required) and what the spec allows (probed, optional).

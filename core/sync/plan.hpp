@@ -1,6 +1,6 @@
 #pragma once
 // Planning one version's copy: pure, no I/O. The order of the steps is the publication
-// rule of the spec README: data files, then catalog, dataset.json, files.json,
+// rule of the spec README: data files (and the mirror's ledger of them), then catalog, dataset.json, files.json,
 // catalogs/<format>.duckdb, other files, version.json.sig, expired.json, and
 // version.json last.
 
@@ -17,6 +17,7 @@ namespace mirror::sync {
 
 enum class step_kind {
     data_file,    ///< under data_dir, create-only, size pinned by the index
+    ledger,       ///< the mirror's record of the version's data files (size, sha256)
     version_file, ///< inside the version folder; replaceable until the version is published
     record,       ///< version.json, create-only, always the last step
 };
@@ -44,6 +45,7 @@ struct version_inputs {
 struct version_plan {
     std::vector<copy_step> steps;
     std::vector<error> conflicts;
+    std::vector<fdl::needed_data_file> data_files; ///< every data file the version needs (for the ledger)
 };
 
 /// Plans the copy of one version into a mirror that holds `mirror_data` (data files,

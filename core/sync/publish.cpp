@@ -7,6 +7,7 @@
 #include "core/sync/copy.hpp"
 #include "core/sync/detail/pass.hpp"
 #include "core/sync/errors.hpp"
+#include "core/sync/ledger.hpp"
 #include "core/sync/limits.hpp"
 #include "core/sync/plan.hpp"
 
@@ -125,6 +126,15 @@ awaitable<result<version_plan>> prepare(pass& p, std::string const& id, loaded_v
         }
         p.mirror_data = std::move(*listed_mirror);
     }
+    if (!inputs.data_files.empty() && !p.ledger) {
+        auto ledger = co_await load_ledger(p.mirror);
+        if (!ledger) {
+            // A damaged ledger costs re-hashing, never correctness: start a fresh record.
+            p.report.warnings.push_back("mirror: " + ledger.error().message + "; data files are hashed again");
+            ledger = data_ledger{};
+        }
+        p.ledger = std::move(*ledger);
+    }
     static std::map<std::string, std::uint64_t> const none;
     auto plan = plan_version(inputs, p.mirror_data ? *p.mirror_data : none);
     if (!plan.conflicts.empty())
@@ -132,8 +142,41 @@ awaitable<result<version_plan>> prepare(pass& p, std::string const& id, loaded_v
     co_return plan;
 }
 
+/// Writes the ledger segment of a version: every data file it needs that the ledger does
+/// not hold yet, with the digest taken while copying or, for a file an interrupted pass
+/// copied without recording it, from the mirror's copy.
+awaitable<result<void>> write_ledger(pass& p, std::string const& key, std::vector<fdl::needed_data_file> const& files,
+                                     data_ledger& copied) {
+    data_ledger segment;
+    for (auto const& file : files) {
+        if (p.ledger->contains(file.path))
+            continue;
+        if (auto it = copied.find(file.path); it != copied.end()) {
+            segment.insert(*it);
+            continue;
+        }
+        std::string data_key = p.settings.data_dir + file.path;
+        expectation size{file.bytes, {}, "files.json"};
+        auto hashed = co_await hash_object(p.mirror, data_key, size);
+        if (!hashed) {
+            p.note_failure(with_context(hashed.error(), "mirror"), true);
+            co_return hashed.error();
+        }
+        segment.emplace(file.path, ledger_entry{hashed->bytes, hashed->sha256});
+    }
+    if (segment.empty())
+        co_return result<void>();
+    auto written = co_await store::write_all(p.mirror, key, render_ledger_segment(segment), store::write_mode::replace);
+    if (!written) {
+        p.note_failure(with_context(written.error(), "mirror"), true);
+        co_return written.error();
+    }
+    p.ledger->merge(segment);
+    co_return result<void>();
+}
+
 /// Runs one step. Returns the error that holds the version; mirror failures are noted.
-awaitable<result<void>> run_step(pass& p, copy_step const& step, memory_files const& memory) {
+awaitable<result<void>> run_step(pass& p, copy_step const& step, memory_files const& memory, data_ledger& copied_data) {
     auto mode = step.kind == step_kind::version_file ? store::write_mode::replace : store::write_mode::create_only;
     if (auto in_memory = memory.find(step.key); in_memory != memory.end()) {
         auto written = co_await store::write_all(p.mirror, step.key, in_memory->second, mode);
@@ -163,8 +206,12 @@ awaitable<result<void>> run_step(pass& p, copy_step const& step, memory_files co
     }
     p.report.files_copied += 1;
     p.report.bytes_copied += copied->bytes;
-    if (step.kind == step_kind::data_file && p.mirror_data)
-        p.mirror_data->emplace(step.key.substr(p.settings.data_dir.size()), copied->bytes);
+    if (step.kind == step_kind::data_file) {
+        std::string path = step.key.substr(p.settings.data_dir.size());
+        if (p.mirror_data)
+            p.mirror_data->emplace(path, copied->bytes);
+        copied_data.emplace(std::move(path), ledger_entry{copied->bytes, copied->sha256});
+    }
     co_return result<void>();
 }
 
@@ -191,8 +238,13 @@ awaitable<void> publish_version(pass& p, std::string id) {
         }
         co_return;
     }
+    data_ledger copied_data;
     for (auto const& step : plan->steps) {
-        auto done = co_await run_step(p, step, memory);
+        result<void> done;
+        if (step.kind == step_kind::ledger)
+            done = co_await write_ledger(p, step.key, plan->data_files, copied_data);
+        else
+            done = co_await run_step(p, step, memory, copied_data);
         if (!done) {
             if (!p.mirror_failure)
                 p.hold(id, done.error());

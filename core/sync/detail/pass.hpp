@@ -6,6 +6,7 @@
 #include "core/fdl/version_record.hpp"
 #include "core/store/store.hpp"
 #include "core/sync/inventory.hpp"
+#include "core/sync/ledger.hpp"
 #include "core/sync/report.hpp"
 #include "core/sync/sync_pass.hpp"
 
@@ -35,6 +36,7 @@ struct pass {
     std::map<std::string, std::optional<std::string>, std::less<>> mirror_parents; ///< read while walking back
     std::optional<std::map<std::string, std::uint64_t>> mirror_data;  ///< listed on first need
     std::optional<std::map<std::string, std::uint64_t>> origin_data;  ///< listed on first need
+    std::optional<data_ledger> ledger;   ///< the mirror's ledger, loaded on first need
     std::set<std::string, std::less<>> published_now;
     std::map<std::string, error, std::less<>> held;
     std::optional<error> mirror_failure; ///< a mirror write failed: the pass stops

@@ -1,0 +1,86 @@
+#include "core/sync/ledger.hpp"
+
+#include "core/fdl/paths.hpp"
+#include "core/fdl/errors.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value.hpp>
+
+#include <functional>
+#include <vector>
+
+namespace mirror::sync {
+
+namespace json = boost::json;
+
+// A segment lists the data files of one version at most; this bounds what one file of a
+// damaged mirror can make the loader allocate.
+static constexpr std::size_t max_segment_bytes = 256 * 1024 * 1024;
+
+std::string ledger_key(std::string_view id) {
+    return std::string(ledger_prefix) + std::string(id) + ".json";
+}
+
+std::string render_ledger_segment(data_ledger const& entries) {
+    json::object files;
+    for (auto const& [path, entry] : entries)
+        files[path] = json::object{{"bytes", entry.bytes}, {"sha256", verify::to_hex(entry.sha256)}};
+    return json::serialize(json::object{{"data_files", std::move(files)}}) + "\n";
+}
+
+result<data_ledger> parse_ledger_segment(std::string_view text, std::string_view name) {
+    auto fail = [&](std::string const& why) {
+        return make_error(fdl::fdl_errc::bad_value, std::string(name) + ": " + why);
+    };
+    boost::system::error_code ec;
+    json::value value = json::parse(text, ec);
+    if (ec || !value.is_object())
+        return fail("not a ledger segment");
+    auto const* files = value.get_object().if_contains("data_files");
+    if (files == nullptr || !files->is_object())
+        return fail("data_files: missing");
+    data_ledger out;
+    for (auto const& [path, entry] : files->get_object()) {
+        if (auto problem = fdl::relative_path_problem(path))
+            return fail("'" + std::string(path) + "': " + *problem);
+        auto const* o = entry.if_object();
+        auto const* bytes = o ? o->if_contains("bytes") : nullptr;
+        auto const* sha = o ? o->if_contains("sha256") : nullptr;
+        if (bytes == nullptr || !bytes->is_number() || sha == nullptr || !sha->is_string())
+            return fail(std::string(path) + ": needs bytes and sha256");
+        auto digest = verify::parse_sha256_hex(sha->get_string());
+        auto size = bytes->is_uint64() ? bytes->get_uint64()
+                    : bytes->is_int64() && bytes->get_int64() >= 0 ? static_cast<std::uint64_t>(bytes->get_int64())
+                                                                    : UINT64_MAX;
+        if (!digest || size == UINT64_MAX)
+            return fail(std::string(path) + ": bad bytes or sha256");
+        out.emplace(std::string(path), ledger_entry{size, *digest});
+    }
+    return out;
+}
+
+awaitable<result<data_ledger>> load_ledger(store::store& from) {
+    std::vector<std::string> keys;
+    std::function<result<void>(store::list_entry)> take = [&](store::list_entry entry) -> result<void> {
+        if (entry.key.ends_with(".json"))
+            keys.push_back(std::move(entry.key));
+        return {};
+    };
+    auto listed = co_await from.list(std::string(ledger_prefix), take);
+    if (!listed)
+        co_return listed.error();
+    data_ledger ledger;
+    for (auto const& key : keys) {
+        auto bytes = co_await store::read_all(from, key, max_segment_bytes);
+        if (!bytes)
+            co_return bytes.error();
+        auto segment = parse_ledger_segment(*bytes, key);
+        if (!segment)
+            co_return segment.error();
+        ledger.merge(*segment); // the first record of a path is kept: it was copied once
+    }
+    co_return ledger;
+}
+
+} // namespace mirror::sync

@@ -1,0 +1,43 @@
+#pragma once
+// The mirror's data-file ledger: the size and SHA-256 of each data file when it was
+// copied, so that an audit can prove the mirror still holds the same bytes (spec README,
+// "Immutability, as a mirror enforces it"). Kept inside the mirror under .fdl-mirror/,
+// a root folder that readers ignore, one segment per published version.
+
+#include "core/error.hpp"
+#include "core/net.hpp"
+#include "core/store/store.hpp"
+#include "verify/sha256.hpp"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace mirror::sync {
+
+struct ledger_entry {
+    std::uint64_t bytes = 0;
+    verify::sha256_digest sha256{};
+};
+
+/// Data file path (relative to data_dir) -> what was recorded when it was copied.
+using data_ledger = std::map<std::string, ledger_entry, std::less<>>;
+
+/// The folder of ledger segments in a mirror.
+inline constexpr std::string_view ledger_prefix = ".fdl-mirror/ledger/";
+
+/// The key of the segment written with version `id`.
+std::string ledger_key(std::string_view id);
+
+/// Renders a segment: one JSON object, {"data_files": {path: {"bytes", "sha256"}}}.
+std::string render_ledger_segment(data_ledger const& entries);
+
+/// Parses a segment; `name` names it in messages. Paths are checked like data paths.
+result<data_ledger> parse_ledger_segment(std::string_view text, std::string_view name);
+
+/// Reads every segment of a store that can list. An absent ledger is an empty one; a
+/// segment that cannot be parsed fails the load (the caller reports it).
+awaitable<result<data_ledger>> load_ledger(store::store& from);
+
+} // namespace mirror::sync
