@@ -87,7 +87,7 @@ std::variant<command, usage_error> parse_sync(arg_reader& in) {
                 else
                     cmd.concurrency = *n;
             }
-        } else if (arg.starts_with("--")) {
+        } else if (arg.starts_with("-")) {
             problem = usage_error{"sync: unknown option " + arg};
         } else {
             positional.push_back(arg);
@@ -112,7 +112,7 @@ std::variant<command, usage_error> parse_verify(arg_reader& in) {
             continue;
         if (arg == "--json")
             cmd.json = true;
-        else if (arg.starts_with("--"))
+        else if (arg.starts_with("-"))
             problem = usage_error{"verify: unknown option " + arg};
         else
             positional.push_back(arg);

@@ -113,6 +113,8 @@ std::optional<std::string> ref_name_problem(std::string_view name) {
         return "contains '@{'";
     if (name.front() == '/' || name.back() == '/')
         return "begins or ends with '/'";
+    if (name.find('/') == std::string_view::npos)
+        return "a one-level name (refs live under refs/)";
     if (name.back() == '.')
         return "ends with '.'";
     std::size_t start = 0;

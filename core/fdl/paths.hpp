@@ -20,7 +20,8 @@ std::optional<std::string> data_dir_problem(std::string_view data_dir);
 
 /// Checks a full ref name (`refs/heads/main`) by Git's check-ref-format rules: no `..`,
 /// no control characters, space, `~ ^ : ? * [ \`, no component starting with `.` or
-/// ending in `.lock`, no `@{`, not `@`, no empty component, not ending in `/` or `.`.
+/// ending in `.lock`, no `@{`, not `@`, no empty component, not ending in `/` or `.`,
+/// and at least two components (Git refuses one-level names by default).
 /// Returns the reason it is refused, or nullopt.
 std::optional<std::string> ref_name_problem(std::string_view name);
 

@@ -1,0 +1,152 @@
+#include "daemon/cli.hpp"
+#include <doctest/doctest.h>
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+using namespace mirror::daemon;
+using mirror::config::signature_policy;
+
+namespace {
+
+using args = std::vector<std::string>;
+
+// The command parsed, by value (the variant is a temporary), or a failed check and nullopt.
+template <class Command>
+std::optional<Command> parsed_as(std::variant<command, usage_error> const& r) {
+    if (auto const* e = std::get_if<usage_error>(&r)) {
+        FAIL_CHECK("usage error: " << e->message);
+        return std::nullopt;
+    }
+    auto const* c = std::get_if<Command>(&std::get<command>(r));
+    CHECK(c != nullptr);
+    if (c == nullptr)
+        return std::nullopt;
+    return *c;
+}
+
+// The usage error's message, or "" after a failed check.
+std::string usage_message(std::variant<command, usage_error> const& r) {
+    auto const* e = std::get_if<usage_error>(&r);
+    CHECK(e != nullptr);
+    if (e == nullptr)
+        return "";
+    CHECK_FALSE(e->message.empty());
+    return e->message;
+}
+
+} // namespace
+
+TEST_CASE("sync takes ORIGIN and MIRROR with defaults for everything else") {
+    auto const cmd = parsed_as<sync_command>(parse_command_line({"sync", "/srv/origin", "file:///srv/mirror"}));
+    REQUIRE(cmd.has_value());
+    CHECK(cmd->origin == "/srv/origin");
+    CHECK(cmd->mirror == "file:///srv/mirror");
+    CHECK(cmd->concurrency == 4);
+    CHECK_FALSE(cmd->allow_rewind);
+    CHECK_FALSE(cmd->json);
+    CHECK_FALSE(cmd->signatures.allowed_signers.has_value());
+    CHECK_FALSE(cmd->signatures.policy.has_value());
+    CHECK(cmd->signatures.ns == "fdl");
+}
+
+TEST_CASE("sync options, before, between or after the positionals") {
+    auto const cmd = parsed_as<sync_command>(
+        parse_command_line({"sync", "--json", "a", "--concurrency", "16", "b", "--allow-rewind", "--allowed-signers",
+                            "/etc/keys", "--signatures", "if-present", "--namespace", "org.example"}));
+    REQUIRE(cmd.has_value());
+    CHECK(cmd->origin == "a"); // positionals keep their order
+    CHECK(cmd->mirror == "b");
+    CHECK(cmd->json);
+    CHECK(cmd->allow_rewind);
+    CHECK(cmd->concurrency == 16);
+    CHECK(cmd->signatures.allowed_signers == std::optional<std::string>("/etc/keys"));
+    CHECK(cmd->signatures.policy == signature_policy::if_present);
+    CHECK(cmd->signatures.ns == "org.example");
+}
+
+TEST_CASE("sync needs exactly two positionals") {
+    usage_message(parse_command_line({"sync"}));
+    usage_message(parse_command_line({"sync", "a"}));
+    usage_message(parse_command_line({"sync", "a", "b", "c"}));
+    usage_message(parse_command_line({"sync", "--json", "a"}));
+}
+
+TEST_CASE("an unknown option is refused and named") {
+    CHECK(usage_message(parse_command_line({"sync", "a", "b", "--frobnicate"})).find("--frobnicate") !=
+          std::string::npos);
+    CHECK(usage_message(parse_command_line({"verify", "r", "--allow-rewind"})).find("--allow-rewind") !=
+          std::string::npos);
+    CHECK(usage_message(parse_command_line({"verify", "r", "--concurrency", "2"})).find("--concurrency") !=
+          std::string::npos);
+}
+
+TEST_CASE("--concurrency takes a count from 1 to 1024") {
+    for (char const* n : {"1", "1024", "8"}) {
+        CAPTURE(n);
+        auto const cmd = parsed_as<sync_command>(parse_command_line({"sync", "a", "b", "--concurrency", n}));
+        REQUIRE(cmd.has_value());
+        CHECK(cmd->concurrency == std::stoul(n));
+    }
+    for (char const* n : {"0", "-1", "1025", "1x", "", "four", "18446744073709551617", "+2"}) {
+        CAPTURE(n);
+        CHECK(usage_message(parse_command_line({"sync", "a", "b", "--concurrency", n})).find("--concurrency") !=
+              std::string::npos);
+    }
+    // A flag at the end with no value.
+    CHECK(usage_message(parse_command_line({"sync", "a", "b", "--concurrency"})).find("--concurrency") !=
+          std::string::npos);
+}
+
+TEST_CASE("signature options are checked") {
+    CHECK(usage_message(parse_command_line({"sync", "a", "b", "--signatures", "always"})).find("always") !=
+          std::string::npos);
+    usage_message(parse_command_line({"sync", "a", "b", "--namespace", ""}));
+    usage_message(parse_command_line({"verify", "r", "--allowed-signers"}));
+    for (auto const* word : {"required", "if-present", "off"}) {
+        auto const cmd = parsed_as<verify_command>(parse_command_line({"verify", "r", "--signatures", word}));
+        REQUIRE(cmd.has_value());
+        REQUIRE(cmd->signatures.policy.has_value());
+        CHECK(to_string(*cmd->signatures.policy) == word);
+    }
+}
+
+TEST_CASE("verify needs exactly one repository") {
+    auto const cmd = parsed_as<verify_command>(parse_command_line({"verify", "/srv/mirror", "--json"}));
+    REQUIRE(cmd.has_value());
+    CHECK(cmd->repository == "/srv/mirror");
+    CHECK(cmd->json);
+    CHECK(cmd->signatures.ns == "fdl");
+
+    usage_message(parse_command_line({"verify"}));
+    usage_message(parse_command_line({"verify", "--json"}));
+    usage_message(parse_command_line({"verify", "a", "b"}));
+}
+
+TEST_CASE("--help and --version") {
+    for (auto const* word : {"--help", "-h", "help"}) {
+        CAPTURE(word);
+        parsed_as<help_command>(parse_command_line({word}));
+    }
+    parsed_as<version_command>(parse_command_line({"--version"}));
+    std::string const usage = usage_text();
+    for (auto const* mention : {"sync", "verify", "--concurrency", "--allow-rewind", "--signatures", "--namespace",
+                                "--allowed-signers", "--json", "--help", "--version"}) {
+        CAPTURE(mention);
+        CHECK(usage.find(mention) != std::string::npos);
+    }
+}
+
+TEST_CASE("no command, or an unknown one, is a usage error") {
+    usage_message(parse_command_line({}));
+    CHECK(usage_message(parse_command_line({"mirror", "a", "b"})).find("mirror") != std::string::npos);
+    usage_message(parse_command_line({"--json"}));
+    usage_message(parse_command_line({"SYNC", "a", "b"}));
+}
+
+TEST_CASE("a single-dash argument is an unknown option, not a location") {
+    CHECK(usage_message(parse_command_line({"sync", "-x", "a", "b"})).find("-x") != std::string::npos);
+    CHECK(usage_message(parse_command_line({"verify", "-q", "a"})).find("-q") != std::string::npos);
+}
