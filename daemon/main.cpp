@@ -15,6 +15,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -50,9 +51,8 @@ std::optional<std::string> signature_problem(daemon::signature_options const& s)
     auto policy = s.policy.value_or(s.allowed_signers ? config::signature_policy::required
                                                       : config::signature_policy::off);
     if (policy == config::signature_policy::off) {
-        if (s.allowed_signers)
-            return std::nullopt;
-        std::fputs("warning: no --allowed-signers given: signatures are not checked\n", stderr);
+        if (!s.policy) // chosen for the operator, who should know
+            std::fputs("warning: no --allowed-signers given: signatures are not checked\n", stderr);
         return std::nullopt;
     }
     if (!s.allowed_signers)
@@ -76,12 +76,15 @@ int run_sync_command(daemon::sync_command const& cmd) {
         std::fprintf(stderr, "fdl-mirror: %s\n", problem->c_str());
         return exit_usage;
     }
-    auto origin = store::open_store(cmd.origin, store::store_role::origin);
+    // Threads for blocking file I/O: declared before the stores that use it, so it is
+    // destroyed after them.
+    store::blocking_pool pool(std::clamp<std::size_t>(cmd.concurrency, 2, 8));
+    auto origin = store::open_store(cmd.origin, store::store_role::origin, &pool);
     if (!origin) {
         std::fprintf(stderr, "fdl-mirror: origin: %s\n", origin.error().message.c_str());
         return origin.error().code == store::store_errc::unsupported ? exit_usage : exit_io;
     }
-    auto mirror = store::open_store(cmd.mirror, store::store_role::mirror);
+    auto mirror = store::open_store(cmd.mirror, store::store_role::mirror, &pool);
     if (!mirror) {
         std::fprintf(stderr, "fdl-mirror: mirror: %s\n", mirror.error().message.c_str());
         return mirror.error().code == store::store_errc::unsupported ? exit_usage : exit_io;
@@ -93,7 +96,7 @@ int run_sync_command(daemon::sync_command const& cmd) {
         target = &*killer;
     }
     auto progress = cmd.json ? nullptr : daemon::tty_progress::create();
-    sync::sync_options options{cmd.allow_rewind, cmd.concurrency};
+    sync::sync_options options{cmd.allow_rewind, cmd.concurrency, &pool};
     auto report = run_to_completion(sync::run_sync(**origin, *target, options, progress.get()));
     progress.reset();
     std::string out = cmd.json ? daemon::sync_json(report, cmd.origin, cmd.mirror)
@@ -107,13 +110,14 @@ int run_verify_command(daemon::verify_command const& cmd) {
         std::fprintf(stderr, "fdl-mirror: %s\n", problem->c_str());
         return exit_usage;
     }
-    auto repo = store::open_store(cmd.repository, store::store_role::origin);
+    store::blocking_pool pool(2);
+    auto repo = store::open_store(cmd.repository, store::store_role::origin, &pool);
     if (!repo) {
         std::fprintf(stderr, "fdl-mirror: %s\n", repo.error().message.c_str());
         return repo.error().code == store::store_errc::unsupported ? exit_usage : exit_io;
     }
     auto progress = cmd.json ? nullptr : daemon::tty_progress::create();
-    auto report = run_to_completion(sync::run_audit(**repo, progress.get()));
+    auto report = run_to_completion(sync::run_audit(**repo, progress.get(), &pool));
     progress.reset();
     std::string out = cmd.json ? daemon::audit_json(report, cmd.repository)
                                : daemon::audit_summary(report, cmd.repository);

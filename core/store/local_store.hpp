@@ -1,6 +1,7 @@
 #pragma once
 // A repository in a local folder: the embedded default store.
 
+#include "core/store/blocking_pool.hpp"
 #include "core/store/store.hpp"
 
 #include <filesystem>
@@ -16,9 +17,11 @@ namespace mirror::store {
 /// leaves no partial file under any key.
 class local_store final : public store {
 public:
-    /// Opens `root`. A writable store creates the folder when absent.
-    /// Fails with not_found / access_denied / rejected (not a folder).
-    static result<std::unique_ptr<local_store>> open(std::filesystem::path root, bool writable);
+    /// Opens `root`. A writable store creates the folder when absent. Reads, writes and
+    /// fsyncs of object bytes run on `pool` when one is given (it must outlive the store),
+    /// inline otherwise. Fails with not_found / access_denied / rejected (not a folder).
+    static result<std::unique_ptr<local_store>> open(std::filesystem::path root, bool writable,
+                                                     blocking_pool* pool = nullptr);
     ~local_store() override;
 
     store_caps caps() const override;
@@ -30,10 +33,11 @@ public:
     awaitable<result<void>> remove(std::string key) override;
 
 private:
-    local_store(int root_fd, std::filesystem::path root, bool writable);
+    local_store(int root_fd, std::filesystem::path root, bool writable, blocking_pool* pool);
     int root_fd_;
     std::filesystem::path root_;
     bool writable_;
+    blocking_pool* pool_;
 };
 
 } // namespace mirror::store

@@ -5,7 +5,7 @@
 
 namespace mirror::store {
 
-result<std::unique_ptr<store>> open_store(std::string_view location, store_role role) {
+result<std::unique_ptr<store>> open_store(std::string_view location, store_role role, blocking_pool* pool) {
     std::string where(location);
     if (location.empty())
         return make_error(store_errc::rejected, "empty location");
@@ -26,7 +26,7 @@ result<std::unique_ptr<store>> open_store(std::string_view location, store_role 
             return make_error(store_errc::unsupported, where + ": unknown scheme '" + std::string(scheme) + "'");
         }
     }
-    auto opened = local_store::open(path, role == store_role::mirror);
+    auto opened = local_store::open(path, role == store_role::mirror, pool);
     if (!opened)
         return opened.error();
     return std::unique_ptr<store>(std::move(*opened));

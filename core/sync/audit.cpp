@@ -32,6 +32,7 @@ namespace {
 struct audit_context {
     store::store& repo;
     sync_observer* observer;
+    store::blocking_pool* pool;
     audit_report& report;
     fdl::repo_settings settings;
     std::optional<std::map<std::string, std::uint64_t>> data; ///< data_dir listing, when it can list
@@ -84,7 +85,7 @@ awaitable<void> check_data_files(audit_context& c, version_audit& v, std::vector
             continue;
         }
         expectation expect{recorded->second.bytes, recorded->second.sha256, "the mirror's ledger"};
-        auto hashed = co_await hash_object(c.repo, key, expect);
+        auto hashed = co_await hash_object(c.repo, key, expect, c.pool);
         if (!hashed)
             v.problems.push_back(noted(c, hashed.error()));
         else
@@ -111,7 +112,7 @@ awaitable<std::optional<std::string>> check_pinned(audit_context& c, version_aud
     }
     if (c.observer)
         c.observer->copying(key, pinned.bytes);
-    auto hashed = co_await hash_object(c.repo, key, expect);
+    auto hashed = co_await hash_object(c.repo, key, expect, c.pool);
     if (!hashed)
         v.problems.push_back(noted(c, hashed.error()));
     else if (c.observer)
@@ -195,10 +196,10 @@ void check_refs(audit_context& c, refs_snapshot const& refs) {
 
 } // namespace
 
-awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer) {
+awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, store::blocking_pool* pool) {
     auto started = std::chrono::steady_clock::now();
     audit_report report;
-    audit_context c{repo, observer, report};
+    audit_context c{repo, observer, pool, report};
     auto finish = [&]() {
         report.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
         return std::move(report);

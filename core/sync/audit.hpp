@@ -3,6 +3,7 @@
 
 #include "core/error.hpp"
 #include "core/net.hpp"
+#include "core/store/blocking_pool.hpp"
 #include "core/store/store.hpp"
 #include "core/sync/report.hpp"
 
@@ -45,6 +46,7 @@ struct audit_report {
 /// consistency. In a mirror, every data file the ledger (.fdl-mirror/ledger/) records is
 /// hashed and compared with the digest recorded when it was copied. Reads everything it
 /// checks; writes nothing.
-awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer);
+/// Large chunks are hashed on `pool` when one is given.
+awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, store::blocking_pool* pool = nullptr);
 
 } // namespace mirror::sync

@@ -41,19 +41,25 @@ error origin_read_error(error e) {
     return e;
 }
 
+// Chunks at least this large are hashed on the pool (see copy_object).
+static constexpr std::size_t offload_bytes = 256 * 1024;
+
 namespace {
 /// Hashes and counts what streams through, forwards it to a writer when there is one,
 /// and refuses bytes past the expected size so a hostile source cannot stream forever.
 class checking_sink final : public store::byte_sink {
 public:
-    checking_sink(expectation const& expect, std::string const& key, store::object_writer* writer)
-        : expect_(expect), key_(key), writer_(writer) {}
+    checking_sink(expectation const& expect, std::string const& key, store::object_writer* writer,
+                  store::blocking_pool* pool)
+        : expect_(expect), key_(key), writer_(writer), pool_(pool) {}
 
     awaitable<result<void>> write(std::span<std::byte const> bytes) override {
         count_ += bytes.size();
         if (expect_.bytes && count_ > *expect_.bytes)
             co_return size_error(key_, *expect_.bytes, *expect_.bytes, expect_.pinned_by, true);
-        hasher_.update(bytes);
+        std::function<void()> hash = [&] { hasher_.update(bytes); };
+        // Small chunks are hashed here: a trip to the pool costs more than they do.
+        co_await store::run_blocking(bytes.size() >= offload_bytes ? pool_ : nullptr, hash);
         if (writer_ == nullptr)
             co_return result<void>();
         auto written = co_await writer_->write(bytes);
@@ -88,25 +94,28 @@ private:
     expectation const& expect_;
     std::string const& key_;
     store::object_writer* writer_;
+    store::blocking_pool* pool_;
     verify::sha256_hasher hasher_;
     std::uint64_t count_ = 0;
     bool writer_failed_ = false;
 };
 } // namespace
 
-awaitable<result<copy_outcome>> hash_object(store::store& from, std::string key, expectation expect) {
-    checking_sink sink(expect, key, nullptr);
+awaitable<result<copy_outcome>> hash_object(store::store& from, std::string key, expectation expect,
+                                            store::blocking_pool* pool) {
+    checking_sink sink(expect, key, nullptr, pool);
     co_return co_await sink.drain(from, false);
 }
 
 awaitable<result<copy_outcome>> copy_object(store::store& from, store::store& to, std::string key,
-                                            expectation expect, store::write_mode mode, sync_observer* observer) {
+                                            expectation expect, store::write_mode mode, sync_observer* observer,
+                                            store::blocking_pool* pool) {
     if (observer)
         observer->copying(key, expect.bytes.value_or(0));
     auto writer = co_await to.open_writer(key, mode);
     if (!writer)
         co_return with_context(writer.error(), "mirror");
-    checking_sink sink(expect, key, writer->get());
+    checking_sink sink(expect, key, writer->get(), pool);
     auto outcome = co_await sink.drain(from, true);
     if (!outcome)
         co_return outcome.error();

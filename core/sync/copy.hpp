@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/net.hpp"
+#include "core/store/blocking_pool.hpp"
 #include "core/store/store.hpp"
 #include "core/sync/report.hpp"
 #include "verify/sha256.hpp"
@@ -33,12 +34,16 @@ struct copy_outcome {
 /// nothing appears under `key` and the error is sync_errc::{size_mismatch, sha256_mismatch}.
 /// An origin object that is absent fails with sync_errc::missing_file, a link or special
 /// file with sync_errc::not_a_regular_file; other store errors pass through.
+/// Large chunks are hashed on `pool` when one is given, so that hashing one file overlaps
+/// with reading and writing others.
 awaitable<result<copy_outcome>> copy_object(store::store& from, store::store& to, std::string key,
-                                            expectation expect, store::write_mode mode, sync_observer* observer);
+                                            expectation expect, store::write_mode mode, sync_observer* observer,
+                                            store::blocking_pool* pool = nullptr);
 
 /// Reads `key` from `from` and checks it against `expect` while it streams, writing
 /// nothing. Fails like copy_object.
-awaitable<result<copy_outcome>> hash_object(store::store& from, std::string key, expectation expect);
+awaitable<result<copy_outcome>> hash_object(store::store& from, std::string key, expectation expect,
+                                            store::blocking_pool* pool = nullptr);
 
 /// Checks bytes already in memory against `expect`; `key` names them in the message.
 result<void> check_bytes(std::string_view bytes, expectation const& expect, std::string const& key);

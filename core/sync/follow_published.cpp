@@ -105,7 +105,7 @@ awaitable<void> follow_one(pass& p, std::string const& id, folder_files const& h
             expectation listed_size{size, {}, "the origin's listing"};
             std::string key = folder + path;
             auto copied = co_await copy_object(p.origin, p.mirror, key, listed_size, store::write_mode::create_only,
-                                               p.observer);
+                                               p.observer, p.options.pool);
             if (!copied) {
                 if (p.note_failure(copied.error(), is_mirror_failure(copied.error())))
                     co_return;

@@ -10,6 +10,9 @@
 #include "core/sync/ledger.hpp"
 #include "core/sync/limits.hpp"
 #include "core/sync/plan.hpp"
+#include "core/sync/workers.hpp"
+
+#include <span>
 
 namespace mirror::sync::detail {
 
@@ -157,7 +160,7 @@ awaitable<result<void>> write_ledger(pass& p, std::string const& key, std::vecto
         }
         std::string data_key = p.settings.data_dir + file.path;
         expectation size{file.bytes, {}, "files.json"};
-        auto hashed = co_await hash_object(p.mirror, data_key, size);
+        auto hashed = co_await hash_object(p.mirror, data_key, size, p.options.pool);
         if (!hashed) {
             p.note_failure(with_context(hashed.error(), "mirror"), true);
             co_return hashed.error();
@@ -190,7 +193,7 @@ awaitable<result<void>> run_step(pass& p, copy_step const& step, memory_files co
         p.report.bytes_copied += in_memory->second.size();
         co_return result<void>();
     }
-    auto copied = co_await copy_object(p.origin, p.mirror, step.key, step.expect, mode, p.observer);
+    auto copied = co_await copy_object(p.origin, p.mirror, step.key, step.expect, mode, p.observer, p.options.pool);
     if (!copied) {
         auto const& code = copied.error().code;
         if (step.optional && code == sync_errc::missing_file)
@@ -239,7 +242,27 @@ awaitable<void> publish_version(pass& p, std::string id) {
         co_return;
     }
     data_ledger copied_data;
-    for (auto const& step : plan->steps) {
+    // Data files first, by up to `concurrency` workers; the rest in order, one at a time.
+    std::size_t data_steps = 0;
+    while (data_steps < plan->steps.size() && plan->steps[data_steps].kind == step_kind::data_file)
+        ++data_steps;
+    std::size_t next = 0;
+    std::optional<error> data_failure;
+    std::function<awaitable<void>()> copy_data_files = [&]() -> awaitable<void> {
+        while (next < data_steps && !data_failure && !p.mirror_failure) {
+            auto const& step = plan->steps[next++];
+            auto done = co_await run_step(p, step, memory, copied_data);
+            if (!done && !data_failure)
+                data_failure = done.error();
+        }
+    };
+    co_await run_workers(std::min(p.options.concurrency, data_steps), copy_data_files);
+    if (data_failure) {
+        if (!p.mirror_failure)
+            p.hold(id, *data_failure);
+        co_return;
+    }
+    for (auto const& step : std::span(plan->steps).subspan(data_steps)) {
         result<void> done;
         if (step.kind == step_kind::ledger)
             done = co_await write_ledger(p, step.key, plan->data_files, copied_data);

@@ -3,6 +3,7 @@
 // spec README prescribes, and say what was done and what was held.
 
 #include "core/net.hpp"
+#include "core/store/blocking_pool.hpp"
 #include "core/store/store.hpp"
 #include "core/sync/report.hpp"
 
@@ -13,6 +14,7 @@ namespace mirror::sync {
 struct sync_options {
     bool allow_rewind = false;   ///< let branches move to versions that do not descend from the mirror's
     std::size_t concurrency = 4; ///< transfers in flight, at most
+    store::blocking_pool* pool = nullptr; ///< where large chunks are hashed; inline when null
 };
 
 /// Runs one pass from `origin` to `mirror` (which must be able to list and write).

@@ -30,7 +30,9 @@ sync::sync_report run(awaitable<sync::sync_report> work) { return run_any(std::m
 sync::audit_report run(awaitable<sync::audit_report> work) { return run_any(std::move(work)); }
 
 std::unique_ptr<store::store> open_folder(std::filesystem::path const& root, bool writable) {
-    auto opened = store::local_store::open(root, writable);
+    // The engine runs its file I/O on a pool in the program; the tests do the same.
+    static store::blocking_pool pool(2);
+    auto opened = store::local_store::open(root, writable, &pool);
     if (!opened)
         throw std::runtime_error(opened.error().message);
     return std::move(*opened);
