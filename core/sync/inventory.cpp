@@ -31,7 +31,12 @@ awaitable<result<versions_listing>> list_versions(store::store& from) {
         std::string_view id = rest.substr(0, slash);
         if (!fdl::is_version_id(id))
             return {}; // not a version folder; readers ignore it, and so do we
-        listing.versions[std::string(id)].emplace(std::string(rest.substr(slash + 1)), entry.size);
+        std::string_view path = rest.substr(slash + 1);
+        if (auto problem = fdl::relative_path_problem(path)) {
+            listing.refused.push_back(entry.key.substr(0, 200) + ": " + *problem);
+            return {};
+        }
+        listing.versions[std::string(id)].emplace(std::string(path), entry.size);
         return {};
     };
     auto listed = co_await from.list(std::string(prefix), take);
@@ -43,7 +48,9 @@ awaitable<result<versions_listing>> list_versions(store::store& from) {
 awaitable<result<std::map<std::string, std::uint64_t>>> list_data_files(store::store& from, std::string data_dir) {
     std::map<std::string, std::uint64_t> files;
     std::function<result<void>(store::list_entry)> take = [&](store::list_entry entry) -> result<void> {
-        files.emplace(entry.key.substr(data_dir.size()), entry.size);
+        std::string path = entry.key.substr(data_dir.size());
+        if (!fdl::relative_path_problem(path))
+            files.emplace(std::move(path), entry.size);
         return {};
     };
     auto listed = co_await from.list(data_dir, take);

@@ -20,6 +20,7 @@ using folder_files = std::map<std::string, std::uint64_t, std::less<>>;
 /// Every versions/<id>/ folder a listing shows (ids that are not version IDs skipped).
 struct versions_listing {
     std::map<std::string, folder_files, std::less<>> versions;
+    std::vector<std::string> refused; ///< keys whose names no path check accepts: never copied
     /// True when the folder holds version.json: the version is published there.
     bool is_published(std::string_view id) const;
     folder_files const* files_of(std::string_view id) const;
@@ -28,7 +29,8 @@ struct versions_listing {
 /// Lists versions/ of a store that can list.
 awaitable<result<versions_listing>> list_versions(store::store& from);
 
-/// Lists `data_dir` of a store that can list: path relative to data_dir -> size.
+/// Lists `data_dir` of a store that can list: path relative to data_dir -> size. Names
+/// that fail fdl::relative_path_problem are left out.
 awaitable<result<std::map<std::string, std::uint64_t>>> list_data_files(store::store& from, std::string data_dir);
 
 /// The refs of one side, as read.

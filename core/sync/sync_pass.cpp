@@ -222,6 +222,8 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
             report.fatal = with_context(listed.error(), "origin");
             co_return finish();
         }
+        for (auto const& name : listed->refused)
+            report.warnings.push_back("origin: " + name + " (not copied)");
         p.origin_versions = std::move(*listed);
     }
     auto mirror_listed = co_await list_versions(mirror);

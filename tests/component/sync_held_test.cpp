@@ -184,3 +184,21 @@ TEST_CASE_FIXTURE(fixture, "an origin without fdl.json is an I/O failure (exit 3
     CHECK(r.exit_code() == 3);
     CHECK(r.fatal->message.find("fdl.json") != std::string::npos);
 }
+
+TEST_CASE_FIXTURE(fixture, "a data file the mirror already holds with another size blocks the version; the mirror's is kept") {
+    write_file(mirror / "data/main/population/ducklake-0004.parquet", "someone else's bytes");
+    auto r = pass();
+    CHECK(held_for(r, sample.dev_tip, sync_errc::data_file_conflict));
+    CHECK(read_file(mirror / "data/main/population/ducklake-0004.parquet") == "someone else's bytes");
+    expect_dev_held_and_main_mirrored(r);
+}
+
+TEST_CASE_FIXTURE(fixture, "a file in a version folder whose name no path check accepts is not copied") {
+    write_file(dev_dir() / "bad\nname", "x");
+    auto r = pass();
+    INFO(describe(r));
+    CHECK(r.exit_code() == 0);
+    CHECK(!fs::exists(mirror / "versions" / sample.dev_tip / "bad\nname"));
+    CHECK(std::any_of(r.warnings.begin(), r.warnings.end(),
+                      [](auto const& w) { return w.find("control character") != std::string::npos; }));
+}
