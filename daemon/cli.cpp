@@ -13,8 +13,8 @@ ORIGIN, MIRROR and REPOSITORY are folder paths or file:///… URLs.
 sync options:
   --allow-rewind                 let branches move to versions that do not descend from the mirror's
   --concurrency N                transfers in flight, at most (default 4)
+sync and verify options:
   --json                         print one JSON report instead of the summary
-signature options (sync and verify):
   --allowed-signers FILE         OpenSSH allowed_signers file of trusted keys
   --signatures POLICY            required | if-present | off (default: required with keys, else off)
   --namespace NS                 signature namespace (default fdl)

@@ -61,6 +61,12 @@ std::optional<std::string> signature_problem(daemon::signature_options const& s)
            ": this build does not verify SSH signatures yet; use --signatures off to mirror without them";
 }
 
+/// A location that cannot name a store (a scheme not built, file://relative) is the
+/// operator's mistake (exit 2); one that names a store that cannot be opened is I/O (3).
+bool is_usage_problem(error const& e) {
+    return e.code == store::store_errc::unsupported || e.code == store::store_errc::rejected;
+}
+
 /// FDL_MIRROR_TEST_KILL_AFTER_WRITES=N: die by SIGKILL right after the N-th write to the
 /// mirror. For crash-consistency tests only.
 std::optional<std::uint64_t> kill_after_writes() {
@@ -68,6 +74,8 @@ std::optional<std::uint64_t> kill_after_writes() {
     if (text == nullptr)
         return std::nullopt;
     auto n = config::parse_count(text, UINT64_MAX);
+    if (!n)
+        std::fprintf(stderr, "warning: FDL_MIRROR_TEST_KILL_AFTER_WRITES='%s' is not a count; ignored\n", text);
     return n;
 }
 
@@ -82,12 +90,12 @@ int run_sync_command(daemon::sync_command const& cmd) {
     auto origin = store::open_store(cmd.origin, store::store_role::origin, &pool);
     if (!origin) {
         std::fprintf(stderr, "fdl-mirror: origin: %s\n", origin.error().message.c_str());
-        return origin.error().code == store::store_errc::unsupported ? exit_usage : exit_io;
+        return is_usage_problem(origin.error()) ? exit_usage : exit_io;
     }
     auto mirror = store::open_store(cmd.mirror, store::store_role::mirror, &pool);
     if (!mirror) {
         std::fprintf(stderr, "fdl-mirror: mirror: %s\n", mirror.error().message.c_str());
-        return mirror.error().code == store::store_errc::unsupported ? exit_usage : exit_io;
+        return is_usage_problem(mirror.error()) ? exit_usage : exit_io;
     }
     store::store* target = mirror->get();
     std::optional<store::fault_store> killer;
@@ -114,7 +122,7 @@ int run_verify_command(daemon::verify_command const& cmd) {
     auto repo = store::open_store(cmd.repository, store::store_role::origin, &pool);
     if (!repo) {
         std::fprintf(stderr, "fdl-mirror: %s\n", repo.error().message.c_str());
-        return repo.error().code == store::store_errc::unsupported ? exit_usage : exit_io;
+        return is_usage_problem(repo.error()) ? exit_usage : exit_io;
     }
     auto progress = cmd.json ? nullptr : daemon::tty_progress::create();
     auto report = run_to_completion(sync::run_audit(**repo, progress.get(), &pool));

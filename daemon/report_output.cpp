@@ -68,7 +68,10 @@ std::string sync_summary(sync::sync_report const& r, std::string const& origin, 
     for (auto const& w : r.warnings)
         out += "warning: " + w + "\n";
     out += "copied " + std::to_string(r.files_copied) + " file(s), " + human_bytes(r.bytes_copied) + " in " +
-           seconds(r.elapsed) + "; the mirror holds " + std::to_string(r.versions_in_mirror) + " version(s)\n";
+           seconds(r.elapsed);
+    if (r.versions_in_mirror)
+        out += "; the mirror holds " + std::to_string(*r.versions_in_mirror) + " version(s)";
+    out += "\n";
     return out;
 }
 
@@ -98,10 +101,10 @@ std::string sync_json(sync::sync_report const& r, std::string const& origin, std
         {"warnings", strings_json(r.warnings)},
         {"files_copied", r.files_copied},
         {"bytes_copied", r.bytes_copied},
-        {"versions_in_mirror", r.versions_in_mirror},
         {"elapsed_seconds", static_cast<double>(r.elapsed.count()) / 1000.0},
     };
     out["fatal"] = r.fatal ? json::value(error_json(*r.fatal)) : json::value(nullptr);
+    out["versions_in_mirror"] = r.versions_in_mirror ? json::value(*r.versions_in_mirror) : json::value(nullptr);
     return json::serialize(out) + "\n";
 }
 

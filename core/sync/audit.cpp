@@ -17,7 +17,8 @@
 namespace mirror::sync {
 
 int audit_report::exit_code() const {
-    if (io_failure || (fatal && fatal->code.category() == store::store_category()))
+    if (io_failure || (fatal && fatal->code.category() == store::store_category() &&
+                       fatal->code != store::store_errc::too_large))
         return 3;
     if (fatal || !problems.empty())
         return 1;
@@ -37,7 +38,7 @@ struct audit_context {
     fdl::repo_settings settings;
     std::optional<std::map<std::string, std::uint64_t>> data; ///< data_dir listing, when it can list
     data_ledger ledger; ///< a mirror's record of its data files' digests; empty for an origin
-    std::set<std::string, std::less<>> proven; ///< data files hashed already in this audit
+    std::map<std::string, bool, std::less<>> proven; ///< data files hashed in this audit -> equal to the ledger
 };
 
 /// Reads a store error as a problem of the audited object, or an I/O failure.
@@ -80,12 +81,18 @@ awaitable<void> check_data_files(audit_context& c, version_audit& v, std::vector
         auto recorded = c.ledger.find(file.path);
         if (recorded == c.ledger.end())
             continue;
-        if (!c.proven.insert(file.path).second) {
-            v.data_files_proven += 1; // shared with a version audited before
+        if (auto known = c.proven.find(file.path); known != c.proven.end()) {
+            // Shared with a version audited before: the same verdict, without reading again.
+            if (known->second)
+                v.data_files_proven += 1;
+            else
+                v.problems.push_back(make_error(sync_errc::sha256_mismatch,
+                                                key + ": differs from the mirror's ledger (see above)"));
             continue;
         }
         expectation expect{recorded->second.bytes, recorded->second.sha256, "the mirror's ledger"};
         auto hashed = co_await hash_object(c.repo, key, expect, c.pool);
+        c.proven.emplace(file.path, hashed.has_value());
         if (!hashed)
             v.problems.push_back(noted(c, hashed.error()));
         else
@@ -236,13 +243,17 @@ awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, s
     }
 
     std::map<std::string, std::size_t, std::less<>> index_of;
+    std::map<std::string, std::optional<std::string>, std::less<>> parents; ///< of audited versions
     for (auto const& [name, target] : refs->refs) {
         std::optional<std::string> current = target;
         std::set<std::string, std::less<>> in_chain;
         while (current && !current->empty() && in_chain.size() < limits::history_length) {
             if (auto seen = index_of.find(*current); seen != index_of.end()) {
+                // Audited already: only note that this ref reaches it too, and go on.
+                in_chain.insert(*current);
                 report.versions[seen->second].reached_from.push_back(name);
-                break; // its history is audited already
+                current = parents[*current];
+                continue;
             }
             if (!in_chain.insert(*current).second) {
                 report.problems.push_back(make_error(sync_errc::history_broken, name + ": parents form a cycle"));
@@ -254,6 +265,7 @@ awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, s
             // Audit through a copy: report.versions may grow while this version is audited.
             version_audit audited = report.versions.back();
             current = co_await audit_version(c, audited);
+            parents[audited.id] = current;
             report.versions[index_of[audited.id]] = std::move(audited);
         }
     }

@@ -3,7 +3,11 @@
 #include "core/store/errors.hpp"
 #include "core/sync/errors.hpp"
 
+#include <boost/asio/experimental/awaitable_operators.hpp>
+
 namespace mirror::sync {
+
+using namespace boost::asio::experimental::awaitable_operators;
 
 static std::string short_hex(verify::sha256_digest const& d) {
     return verify::to_hex(d).substr(0, 12) + "…";
@@ -58,11 +62,23 @@ public:
         if (expect_.bytes && count_ > *expect_.bytes)
             co_return size_error(key_, *expect_.bytes, *expect_.bytes, expect_.pinned_by, true);
         std::function<void()> hash = [&] { hasher_.update(bytes); };
-        // Small chunks are hashed here: a trip to the pool costs more than they do.
-        co_await store::run_blocking(bytes.size() >= offload_bytes ? pool_ : nullptr, hash);
-        if (writer_ == nullptr)
+        bool offload = pool_ != nullptr && bytes.size() >= offload_bytes;
+        result<void> written;
+        if (!offload) {
+            // Small chunks are hashed here: a trip to the pool costs more than they do.
+            hash();
+            if (writer_ == nullptr)
+                co_return result<void>();
+            written = co_await writer_->write(bytes);
+        } else if (writer_ == nullptr) {
+            co_await pool_->run(hash);
             co_return result<void>();
-        auto written = co_await writer_->write(bytes);
+        } else {
+            // Hash and write the same chunk at once: both only read it.
+            auto hashing = pool_->run(hash);
+            auto writing = writer_->write(bytes);
+            written = co_await (std::move(hashing) && std::move(writing));
+        }
         if (!written) {
             writer_failed_ = true;
             co_return with_context(written.error(), "mirror");

@@ -9,6 +9,9 @@
 #include "core/sync/errors.hpp"
 #include "core/sync/limits.hpp"
 
+#include <boost/json/parse.hpp>
+#include <boost/json/value.hpp>
+
 namespace mirror::sync::detail {
 
 namespace {
@@ -17,14 +20,47 @@ bool is_late_addition(std::string_view path) {
     return path == "version.json.sig" || (path.starts_with("catalogs/") && path.ends_with(".duckdb"));
 }
 
-/// Adds the origin's expired.json, then deletes the mirror's catalog, files.json and
-/// catalogs/*; for a withdrawal, also takes the origin's reduced version.json.
-awaitable<void> follow_expiry(pass& p, std::string const& id, folder_files const& held) {
+/// True when `reduced` only removes fields from `original` (a withdrawal may delete what
+/// it withdraws from version.json, and change nothing else).
+bool only_removes_fields(std::string_view original, std::string_view reduced) {
+    boost::system::error_code ec_original, ec_reduced;
+    auto before = boost::json::parse(original, ec_original);
+    auto after = boost::json::parse(reduced, ec_reduced);
+    if (ec_original || ec_reduced || !before.is_object() || !after.is_object())
+        return false;
+    for (auto const& [key, value] : after.get_object()) {
+        auto const* kept = before.get_object().if_contains(key);
+        if (kept == nullptr || *kept != value)
+            return false;
+    }
+    return true;
+}
+
+/// Whether a version expired at the origin still needs expiry work in the mirror:
+/// no mark yet, a file the origin deleted still here, or another version.json.
+bool expiry_pending(folder_files const& served, folder_files const& held) {
+    if (!held.contains("expired.json"))
+        return true;
+    // What expiry deletes: the catalog (named .duckdb by every writer we know; the exact
+    // name is in version.json, which follow_expiry reads), files.json and catalogs/*.
+    for (auto const& [path, size] : held)
+        if (!served.contains(path) &&
+            (path.ends_with(".duckdb") || path == "files.json" || path.starts_with("catalogs/")))
+            return true;
+    return served.contains("version.json") && served.at("version.json") != held.at("version.json");
+}
+
+/// Brings a version the origin expired or withdrew to the same state in the mirror, in an
+/// order that is safe to interrupt and to repeat: the origin's expired.json first, then
+/// the deletion of the catalog, files.json and catalogs/*, then, for a withdrawal, the
+/// origin's reduced version.json.
+awaitable<void> follow_expiry(pass& p, std::string const& id, folder_files const& served, folder_files const& held) {
     std::string folder = "versions/" + id + "/";
     auto expired_bytes = co_await store::read_all(p.origin, folder + "expired.json", limits::expired_json);
     if (!expired_bytes) {
-        p.note_failure(origin_read_error(expired_bytes.error()), false);
-        p.report.warnings.push_back("could not follow expiry: " + origin_read_error(expired_bytes.error()).message);
+        auto e = origin_read_error(expired_bytes.error());
+        p.note_failure(e, false);
+        p.report.warnings.push_back("could not follow expiry: " + e.message);
         co_return;
     }
     auto expiry = fdl::parse_expiry(*expired_bytes, folder + "expired.json");
@@ -39,21 +75,26 @@ awaitable<void> follow_expiry(pass& p, std::string const& id, folder_files const
     }
     auto mirror_record = fdl::parse_version_record(*mirror_record_bytes, "mirror: " + folder + "version.json");
 
-    // The mark first: a reader who sees the catalog gone also sees why.
-    auto marked = co_await store::write_all(p.mirror, folder + "expired.json", std::move(*expired_bytes),
-                                            store::write_mode::create_only);
-    if (!marked && marked.error().code != store::store_errc::already_exists) {
-        p.note_failure(with_context(marked.error(), "mirror"), true);
-        co_return;
+    bool changed = false;
+    if (!held.contains("expired.json")) {
+        changed = true;
+        // The mark first: a reader who sees the catalog gone also sees why.
+        auto marked = co_await store::write_all(p.mirror, folder + "expired.json", std::move(*expired_bytes),
+                                                store::write_mode::create_only);
+        if (!marked && marked.error().code != store::store_errc::already_exists) {
+            p.note_failure(with_context(marked.error(), "mirror"), true);
+            co_return;
+        }
     }
     std::vector<std::string> doomed;
-    if (mirror_record && mirror_record->catalog)
-        doomed.push_back(mirror_record->catalog->path);
-    if (mirror_record && mirror_record->files)
-        doomed.push_back(mirror_record->files->path);
-    for (auto const& [path, size] : held)
-        if (path.starts_with("catalogs/"))
+    for (auto const& [path, size] : held) {
+        bool expiry_deletes = path.starts_with("catalogs/") ||
+                              (mirror_record && mirror_record->catalog && path == mirror_record->catalog->path) ||
+                              (mirror_record && mirror_record->files && path == mirror_record->files->path);
+        if (expiry_deletes && !served.contains(path))
             doomed.push_back(path);
+    }
+    changed = changed || !doomed.empty();
     for (auto const& path : doomed) {
         auto removed = co_await p.mirror.remove(folder + path);
         if (!removed && removed.error().code != store::store_errc::not_found) {
@@ -61,20 +102,43 @@ awaitable<void> follow_expiry(pass& p, std::string const& id, folder_files const
             co_return;
         }
     }
-    if (expiry->withdrawn()) {
-        auto const* origin = co_await load_origin_record(p, id);
-        if (*origin && (*origin)->bytes != *mirror_record_bytes) {
+    auto const* origin = co_await load_origin_record(p, id);
+    if (*origin && (*origin)->bytes != *mirror_record_bytes) {
+        if (!expiry->withdrawn() || !only_removes_fields(*mirror_record_bytes, (*origin)->bytes)) {
+            p.report.violations.push_back(make_error(
+                sync_errc::version_rewritten,
+                folder + "version.json: the origin changed it beyond removing withdrawn fields (the mirror keeps its copy)"));
+        } else {
             auto replaced = co_await store::write_all(p.mirror, folder + "version.json", (*origin)->bytes,
                                                       store::write_mode::replace);
             if (!replaced) {
                 p.note_failure(with_context(replaced.error(), "mirror"), true);
                 co_return;
             }
-        } else if (!*origin) {
-            p.report.warnings.push_back("withdrawn " + id + ": " + (*origin).error().message);
+            changed = true;
         }
+    } else if (!*origin) {
+        p.report.warnings.push_back("expired " + id + ": " + (*origin).error().message);
     }
-    p.report.followed.push_back(folder + (expiry->withdrawn() ? ": withdrawn" : ": expired"));
+    if (changed)
+        p.report.followed.push_back("versions/" + id + (expiry->withdrawn() ? ": withdrawn" : ": expired"));
+}
+
+awaitable<void> take_late_addition(pass& p, std::string const& folder, std::string const& path, std::uint64_t size) {
+    // Named locals, not braced temporaries of the co_await expression: GCC 12
+    // destroyed those twice here (see docs/design.md, "Coroutines and GCC 12").
+    expectation listed_size{size, {}, "the origin's listing"};
+    std::string key = folder + path;
+    auto copied = co_await copy_object(p.origin, p.mirror, key, listed_size, store::write_mode::create_only,
+                                       p.observer, p.options.pool);
+    if (!copied) {
+        if (!p.note_failure(copied.error(), is_mirror_failure(copied.error())))
+            p.report.warnings.push_back("could not take " + key + ": " + copied.error().message);
+        co_return;
+    }
+    p.report.files_copied += 1;
+    p.report.bytes_copied += copied->bytes;
+    p.report.followed.push_back(key + ": added");
 }
 
 awaitable<void> follow_one(pass& p, std::string const& id, folder_files const& held) {
@@ -86,35 +150,27 @@ awaitable<void> follow_one(pass& p, std::string const& id, folder_files const& h
                        folder + "version.json: gone from the origin (the mirror keeps the version)"));
         co_return;
     }
-    bool mirror_expired = held.contains("expired.json");
-    if (served->contains("expired.json") && !mirror_expired) {
-        co_await follow_expiry(p, id, held);
+    if (served->contains("expired.json")) {
+        if (expiry_pending(*served, held))
+            co_await follow_expiry(p, id, *served, held);
+        co_return; // an expired version changes only by expiry
+    }
+    if (held.contains("expired.json")) {
+        p.report.violations.push_back(make_error(
+            sync_errc::file_deleted_at_origin, folder + "expired.json: gone from the origin (the mirror keeps it)"));
         co_return;
     }
     for (auto const& [path, size] : *served) {
         auto have = held.find(path);
         if (have == held.end()) {
-            if (!is_late_addition(path) || mirror_expired) {
+            if (is_late_addition(path))
+                co_await take_late_addition(p, folder, path, size);
+            else
                 p.report.violations.push_back(make_error(
                     sync_errc::file_added_at_origin,
                     folder + path + ": added at the origin after the version was published (not copied)"));
-                continue;
-            }
-            // Named locals, not braced temporaries of the co_await expression: GCC 12
-            // destroyed those twice here (see docs/design.md, "Coroutines and GCC 12").
-            expectation listed_size{size, {}, "the origin's listing"};
-            std::string key = folder + path;
-            auto copied = co_await copy_object(p.origin, p.mirror, key, listed_size, store::write_mode::create_only,
-                                               p.observer, p.options.pool);
-            if (!copied) {
-                if (p.note_failure(copied.error(), is_mirror_failure(copied.error())))
-                    co_return;
-                p.report.warnings.push_back("could not take " + folder + path + ": " + copied.error().message);
-                continue;
-            }
-            p.report.files_copied += 1;
-            p.report.bytes_copied += copied->bytes;
-            p.report.followed.push_back(folder + path + ": added");
+            if (p.mirror_failure)
+                co_return;
         } else if (have->second != size) {
             p.report.violations.push_back(make_error(
                 sync_errc::version_rewritten, folder + path + ": the origin now serves " + std::to_string(size) +
@@ -122,8 +178,6 @@ awaitable<void> follow_one(pass& p, std::string const& id, folder_files const& h
                                                   " (the mirror keeps its copy)"));
         }
     }
-    if (mirror_expired)
-        co_return; // what expiry deleted is expected to be gone at the origin too
     for (auto const& [path, size] : held)
         if (!served->contains(path))
             p.report.violations.push_back(make_error(

@@ -15,7 +15,8 @@ bool is_io_failure(boost::system::error_code const& code) noexcept {
 int sync_report::exit_code() const {
     // A pass stopped by a store (an origin without fdl.json, a full disk) is an I/O failure;
     // one stopped by a refusal (another repository's id) is a content failure.
-    if (io_failure || (fatal && fatal->code.category() == store::store_category()))
+    if (io_failure || (fatal && fatal->code.category() == store::store_category() &&
+                       fatal->code != store::store_errc::too_large))
         return 3;
     if (fatal || !held.empty() || !violations.empty())
         return 1;

@@ -31,7 +31,7 @@ struct sync_report {
     std::vector<std::string> followed;       ///< allowed late changes taken: expiry, signature, catalog
     std::uint64_t files_copied = 0;
     std::uint64_t bytes_copied = 0;
-    std::uint64_t versions_in_mirror = 0;    ///< published versions in the mirror after the pass
+    std::optional<std::uint64_t> versions_in_mirror; ///< published versions after the pass, when known
     std::optional<error> fatal;              ///< the pass stopped early (refused or I/O)
     bool io_failure = false;                 ///< an origin read or mirror write failed
     std::chrono::milliseconds elapsed{0};

@@ -190,10 +190,16 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
     auto started = std::chrono::steady_clock::now();
     sync_report report;
     pass p{origin, mirror, options, observer, report};
+    bool mirror_known = false; // the mirror's versions were listed
     auto finish = [&]() -> sync_report {
         if (p.mirror_failure && !report.fatal)
             report.fatal = p.mirror_failure;
-        report.versions_in_mirror = p.mirror_versions.versions.size() + p.published_now.size();
+        if (mirror_known) {
+            std::uint64_t published = p.published_now.size();
+            for (auto const& [id, files] : p.mirror_versions.versions)
+                published += files.contains("version.json") ? 1 : 0;
+            report.versions_in_mirror = published;
+        }
         report.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
         return std::move(report);
     };
@@ -233,6 +239,7 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
         co_return finish();
     }
     p.mirror_versions = std::move(*mirror_listed);
+    mirror_known = true;
     report.warnings.insert(report.warnings.end(), mirror_refs->warnings.begin(), mirror_refs->warnings.end());
 
     if (*create_fdl) {

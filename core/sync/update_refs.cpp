@@ -61,12 +61,12 @@ awaitable<bool> update_one(pass& p, std::string const& name, std::string const& 
     auto current = held.find(name);
     if (current != held.end() && current->second == target)
         co_return true;
-    if (!p.is_published(target))
-        co_return true; // the target is held (reported); the mirror's ref stays where it was
     bool is_tag = name.starts_with("refs/tags/");
     std::optional<std::string> from;
     if (current != held.end())
         from = current->second;
+    if (!p.is_published(target) && !(is_tag && from))
+        co_return true; // the target is held (reported); the mirror's ref stays where it was
     if (is_tag && from) {
         p.report.violations.push_back(make_error(sync_errc::tag_moved, name + ": the origin's tag now names " + target +
                                                                            ", the mirror's names " + *from +
@@ -106,7 +106,8 @@ std::optional<std::string> desired_head(pass const& p, refs_snapshot const& orig
 
 awaitable<void> update_refs(pass& p, refs_snapshot const& origin_refs, refs_snapshot const& mirror_refs) {
     fdl::ref_map held = mirror_refs.refs;
-    // Tags first, then branches (the spec's order); each only to a published version.
+    // Tags, then branches (the spec says "refs"; tags first, as they never move and so
+    // never wait on a rewind decision); each only to a published version.
     for (bool tags : {true, false})
         for (auto const& [name, target] : origin_refs.refs)
             if (name.starts_with("refs/tags/") == tags && !co_await update_one(p, name, target, held))

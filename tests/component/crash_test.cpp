@@ -28,7 +28,8 @@ struct busy_origin {
         auto first = sync_folders(tmp / "origin", mirror);
         REQUIRE(first.exit_code() == 0);
         origin.expire(sample.main.front(), false);
-        origin.add_signature_placeholder(sample.main[1]);
+        origin.expire(sample.main[1], true);
+        origin.add_signature_placeholder(sample.main[2]);
         origin.add_data_file("main/t/new-1.parquet", std::string(4000, 'n'));
         origin.add_data_file("main/t/new-2.parquet", std::string(6000, 'm'));
         version_options a;
@@ -78,7 +79,16 @@ TEST_CASE("a pass that fails at any write leaves a consistent mirror, and a reru
         CHECK(ref_of(mirror, "refs/heads/main") == ref_of(setup.tmp / "origin", "refs/heads/main"));
         CHECK(ref_of(mirror, "refs/heads/dev") == ref_of(setup.tmp / "origin", "refs/heads/dev"));
         CHECK(ref_of(mirror, "refs/tags/v2") == ref_of(setup.tmp / "origin", "refs/tags/v2"));
-        CHECK(fs::exists(mirror / "versions" / setup.sample.main.front() / "expired.json"));
+        // Expiry and withdrawal interrupted at any step are finished by the rerun.
+        auto expired = mirror / "versions" / setup.sample.main.front();
+        auto withdrawn = mirror / "versions" / setup.sample.main[1];
+        CHECK(fs::exists(expired / "expired.json"));
+        CHECK(!fs::exists(expired / "ducklake.duckdb"));
+        CHECK(!fs::exists(withdrawn / "files.json"));
+        CHECK(read_file(withdrawn / "version.json") ==
+              read_file(setup.origin.version_dir(setup.sample.main[1]) / "version.json"));
+        CHECK(fs::exists(mirror / "versions" / setup.sample.main[2] / "version.json.sig"));
+        CHECK(rerun.violations.empty());
         REQUIRE(fail_at < 200); // a bound, in case the pass never finishes
     }
     // New data, three versions of four files each, the expiry's mark and deletes, a

@@ -69,6 +69,11 @@ TEST_CASE("an audit of the mirror finds a data file whose bytes changed after th
     write_file(data, bytes);
     auto damaged = audit_folder(tmp / "mirror");
     CHECK(damaged.exit_code() == 1);
+    // Every version that needs the file fails, not only the first one audited.
+    std::size_t failing = 0;
+    for (auto const& v : damaged.versions)
+        failing += v.problems.empty() ? 0 : 1;
+    CHECK(failing == 2); // main[1] and main[2] use ducklake-0003
     bool named = false;
     for (auto const& v : damaged.versions)
         for (auto const& p : v.problems)

@@ -174,3 +174,40 @@ TEST_CASE_FIXTURE(mirrored, "refs.json disagreeing with refs/ at a listable orig
     CHECK(std::any_of(r.warnings.begin(), r.warnings.end(),
                       [](auto const& w) { return w.find("refs.json says refs/heads/main") != std::string::npos; }));
 }
+
+TEST_CASE_FIXTURE(mirrored, "a withdrawal that changes version.json beyond removing fields is a violation") {
+    auto id = sample.main[1];
+    origin.expire(id, true);
+    auto record = read_file(origin.version_dir(id) / "version.json");
+    auto pos = record.find("\"seq\":2");
+    REQUIRE(pos != std::string::npos);
+    record.replace(pos, 7, "\"seq\":9");
+    write_file(origin.version_dir(id) / "version.json", record);
+    auto kept = read_file(mirror_dir(id) / "version.json");
+    auto r = pass();
+    INFO(describe(r));
+    CHECK(violated(r, sync_errc::version_rewritten, "beyond removing withdrawn fields"));
+    CHECK(read_file(mirror_dir(id) / "version.json") == kept);
+    CHECK(fs::exists(mirror_dir(id) / "expired.json")); // the withdrawal itself is followed
+    CHECK(!fs::exists(mirror_dir(id) / "ducklake.duckdb"));
+}
+
+TEST_CASE_FIXTURE(mirrored, "a tag moved to a version that is held is still reported") {
+    version_options bad;
+    bad.parent = sample.main.back();
+    bad.data_files = {"main/population/ducklake-0001.parquet"};
+    auto id = origin.add_version(bad);
+    write_file(origin.version_dir(id) / "ducklake.duckdb", "tampered after version.json was written");
+    origin.set_tag("v1", id);
+    auto r = pass();
+    INFO(describe(r));
+    CHECK(held_for(r, id, sync_errc::size_mismatch));
+    CHECK(violated(r, sync_errc::tag_moved, "refs/tags/v1"));
+    CHECK(ref_of(mirror, "refs/tags/v1") == sample.main.front());
+}
+
+TEST_CASE_FIXTURE(mirrored, "the report counts the versions the mirror holds") {
+    auto r = pass();
+    REQUIRE(r.versions_in_mirror);
+    CHECK(*r.versions_in_mirror == 4);
+}

@@ -20,6 +20,7 @@ expect_output "needs --allowed-signers" "required signatures without keys"
 expect_status 2 "http origin not supported yet" -- "$FDL_MIRROR" sync https://example.org/lake/ "$work/m0"
 expect_output "not supported yet" "http origin"
 expect_status 2 "s3 mirror not supported yet" -- "$FDL_MIRROR" sync "$work/origin" s3://bucket/prefix/
+expect_status 2 "a file:// URL with a relative path" -- "$FDL_MIRROR" sync file://relative/path "$work/m0"
 expect_status 3 "absent origin folder" -- "$FDL_MIRROR" sync "$work/absent" "$work/m0"
 
 expect_status 0 "first sync" -- "$FDL_MIRROR" sync "$work/origin" "file://$work/mirror"
