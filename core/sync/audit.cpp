@@ -248,16 +248,15 @@ awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, s
         std::optional<std::string> current = target;
         std::set<std::string, std::less<>> in_chain;
         while (current && !current->empty() && in_chain.size() < limits::history_length) {
-            if (auto seen = index_of.find(*current); seen != index_of.end()) {
-                // Audited already: only note that this ref reaches it too, and go on.
-                in_chain.insert(*current);
-                report.versions[seen->second].reached_from.push_back(name);
-                current = parents[*current];
-                continue;
-            }
             if (!in_chain.insert(*current).second) {
                 report.problems.push_back(make_error(sync_errc::history_broken, name + ": parents form a cycle"));
                 break;
+            }
+            if (auto seen = index_of.find(*current); seen != index_of.end()) {
+                // Audited already: only note that this ref reaches it too, and go on.
+                report.versions[seen->second].reached_from.push_back(name);
+                current = parents[*current];
+                continue;
             }
             index_of.emplace(*current, report.versions.size());
             report.versions.push_back({*current});

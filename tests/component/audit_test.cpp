@@ -85,3 +85,30 @@ TEST_CASE("an audit checks HEAD and refs.json against the refs") {
     CHECK(mentions("refs.json says refs/heads/main is " + sample.dev_tip));
     CHECK(mentions("refs.json lacks refs/tags/v1"));
 }
+
+TEST_CASE("an audit of first parents that form a cycle stops and says so") {
+    temp_dir tmp;
+    publisher origin(tmp / "origin");
+    origin.add_data_file("main/t/a.parquet", "a");
+    version_options first;
+    first.data_files = {"main/t/a.parquet"};
+    auto a = origin.add_version(first);
+    version_options second = first;
+    second.parent = a;
+    auto b = origin.add_version(second);
+    // a's record now names b as its parent: a -> b -> a.
+    auto record = read_file(origin.version_dir(a) / "version.json");
+    auto pos = record.find("\"parents\":[]");
+    REQUIRE(pos != std::string::npos);
+    record.replace(pos, 12, "\"parents\":[\"" + b + "\"]");
+    write_file(origin.version_dir(a) / "version.json", record);
+    origin.set_branch("main", b);
+    origin.set_tag("t", a);
+    origin.set_head("main");
+    origin.write_refs_json();
+    auto r = audit_folder(tmp / "origin"); // must return: the test would hang otherwise
+    CHECK(r.exit_code() == 1);
+    CHECK(r.versions.size() == 2);
+    CHECK(std::any_of(r.problems.begin(), r.problems.end(),
+                      [](auto const& p) { return p.message.find("parents form a cycle") != std::string::npos; }));
+}
