@@ -1,4 +1,4 @@
-#include "core/error.hpp"
+#include "verify/error.hpp"
 
 #include <ostream>
 #include <stdexcept>

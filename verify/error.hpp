@@ -1,5 +1,6 @@
 #pragma once
-// The error type of core: a classified code plus a message that names the object.
+// The error type of every layer (verify is the lowest): a classified code plus a message
+// that names the object.
 
 #include <boost/system/error_code.hpp>
 #include <boost/system/result.hpp>

@@ -1,7 +1,7 @@
 #pragma once
 // files.json: the per-table index of a version's data files (spec/versions.en.md).
 
-#include "core/error.hpp"
+#include "verify/error.hpp"
 
 #include <cstdint>
 #include <optional>

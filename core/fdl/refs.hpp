@@ -1,7 +1,7 @@
 #pragma once
 // HEAD, refs/heads/*, refs/tags/* and refs.json (spec/layout.en.txt; spec README, "refs.json").
 
-#include "core/error.hpp"
+#include "verify/error.hpp"
 
 #include <map>
 #include <optional>

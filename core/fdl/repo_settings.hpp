@@ -1,7 +1,7 @@
 #pragma once
 // fdl.json: the repository's settings (spec/layout.en.txt, "fdl.json").
 
-#include "core/error.hpp"
+#include "verify/error.hpp"
 
 #include <optional>
 #include <string>

@@ -1,7 +1,7 @@
 #pragma once
 // dataset.json and expired.json: what a mirror checks of them.
 
-#include "core/error.hpp"
+#include "verify/error.hpp"
 
 #include <optional>
 #include <string>

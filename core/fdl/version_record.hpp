@@ -1,7 +1,7 @@
 #pragma once
 // version.json: the version record, written last (spec/versions.en.md, "version.json").
 
-#include "core/error.hpp"
+#include "verify/error.hpp"
 #include "verify/sha256.hpp"
 
 #include <cstdint>

@@ -3,7 +3,7 @@
 // Keys are '/'-separated paths relative to the store's root, built by core from checked
 // components; backends refuse `.`/`..`/empty segments anyway, as a second line.
 
-#include "core/error.hpp"
+#include "verify/error.hpp"
 #include "core/net.hpp"
 
 #include <cstddef>

@@ -1,7 +1,7 @@
 #pragma once
 // Auditing a repository (an origin or a mirror) with the checks the publish gate uses.
 
-#include "core/error.hpp"
+#include "verify/error.hpp"
 #include "core/net.hpp"
 #include "core/store/blocking_pool.hpp"
 #include "core/store/store.hpp"

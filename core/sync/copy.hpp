@@ -2,7 +2,7 @@
 // Copying one object between stores, hashing while it streams, committing only after
 // every check passed.
 
-#include "core/error.hpp"
+#include "verify/error.hpp"
 #include "core/net.hpp"
 #include "core/store/blocking_pool.hpp"
 #include "core/store/store.hpp"

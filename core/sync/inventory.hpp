@@ -1,7 +1,7 @@
 #pragma once
 // Snapshots of a repository's refs and version folders, read at the start of a pass.
 
-#include "core/error.hpp"
+#include "verify/error.hpp"
 #include "core/fdl/refs.hpp"
 #include "core/net.hpp"
 #include "core/store/store.hpp"

@@ -4,7 +4,7 @@
 // "Immutability, as a mirror enforces it"). Kept inside the mirror under .fdl-mirror/,
 // a root folder that readers ignore, one segment per published version.
 
-#include "core/error.hpp"
+#include "verify/error.hpp"
 #include "core/net.hpp"
 #include "core/store/store.hpp"
 #include "verify/sha256.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 // What one sync pass did, for people (daemon/report_text) and machines (--json).
 
-#include "core/error.hpp"
+#include "verify/error.hpp"
 
 #include <chrono>
 #include <cstdint>

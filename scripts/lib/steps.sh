@@ -29,11 +29,59 @@ install_debian_packages() {
 
 # Configures (once) and builds the project with Ninja in $build_dir.
 build_project() {
-  if [ ! -f "$build_dir/build.ninja" ]; then
+  if [ ! -f "$build_dir/CMakeCache.txt" ]; then
     log_step "configuring in $build_dir"
     cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
   fi
   log_step "building"
   # Two cores: two compile jobs; the link steps are small.
   cmake --build "$build_dir" -j 2
+}
+
+# libssh >= 0.12 (the first release with sshsig_verify). Debian 12 ships 0.10, so when the
+# system's libssh is older, build Debian's newer source package: fetched with apt-get
+# source through a temporary apt configuration that adds the unstable suite's source index
+# for that one command (the system's own apt sources are untouched), built without server,
+# GSSAPI, examples and tests into $libssh_prefix inside the build tree.
+libssh_prefix=${FDL_MIRROR_LIBSSH_PREFIX:-$PWD/$build_dir/deps/libssh}
+
+install_libssh() {
+  if pkg-config --atleast-version=0.12 libssh 2>/dev/null; then
+    log_step "libssh: the system's $(pkg-config --modversion libssh) is recent enough"
+    return 0
+  fi
+  if [ -f "$libssh_prefix/lib/cmake/libssh/libssh-config-version.cmake" ]; then
+    log_step "libssh: built already in $libssh_prefix"
+    return 0
+  fi
+  install_debian_packages dpkg-dev debian-archive-keyring
+  local work
+  work=$(mktemp -d)
+  # The archive the system already uses for bookworm, read from its own sources.
+  local archive
+  archive=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+  [ -n "$archive" ] || archive=$(awk '$1 == "deb" {print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)
+  if [ -z "$archive" ]; then
+    echo "libssh: cannot find the system's Debian archive in its apt sources" >&2
+    return 1
+  fi
+  mkdir -p "$work/lists/partial" "$work/parts" "$work/src"
+  echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $archive unstable main" >"$work/sources.list"
+  local apt_opts=(-o "Dir::Etc::SourceList=$work/sources.list" -o "Dir::Etc::SourceParts=$work/parts"
+    -o "Dir::State::Lists=$work/lists" -o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache="
+    -o "APT::Sandbox::User=root")
+  log_step "libssh: fetching Debian's libssh source package from the unstable suite"
+  apt-get "${apt_opts[@]}" -qq update
+  (cd "$work/src" && apt-get "${apt_opts[@]}" -qq source --download-only libssh)
+  local dsc
+  dsc=$(ls "$work"/src/libssh_*.dsc | head -n 1)
+  (cd "$work/src" && dpkg-source --no-check -x "$(basename "$dsc")" libssh >/dev/null)
+  log_step "libssh: building $(basename "$dsc" .dsc) into $libssh_prefix"
+  cmake -S "$work/src/libssh" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_INSTALL_PREFIX="$libssh_prefix" -DCMAKE_INSTALL_LIBDIR=lib \
+    -DWITH_SERVER=OFF -DWITH_GSSAPI=OFF -DWITH_EXAMPLES=OFF -DUNIT_TESTING=OFF \
+    -DCLIENT_TESTING=OFF -DWITH_ZLIB=OFF -DWITH_PCAP=OFF >/dev/null
+  cmake --build "$work/build" -j 2 >/dev/null
+  cmake --install "$work/build" >/dev/null
+  rm -rf "$work"
 }

@@ -2,7 +2,7 @@
 // Private helpers for walking boost::json values of FDL files, with messages that name
 // the file and the field ("fdl.json: data_dir: wrong type, expected a string").
 
-#include "core/error.hpp"
+#include "verify/error.hpp"
 #include "core/fdl/errors.hpp"
 
 #include <boost/json/value.hpp>

@@ -2,7 +2,7 @@
 // Private to local_store: descriptor ownership, key walking without following links,
 // and errno classification.
 
-#include "core/error.hpp"
+#include "verify/error.hpp"
 
 #include <string>
 #include <string_view>

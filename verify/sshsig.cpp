@@ -1,0 +1,128 @@
+#include "verify/sshsig.hpp"
+
+#include "verify/errors.hpp"
+#include "verify/ssh_wire.hpp"
+
+#include <libssh/libssh.h>
+
+namespace mirror::verify {
+
+static constexpr std::string_view begin_line = "-----BEGIN SSH SIGNATURE-----\n";
+static constexpr std::string_view end_line = "\n-----END SSH SIGNATURE-----";
+static constexpr std::string_view magic = "SSHSIG";
+
+result<std::string> dearmor(std::string_view armored) {
+    if (armored.size() > max_signature_bytes)
+        return make_error(verify_errc::too_large, "signature: larger than " +
+                                                      std::to_string(max_signature_bytes) + " bytes");
+    if (!armored.starts_with(begin_line))
+        return make_error(verify_errc::malformed_armor, "signature: does not start with '-----BEGIN SSH SIGNATURE-----'");
+    armored.remove_prefix(begin_line.size());
+    auto end = armored.find(end_line);
+    if (end == std::string_view::npos)
+        return make_error(verify_errc::malformed_armor, "signature: no '-----END SSH SIGNATURE-----' line");
+    auto blob = base64_decode(armored.substr(0, end));
+    if (!blob)
+        return make_error(verify_errc::malformed_armor, "signature: the armored body is not base64");
+    return std::move(*blob);
+}
+
+static error malformed(std::string const& why) {
+    return make_error(verify_errc::malformed_signature, "signature: " + why);
+}
+
+/// Checks the signature blob against the key: its algorithm, and no trailing bytes.
+static result<std::string> check_signature_blob(ssh_public_key const& key, std::string_view signature) {
+    wire_reader in(signature);
+    auto algorithm = in.string();
+    auto bytes = in.string();
+    if (!algorithm || !bytes || !in.empty())
+        return malformed("signature blob is truncated or has trailing bytes");
+    std::string name(*algorithm);
+    if (key.type == "ssh-rsa") {
+        if (name != "rsa-sha2-256" && name != "rsa-sha2-512")
+            return make_error(verify_errc::unsupported_algorithm,
+                              "signature: RSA signature algorithm '" + name.substr(0, 40) +
+                                  "' is not allowed (rsa-sha2-256 or rsa-sha2-512 only)");
+        if (bytes->empty() || bytes->size() > (key.rsa_bits + 7) / 8)
+            return malformed("RSA signature longer than the modulus");
+        return name;
+    }
+    if (name != key.type)
+        return make_error(verify_errc::unsupported_algorithm,
+                          "signature: algorithm '" + name.substr(0, 40) + "' does not match the " + key.type + " key");
+    if (key.type == "ssh-ed25519" && bytes->size() != 64)
+        return malformed("ssh-ed25519 signature is not 64 bytes");
+    if (key.type.starts_with("ecdsa-")) {
+        wire_reader ecdsa(*bytes);
+        if (!ecdsa.string() || !ecdsa.string() || !ecdsa.empty())
+            return malformed("ECDSA signature is not two integers");
+    }
+    return name;
+}
+
+result<sshsig> parse_sshsig(std::string_view blob) {
+    if (!blob.starts_with(magic))
+        return malformed("no SSHSIG preamble");
+    wire_reader in(blob.substr(magic.size()));
+    auto version = in.u32();
+    if (!version)
+        return malformed("truncated");
+    if (*version != 1)
+        return make_error(verify_errc::unsupported_version,
+                          "signature: SSHSIG version " + std::to_string(*version) + ", only 1 is supported");
+    auto key_blob = in.string();
+    auto ns = in.string();
+    auto reserved = in.string();
+    auto hash = in.string();
+    auto signature = in.string();
+    if (!key_blob || !ns || !reserved || !hash || !signature)
+        return malformed("truncated");
+    if (!in.empty())
+        return malformed("bytes after the signature");
+    if (*hash != "sha256" && *hash != "sha512")
+        return make_error(verify_errc::unsupported_hash,
+                          "signature: hash algorithm '" + std::string(hash->substr(0, 40)) + "' (sha256 or sha512 only)");
+    auto key = parse_public_key_blob(*key_blob);
+    if (!key)
+        return with_context(key.error(), "signature");
+    auto algorithm = check_signature_blob(*key, *signature);
+    if (!algorithm)
+        return algorithm.error();
+    return sshsig{std::move(*key), std::string(*ns), std::string(*hash), std::move(*algorithm), std::string(blob)};
+}
+
+namespace {
+/// Owns a key libssh returns.
+struct ssh_key_holder {
+    ssh_key key = nullptr;
+    ~ssh_key_holder() { ssh_key_free(key); }
+};
+} // namespace
+
+result<sshsig> verify_sshsig(std::string_view armored, std::string_view message, std::string_view ns) {
+    auto blob = dearmor(armored);
+    if (!blob)
+        return blob.error();
+    auto parsed = parse_sshsig(*blob);
+    if (!parsed)
+        return parsed.error();
+    if (parsed->ns != ns)
+        return make_error(verify_errc::namespace_mismatch, "signature: made for namespace '" +
+                                                               parsed->ns.substr(0, 60) + "', expected '" +
+                                                               std::string(ns) + "'");
+    // libssh gets our canonical armor of the blob we checked, never the input text.
+    std::string canonical = std::string(begin_line);
+    std::string body = base64_encode(*blob);
+    for (std::size_t i = 0; i < body.size(); i += 70)
+        canonical += body.substr(i, 70) + "\n";
+    canonical += std::string(end_line.substr(1)) + "\n";
+    std::string namespace_text(ns);
+    ssh_key_holder signer;
+    int rc = sshsig_verify(message.data(), message.size(), canonical.c_str(), namespace_text.c_str(), &signer.key);
+    if (rc != SSH_OK || signer.key == nullptr)
+        return make_error(verify_errc::bad_signature, "signature: does not verify over the message with its key");
+    return std::move(*parsed);
+}
+
+} // namespace mirror::verify

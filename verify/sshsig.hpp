@@ -1,0 +1,44 @@
+#pragma once
+// SSHSIG signatures (OpenSSH's PROTOCOL.sshsig), as `ssh-keygen -Y sign` writes them.
+// Parsing and every rule OpenSSH enforces around the cryptography are ours; the
+// cryptographic check itself is libssh's sshsig_verify (libssh >= 0.12).
+
+#include "verify/error.hpp"
+#include "verify/ssh_key.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace mirror::verify {
+
+/// The most armored signature text accepted (an RSA-16384 signature is under 5 KiB).
+inline constexpr std::size_t max_signature_bytes = 64 * 1024;
+
+/// A parsed SSHSIG blob.
+struct sshsig {
+    ssh_public_key key;
+    std::string ns;             ///< the namespace it was made for
+    std::string hash_algorithm; ///< "sha256" or "sha512"
+    std::string signature_algorithm; ///< "ssh-ed25519", "rsa-sha2-512", …
+    std::string blob;           ///< the whole SSHSIG blob, dearmored
+};
+
+/// Removes the armor as OpenSSH does: the text must start with
+/// "-----BEGIN SSH SIGNATURE-----\n"; the base64 up to "\n-----END SSH SIGNATURE-----" is
+/// decoded skipping whitespace; what follows the end line is ignored.
+/// Fails with verify_errc::malformed_armor or too_large.
+result<std::string> dearmor(std::string_view armored);
+
+/// Parses a dearmored blob: "SSHSIG", version 1, public key, namespace, reserved, hash
+/// algorithm (sha256 or sha512), signature; nothing after. Checks the key (see
+/// parse_public_key_blob) and that the signature algorithm suits it: the key's own type
+/// for ed25519 and ECDSA, rsa-sha2-256 or rsa-sha2-512 for RSA (never SHA-1), with no
+/// bytes after the signature.
+result<sshsig> parse_sshsig(std::string_view blob);
+
+/// Verifies `armored` over `message` for namespace `ns`: dearmor, parse_sshsig, the
+/// namespace, then the cryptographic check. Returns the parsed signature only when every
+/// step passed; says nothing of trust (see allowed_signers).
+result<sshsig> verify_sshsig(std::string_view armored, std::string_view message, std::string_view ns);
+
+} // namespace mirror::verify
