@@ -111,7 +111,7 @@ TEST_CASE_FIXTURE(mirrored, "a late signature and a late catalog format are adde
     CHECK(read_file(mirror_dir(id) / "catalogs" / "1.1.duckdb") == "catalog in format 1.1");
 }
 
-TEST_CASE_FIXTURE(mirrored, "rewritten files of published versions are violations; the mirror keeps its copy") {
+TEST_CASE_FIXTURE(mirrored, "rewritten files of published versions are violations, and the mirror keeps its copy") {
     auto tip = sample.main.back();
     auto old = sample.main.front();
     auto tip_record = read_file(origin.version_dir(tip) / "version.json");

@@ -70,7 +70,7 @@ TEST_CASE_FIXTURE(fixture, "a data file of the wrong size holds the version and 
     expect_dev_held_and_main_mirrored(r);
 }
 
-TEST_CASE_FIXTURE(fixture, "a missing data file holds its version and every descendant; the tag still mirrors") {
+TEST_CASE_FIXTURE(fixture, "a missing data file holds its version and every descendant, and the tag still mirrors") {
     fs::remove(origin.data_path("main/towns/ducklake-0003.parquet")); // needed from main[1] on
     auto r = pass();
     INFO(describe(r));
@@ -185,7 +185,7 @@ TEST_CASE_FIXTURE(fixture, "an origin without fdl.json is an I/O failure (exit 3
     CHECK(r.fatal->message.find("fdl.json") != std::string::npos);
 }
 
-TEST_CASE_FIXTURE(fixture, "a data file the mirror already holds with another size blocks the version; the mirror's is kept") {
+TEST_CASE_FIXTURE(fixture, "a data file the mirror already holds with another size blocks the version, and the mirror's is kept") {
     write_file(mirror / "data/main/population/ducklake-0004.parquet", "someone else's bytes");
     auto r = pass();
     CHECK(held_for(r, sample.dev_tip, sync_errc::data_file_conflict));

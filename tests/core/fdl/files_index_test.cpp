@@ -124,7 +124,7 @@ TEST_CASE("paths that leave data_dir or carry bad bytes are refused") {
     CHECK(message_of(del).starts_with("versions/x/files.json: tables.main.t.files[0].deletes.path: "));
 }
 
-TEST_CASE("rows, bytes and path are required; counts are non-negative integers") {
+TEST_CASE("rows, bytes and path are required, and counts are non-negative integers") {
     struct bad_case {
         std::string_view text;
         fdl_errc code;

@@ -100,7 +100,7 @@ TEST_CASE("the spec's example parses") {
     CHECK(r->ducklake->snapshots == std::vector<std::uint64_t>{301, 345});
 }
 
-TEST_CASE("parents of any length; history follows the first") {
+TEST_CASE("parents of any length, and history follows the first") {
     auto root = parse_version_record(version_json("[]"), file);
     REQUIRE(root.has_value());
     CHECK(root->parents.empty());
