@@ -1,11 +1,18 @@
 #include "daemon/cli.hpp"
 
+#include <map>
+
 namespace mirror::daemon {
 
 std::string usage_text() {
     return R"(usage:
   fdl-mirror sync ORIGIN MIRROR [options]   make MIRROR a verified copy of the FDL repository at ORIGIN
   fdl-mirror verify REPOSITORY [options]    audit a repository (an origin or a mirror)
+  fdl-mirror check-signature -f ALLOWED_SIGNERS -I PRINCIPAL -n NAMESPACE -s SIGNATURE_FILE
+             [--verify-time YYYYMMDD[HHMM[SS]][Z]] < MESSAGE
+                                            verify an SSH signature as ssh-keygen -Y verify does
+  fdl-mirror find-principals -f ALLOWED_SIGNERS -s SIGNATURE_FILE [-n NAMESPACE] [--verify-time T]
+                                            list the principals whose keys match the signature
   fdl-mirror --help | --version
 
 ORIGIN, MIRROR and REPOSITORY are folder paths or file:///… URLs.
@@ -19,8 +26,9 @@ sync and verify options:
   --signatures POLICY            required | if-present | off (default: required with keys, else off)
   --namespace NS                 signature namespace (default fdl)
 
-exit status: 0 all mirrored and verified (or, for verify, every check passed);
-1 something was held back or a check failed; 2 usage error; 3 I/O failure.
+exit status: 0 all mirrored and verified (or, for verify, every check passed; for
+check-signature, the signature is accepted); 1 something was held back or a check failed
+(the signature is not accepted); 2 usage error; 3 I/O failure.
 )";
 }
 
@@ -125,6 +133,53 @@ std::variant<command, usage_error> parse_verify(arg_reader& in) {
     return command(cmd);
 }
 
+/// Parses -f/-I/-n/-s/--verify-time flags into `fields`; anything else is a usage error.
+std::optional<usage_error> parse_signature_flags(arg_reader& in, std::string const& command_name,
+                                                 std::map<std::string, std::string>& fields) {
+    std::optional<usage_error> problem;
+    while (!in.done() && !problem) {
+        std::string const& flag = in.take();
+        if (flag != "-f" && flag != "-I" && flag != "-n" && flag != "-s" && flag != "--verify-time")
+            return usage_error{command_name + ": unknown argument " + flag};
+        if (auto value = in.value_for(flag, problem)) {
+            if (fields.contains(flag))
+                return usage_error{command_name + ": " + flag + " given twice"};
+            fields[flag] = *value;
+        }
+    }
+    return problem;
+}
+
+std::variant<command, usage_error> parse_check_signature(arg_reader& in) {
+    std::map<std::string, std::string> fields;
+    if (auto problem = parse_signature_flags(in, "check-signature", fields))
+        return *problem;
+    for (char const* needed : {"-f", "-I", "-n", "-s"})
+        if (!fields.contains(needed))
+            return usage_error{std::string("check-signature needs ") + needed};
+    check_signature_command cmd{fields["-f"], fields["-I"], fields["-n"], fields["-s"], std::nullopt};
+    if (fields.contains("--verify-time"))
+        cmd.verify_time = fields["--verify-time"];
+    return command(cmd);
+}
+
+std::variant<command, usage_error> parse_find_principals(arg_reader& in) {
+    std::map<std::string, std::string> fields;
+    if (auto problem = parse_signature_flags(in, "find-principals", fields))
+        return *problem;
+    if (fields.contains("-I"))
+        return usage_error{"find-principals takes no -I"};
+    for (char const* needed : {"-f", "-s"})
+        if (!fields.contains(needed))
+            return usage_error{std::string("find-principals needs ") + needed};
+    find_principals_command cmd{fields["-f"], fields["-s"], std::nullopt, std::nullopt};
+    if (fields.contains("-n"))
+        cmd.ns = fields["-n"];
+    if (fields.contains("--verify-time"))
+        cmd.verify_time = fields["--verify-time"];
+    return command(cmd);
+}
+
 } // namespace
 
 std::variant<command, usage_error> parse_command_line(std::vector<std::string> const& args) {
@@ -140,6 +195,10 @@ std::variant<command, usage_error> parse_command_line(std::vector<std::string> c
         return parse_sync(in);
     if (first == "verify")
         return parse_verify(in);
+    if (first == "check-signature")
+        return parse_check_signature(in);
+    if (first == "find-principals")
+        return parse_find_principals(in);
     return usage_error{"unknown command '" + first + "'"};
 }
 

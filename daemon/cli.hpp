@@ -34,10 +34,29 @@ struct verify_command {
     bool json = false;
 };
 
+/// `check-signature`: like `ssh-keygen -Y verify`; the message comes on standard input.
+struct check_signature_command {
+    std::string allowed_signers; ///< -f
+    std::string principal;       ///< -I
+    std::string ns;              ///< -n
+    std::string signature_file;  ///< -s
+    std::optional<std::string> verify_time; ///< --verify-time YYYYMMDD[HHMM[SS]][Z]
+};
+
+/// `find-principals`: like `ssh-keygen -Y find-principals`: which lines of the file hold
+/// the signature's key (and allow the namespace, when -n is given) at the verify time.
+struct find_principals_command {
+    std::string allowed_signers; ///< -f
+    std::string signature_file;  ///< -s
+    std::optional<std::string> ns; ///< -n
+    std::optional<std::string> verify_time;
+};
+
 struct help_command {};
 struct version_command {};
 
-using command = std::variant<help_command, version_command, sync_command, verify_command>;
+using command = std::variant<help_command, version_command, sync_command, verify_command, check_signature_command,
+                             find_principals_command>;
 
 /// A usage error: the message, to print with the usage text; exit 2.
 struct usage_error {

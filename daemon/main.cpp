@@ -5,6 +5,7 @@
 #include "daemon/cli.hpp"
 #include "daemon/progress.hpp"
 #include "daemon/report_output.hpp"
+#include "daemon/signature_commands.hpp"
 
 #include "core/store/errors.hpp"
 #include "core/store/fault_store.hpp"
@@ -162,6 +163,10 @@ int main(int argc, char** argv) {
         }
         if (auto const* s = std::get_if<daemon::sync_command>(&cmd))
             return run_sync_command(*s);
+        if (auto const* c = std::get_if<daemon::check_signature_command>(&cmd))
+            return daemon::run_check_signature(*c);
+        if (auto const* f = std::get_if<daemon::find_principals_command>(&cmd))
+            return daemon::run_find_principals(*f);
         return run_verify_command(std::get<daemon::verify_command>(cmd));
     } catch (std::exception const& e) {
         std::fprintf(stderr, "fdl-mirror: internal error: %s\n", e.what());

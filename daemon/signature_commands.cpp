@@ -1,0 +1,139 @@
+#include "daemon/signature_commands.hpp"
+
+#include "verify/allowed_signers.hpp"
+#include "verify/sshsig.hpp"
+
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <variant>
+
+namespace mirror::daemon {
+
+namespace {
+
+constexpr int exit_rejected = 1;
+constexpr int exit_usage = 2;
+// An allowed_signers file is a list of keys; past this it is not one.
+constexpr std::size_t max_allowed_signers_bytes = 16 * 1024 * 1024;
+
+std::optional<std::string> read_file(std::string const& path, std::size_t limit, std::string& problem) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        problem = path + ": cannot be read";
+        return std::nullopt;
+    }
+    std::string bytes;
+    char chunk[65536];
+    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+        bytes.append(chunk, static_cast<std::size_t>(in.gcount()));
+        if (bytes.size() > limit) {
+            problem = path + ": larger than " + std::to_string(limit) + " bytes";
+            return std::nullopt;
+        }
+    }
+    return bytes;
+}
+
+std::string key_label(std::string const& type) {
+    if (type == "ssh-ed25519")
+        return "ED25519";
+    if (type.starts_with("ecdsa-"))
+        return "ECDSA";
+    if (type == "ssh-rsa")
+        return "RSA";
+    return type;
+}
+
+struct loaded {
+    verify::allowed_signers signers;
+    std::string armored;
+    std::int64_t now = 0;
+};
+
+/// Reads the allowed_signers file, the signature and the time; returns an exit code on failure.
+std::variant<loaded, int> load(std::string const& signers_path, std::string const& signature_path,
+                               std::optional<std::string> const& verify_time) {
+    loaded out;
+    out.now = static_cast<std::int64_t>(std::time(nullptr));
+    if (verify_time) {
+        auto when = verify::parse_signer_time(*verify_time);
+        if (!when) {
+            std::fprintf(stderr, "fdl-mirror: --verify-time: '%s' is not YYYYMMDD[HHMM[SS]][Z]\n", verify_time->c_str());
+            return exit_usage;
+        }
+        out.now = *when;
+    }
+    std::string problem;
+    auto text = read_file(signers_path, max_allowed_signers_bytes, problem);
+    if (!text) {
+        std::fprintf(stderr, "fdl-mirror: %s\n", problem.c_str());
+        return exit_rejected;
+    }
+    auto signers = verify::parse_allowed_signers(*text, signers_path);
+    if (!signers) {
+        std::fprintf(stderr, "fdl-mirror: %s\n", signers.error().message.c_str());
+        return exit_rejected;
+    }
+    out.signers = std::move(*signers);
+    auto armored = read_file(signature_path, verify::max_signature_bytes, problem);
+    if (!armored) {
+        std::fprintf(stderr, "fdl-mirror: %s\n", problem.c_str());
+        return exit_rejected;
+    }
+    out.armored = std::move(*armored);
+    return out;
+}
+
+} // namespace
+
+int run_check_signature(check_signature_command const& cmd) {
+    auto inputs = load(cmd.allowed_signers, cmd.signature_file, cmd.verify_time);
+    if (auto const* code = std::get_if<int>(&inputs))
+        return *code;
+    auto const& in = std::get<loaded>(inputs);
+    std::string message((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    auto signature = verify::verify_sshsig(in.armored, message, cmd.ns);
+    if (!signature) {
+        std::fprintf(stderr, "fdl-mirror: %s: %s\n", cmd.signature_file.c_str(), signature.error().message.c_str());
+        return exit_rejected;
+    }
+    auto line = verify::check_signer(in.signers, signature->key, cmd.principal, cmd.ns, in.now);
+    if (!line) {
+        std::fprintf(stderr, "fdl-mirror: %s\n", line.error().message.c_str());
+        return exit_rejected;
+    }
+    std::printf("Good \"%s\" signature for %s with %s key %s\n", cmd.ns.c_str(), cmd.principal.c_str(),
+                key_label(signature->key.type).c_str(), verify::fingerprint(signature->key).c_str());
+    return 0;
+}
+
+int run_find_principals(find_principals_command const& cmd) {
+    auto inputs = load(cmd.allowed_signers, cmd.signature_file, cmd.verify_time);
+    if (auto const* code = std::get_if<int>(&inputs))
+        return *code;
+    auto const& in = std::get<loaded>(inputs);
+    // Like ssh-keygen, this reads the signature's key without checking the signature.
+    auto blob = verify::dearmor(in.armored);
+    auto parsed = blob ? verify::parse_sshsig(*blob) : result<verify::sshsig>(blob.error());
+    if (!parsed) {
+        std::fprintf(stderr, "fdl-mirror: %s: %s\n", cmd.signature_file.c_str(), parsed.error().message.c_str());
+        return exit_rejected;
+    }
+    std::optional<std::string_view> ns;
+    if (cmd.ns)
+        ns = *cmd.ns;
+    auto lines = verify::find_signers(in.signers, parsed->key, ns, in.now);
+    if (!lines) {
+        std::fprintf(stderr, "fdl-mirror: %s\n", lines.error().message.c_str());
+        return exit_rejected;
+    }
+    for (auto const* line : *lines)
+        std::printf("%s\n", line->principals.c_str());
+    return 0;
+}
+
+} // namespace mirror::daemon

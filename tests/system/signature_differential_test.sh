@@ -1,0 +1,190 @@
+# Differential test: fdl-mirror check-signature against ssh-keygen -Y verify (OpenSSH) on
+# generated cases. Each case must get the same verdict from both (accept = exit 0). A few
+# cases where this build is knowingly stricter than OpenSSH (certificates are not verified
+# yet, an SSHSIG version 0) only require that fdl-mirror rejects; they are listed apart.
+source "$(dirname "$0")/lib.sh"
+: "${FDL_SSHSIG:?set by ctest}"
+export TZ=UTC # allowed_signers times without Z are local time, for both tools
+cd "$work"
+
+same=0
+stricter=0
+
+# verdict TOOL ARGS...: prints accept or reject
+keygen_verdict() { # ALLOWED PRINCIPAL NS SIG MSG [TIME]
+  local extra=()
+  [ -n "${6:-}" ] && extra=(-Overify-time="$6")
+  if ssh-keygen -Y verify -f "$1" -I "$2" -n "$3" -s "$4" "${extra[@]}" <"$5" >/dev/null 2>&1; then echo accept; else echo reject; fi
+}
+mirror_verdict() {
+  local extra=()
+  [ -n "${6:-}" ] && extra=(--verify-time "$6")
+  if "$FDL_MIRROR" check-signature -f "$1" -I "$2" -n "$3" -s "$4" "${extra[@]}" <"$5" >/dev/null 2>"$work/why"; then echo accept; else echo reject; fi
+}
+
+# case NAME EXPECT ALLOWED PRINCIPAL NS SIG MSG [TIME]: both tools agree, and on EXPECT.
+case_() {
+  local name=$1 expect=$2
+  shift 2
+  local k m
+  k=$(keygen_verdict "$@")
+  m=$(mirror_verdict "$@")
+  if [ "$k" = "$m" ] && [ "$k" = "$expect" ]; then
+    same=$((same + 1)); pass
+  else
+    fail "$name: ssh-keygen $k, fdl-mirror $m, expected $expect ($(head -c 200 "$work/why"))"
+  fi
+}
+
+# stricter NAME ALLOWED PRINCIPAL NS SIG MSG: fdl-mirror must reject; OpenSSH's verdict is shown.
+stricter_() {
+  local name=$1
+  shift
+  local k m
+  k=$(keygen_verdict "$@")
+  m=$(mirror_verdict "$@")
+  echo "stricter case '$name': ssh-keygen $k, fdl-mirror $m ($(head -c 120 "$work/why"))"
+  if [ "$m" = reject ]; then stricter=$((stricter + 1)); pass; else fail "$name: fdl-mirror accepted"; fi
+}
+
+printf '{"fdl":"0.1","id":"019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6c"}\n' >msg
+printf '{"fdl":"0.1","id":"019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6d"}\n' >tampered
+
+# Keys of every type ssh-keygen makes here, and one nobody lists.
+for spec in ed25519: ecdsa:256 ecdsa:384 ecdsa:521 rsa:3072; do
+  t=${spec%%:*}; b=${spec#*:}
+  name=$t${b}
+  ssh-keygen -q -t "$t" ${b:+-b "$b"} -N "" -C "$name" -f "key-$name"
+done
+ssh-keygen -q -t ed25519 -N "" -f key-stranger
+keys="ed25519 ecdsa256 ecdsa384 ecdsa521 rsa3072"
+
+sign() { # KEY NS OUT [HASHALG]
+  ssh-keygen -Y sign -q -f "key-$1" -n "$2" ${4:+-O hashalg=$4} <msg >"$3"
+}
+for k in $keys; do
+  sign "$k" fdl "sig-$k"
+  sign "$k" fdl "sig256-$k" sha256
+  sign "$k" other "sigother-$k"
+done
+sign stranger fdl sig-stranger
+
+line() { echo "$1 $(cut -d' ' -f1,2 "key-$2.pub")"; }
+{ for k in $keys; do line alice@example.org "$k"; done; } >all
+
+# 1. Every key type: valid, tampered, wrong namespace, wrong principal, unlisted key.
+for k in $keys; do
+  case_ "$k valid" accept all alice@example.org fdl "sig-$k" msg
+  case_ "$k valid sha256" accept all alice@example.org fdl "sig256-$k" msg
+  case_ "$k tampered message" reject all alice@example.org fdl "sig-$k" tampered
+  case_ "$k tampered message sha256" reject all alice@example.org fdl "sig256-$k" tampered
+  case_ "$k signed for another namespace" reject all alice@example.org fdl "sigother-$k" msg
+  case_ "$k verified for another namespace" reject all alice@example.org other "sig-$k" msg
+  case_ "$k other namespace, verified as such" accept all alice@example.org other "sigother-$k" msg
+  case_ "$k wrong principal" reject all bob@example.org fdl "sig-$k" msg
+done
+line alice@example.org stranger >only-stranger
+for k in $keys; do
+  case_ "$k unlisted key" reject only-stranger alice@example.org fdl "sig-$k" msg
+done
+case_ "stranger's key, not in the file" reject all alice@example.org fdl sig-stranger msg
+
+# Tampered signature: flip one base64 character in the middle.
+for k in $keys; do
+  awk 'NR==3 { c = substr($0, 10, 1); r = (c == "A") ? "B" : "A"; $0 = substr($0, 1, 9) r substr($0, 11) } { print }' \
+    "sig-$k" >"sigbad-$k"
+  case_ "$k tampered signature" reject all alice@example.org fdl "sigbad-$k" msg
+done
+
+# 2. Principal patterns and negation, on two key types.
+for k in ed25519 rsa3072; do
+  p() { line "$1" "$k" >"pat"; case_ "$k principals '$1' for $2" "$3" pat "$2" fdl "sig-$k" msg; }
+  p '*@example.org' alice@example.org accept
+  p '*@example.org' alice@example.com reject
+  p 'alice@*,bob@*' bob@example.net accept
+  p '*,!mallory@example.org' mallory@example.org reject
+  p '*,!mallory@example.org' alice@example.org accept
+  p '!mallory@example.org,*' mallory@example.org reject
+  p 'al?ce@example.org' allce@example.org accept
+  p 'al?ce@example.org' alce@example.org reject
+  p '"alice@example.org,bob@example.org"' bob@example.org accept
+  p 'ALICE@example.org' alice@example.org reject
+  p 'carol@example.org,alice@example.org' alice@example.org accept
+done
+
+# 3. namespaces= options.
+for opt in 'namespaces="fdl"' 'namespaces="f*"' 'namespaces="file,fdl"'; do
+  echo "alice@example.org $opt $(cut -d' ' -f1,2 key-ed25519.pub)" >ns
+  case_ "$opt allows fdl" accept ns alice@example.org fdl sig-ed25519 msg
+done
+for opt in 'namespaces="file"' 'namespaces="*,!fdl"' 'NAMESPACES="file"'; do
+  echo "alice@example.org $opt $(cut -d' ' -f1,2 key-ed25519.pub)" >ns
+  case_ "$opt refuses fdl" reject ns alice@example.org fdl sig-ed25519 msg
+done
+echo "alice@example.org namespaces=\"fdl\" $(cut -d' ' -f1,2 key-ed25519.pub)" >ns
+case_ "namespaces=fdl refuses other" reject ns alice@example.org other sigother-ed25519 msg
+
+# 4. Validity windows, pinned with the verify time.
+w() { echo "alice@example.org $1 $(cut -d' ' -f1,2 key-ed25519.pub)" >win; case_ "$1 at $2" "$3" win alice@example.org fdl sig-ed25519 msg "$2"; }
+w 'valid-after="20250101"' 20241231 reject
+w 'valid-after="20250101"' 20250101 accept
+w 'valid-after="20250101"' 20260101 accept
+w 'valid-before="20250101"' 20241231 accept
+w 'valid-before="20250101"' 20250102 reject
+w 'valid-after="20250101",valid-before="20251231"' 20250615 accept
+w 'valid-after="20250101",valid-before="20251231"' 20260101 reject
+w 'valid-after="20250101Z"' 20250101000000Z accept
+w 'valid-after="202501011200"' 20250101115959 reject
+w 'valid-after="202501011200"' 20250101120000 accept
+w 'valid-before="20250101120000Z"' 20250101120001Z reject
+w 'valid-before="20250101120000Z"' 20250101120000Z accept
+w 'cert-authority' 20250101 reject
+
+# 5. Malformed allowed_signers lines (the only line).
+for bad in 'alice@example.org frobnicate ' 'alice@example.org namespaces=fdl ' 'alice@example.org namespaces="fdl ' \
+  'alice@example.org valid-after="2025" ' '"alice@example.org '; do
+  echo "$bad$(cut -d' ' -f1,2 key-ed25519.pub)" >bad
+  case_ "malformed line: $bad" reject bad alice@example.org fdl sig-ed25519 msg
+done
+echo "alice@example.org ssh-ed25519 AAAA!!!!" >bad
+case_ "malformed key" reject bad alice@example.org fdl sig-ed25519 msg
+echo "alice@example.org $(cut -d' ' -f1 key-rsa3072.pub) $(cut -d' ' -f2 key-ed25519.pub)" >bad
+case_ "key type text does not match the blob" reject bad alice@example.org fdl sig-ed25519 msg
+printf '# a comment\n\n   \n%s\n' "$(line alice@example.org ed25519)" >commented
+case_ "comments and blank lines" accept commented alice@example.org fdl sig-ed25519 msg
+
+# 6. Armor.
+{ echo; cat sig-ed25519; } >armor; case_ "blank line before BEGIN" reject all alice@example.org fdl armor msg
+sed 's/$/\r/' sig-ed25519 >armor; case_ "CRLF line ends" reject all alice@example.org fdl armor msg
+{ cat sig-ed25519; echo "trailing words"; } >armor; case_ "text after END" accept all alice@example.org fdl armor msg
+head -n -1 sig-ed25519 >armor; case_ "no END line" reject all alice@example.org fdl armor msg
+sed '2s/^/  /' sig-ed25519 >armor; case_ "spaces inside the body" accept all alice@example.org fdl armor msg
+sed '2s/^./*/' sig-ed25519 >armor; case_ "a non-base64 character" reject all alice@example.org fdl armor msg
+
+# 7. Crafted signatures that ssh-keygen will not make.
+forge() { "$FDL_SSHSIG" "$1" msg fdl f.sig f.pub "${@:2}"; echo "alice@example.org $(cat f.pub)" >f.allowed; }
+forge ed25519; case_ "forged ed25519, valid" accept f.allowed alice@example.org fdl f.sig msg
+forge rsa:2048; case_ "forged rsa-2048 rsa-sha2-512" accept f.allowed alice@example.org fdl f.sig msg
+forge rsa:2048 rsa-alg=rsa-sha2-256; case_ "forged rsa-sha2-256" accept f.allowed alice@example.org fdl f.sig msg
+forge rsa:2048 rsa-alg=ssh-rsa; case_ "RSA with SHA-1 (ssh-rsa)" reject f.allowed alice@example.org fdl f.sig msg
+forge rsa:768; case_ "768-bit RSA key" reject f.allowed alice@example.org fdl f.sig msg
+forge ed25519 version=2; case_ "SSHSIG version 2" reject f.allowed alice@example.org fdl f.sig msg
+forge ed25519 trailing; case_ "a byte after the signature" reject f.allowed alice@example.org fdl f.sig msg
+forge ed25519 hash=sha1; case_ "hash sha1" reject f.allowed alice@example.org fdl f.sig msg
+forge ed25519 hash=sha256; case_ "forged sha256" accept f.allowed alice@example.org fdl f.sig msg
+forge ed25519 signed-namespace=other; case_ "blob says fdl, signed for other" reject f.allowed alice@example.org fdl f.sig msg
+forge ed25519 reserved=junk; case_ "reserved field not empty (not signed, ignored)" accept f.allowed alice@example.org fdl f.sig msg
+
+# Knowingly stricter than OpenSSH.
+forge ed25519 version=0; stricter_ "SSHSIG version 0" f.allowed alice@example.org fdl f.sig msg
+ssh-keygen -q -t ed25519 -N "" -f ca
+ssh-keygen -q -s ca -I alice -n alice@example.org key-ed25519.pub
+ssh-keygen -Y sign -q -f key-ed25519 -n fdl <msg >/dev/null 2>&1 || true
+echo "*@example.org cert-authority $(cut -d' ' -f1,2 ca.pub)" >ca.allowed
+if ssh-keygen -Y sign -q -f key-ed25519-cert.pub -n fdl <msg >cert.sig 2>/dev/null && [ -s cert.sig ]; then
+  stricter_ "signature by a certificate (not verified yet)" ca.allowed alice@example.org fdl cert.sig msg
+fi
+
+echo "$same cases with the same verdict, $stricter where fdl-mirror is stricter"
+[ "$same" -ge 100 ] || fail "fewer than 100 differential cases ($same)"
+finish

@@ -1,0 +1,304 @@
+#include "verify/allowed_signers.hpp"
+
+#include "verify/errors.hpp"
+#include "verify/patterns.hpp"
+#include "verify/ssh_wire.hpp"
+
+#include <cctype>
+#include <ctime>
+
+namespace mirror::verify {
+
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\t'; }
+
+void skip_spaces(std::string_view& s) {
+    while (!s.empty() && is_space(s.front()))
+        s.remove_prefix(1);
+}
+
+/// The next whitespace-delimited token; a token that starts with '"' runs to the closing
+/// quote. nullopt for an unterminated quote.
+std::optional<std::string> next_token(std::string_view& s) {
+    skip_spaces(s);
+    if (!s.empty() && s.front() == '"') {
+        auto close = s.find('"', 1);
+        if (close == std::string_view::npos)
+            return std::nullopt;
+        std::string token(s.substr(1, close - 1));
+        s.remove_prefix(close + 1);
+        return token;
+    }
+    std::size_t end = 0;
+    while (end < s.size() && !is_space(s[end]))
+        ++end;
+    std::string token(s.substr(0, end));
+    s.remove_prefix(end);
+    return token;
+}
+
+bool is_key_type_name(std::string_view name) {
+    return name == "ssh-ed25519" || name == "ssh-rsa" || name.starts_with("ecdsa-sha2-") || name.starts_with("sk-") ||
+           is_certificate_type(name) || name == "ssh-dss";
+}
+
+bool starts_with_keyword(std::string_view options, std::string_view keyword) {
+    if (options.size() < keyword.size())
+        return false;
+    for (std::size_t i = 0; i < keyword.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(options[i])) != keyword[i])
+            return false;
+    return true;
+}
+
+/// Reads a quoted option value ("…", with \" for a quote), as OpenSSH's opt_dequote.
+std::optional<std::string> dequote(std::string_view& options) {
+    if (options.empty() || options.front() != '"')
+        return std::nullopt;
+    options.remove_prefix(1);
+    std::string value;
+    while (!options.empty() && options.front() != '"') {
+        if (options.size() >= 2 && options[0] == '\\' && options[1] == '"')
+            options.remove_prefix(1);
+        value += options.front();
+        options.remove_prefix(1);
+    }
+    if (options.empty())
+        return std::nullopt;
+    options.remove_prefix(1);
+    return value;
+}
+
+/// Parses the options field into `out`; returns the reason it is refused.
+std::optional<std::string> parse_options(std::string_view options, allowed_signer& out) {
+    while (!options.empty()) {
+        if (starts_with_keyword(options, "cert-authority")) {
+            options.remove_prefix(14);
+            out.cert_authority = true;
+        } else {
+            std::optional<std::string>* text_slot = nullptr;
+            std::optional<std::int64_t>* time_slot = nullptr;
+            std::string_view name;
+            if (starts_with_keyword(options, "namespaces="))
+                name = "namespaces", text_slot = &out.namespaces;
+            else if (starts_with_keyword(options, "valid-after="))
+                name = "valid-after", time_slot = &out.valid_after;
+            else if (starts_with_keyword(options, "valid-before="))
+                name = "valid-before", time_slot = &out.valid_before;
+            else
+                return "unknown option '" + std::string(options.substr(0, options.find(','))).substr(0, 40) + "'";
+            options.remove_prefix(name.size() + 1);
+            auto value = dequote(options);
+            if (!value)
+                return std::string(name) + ": the value must be in double quotes";
+            if ((text_slot && *text_slot) || (time_slot && *time_slot))
+                return "more than one " + std::string(name);
+            if (text_slot) {
+                *text_slot = std::move(*value);
+            } else {
+                auto when = parse_signer_time(*value);
+                if (!when)
+                    return std::string(name) + ": '" + value->substr(0, 40) + "' is not YYYYMMDD[HHMM[SS]][Z]";
+                *time_slot = *when;
+            }
+        }
+        if (options.empty())
+            break;
+        if (options.front() != ',')
+            return "options must be separated by ','";
+        options.remove_prefix(1);
+        if (options.empty())
+            return "an option list ends with ','";
+    }
+    if (out.valid_after && out.valid_before && *out.valid_before <= *out.valid_after)
+        return std::string("valid-before is not after valid-after");
+    return std::nullopt;
+}
+
+/// Reads the options field: up to the first whitespace outside double quotes.
+std::optional<std::string> options_token(std::string_view& s) {
+    skip_spaces(s);
+    std::size_t end = 0;
+    bool quoted = false;
+    while (end < s.size() && (quoted || !is_space(s[end]))) {
+        if (s[end] == '\\' && quoted && end + 1 < s.size() && s[end + 1] == '"')
+            ++end;
+        else if (s[end] == '"')
+            quoted = !quoted;
+        ++end;
+    }
+    if (quoted)
+        return std::nullopt;
+    std::string token(s.substr(0, end));
+    s.remove_prefix(end);
+    return token;
+}
+
+std::optional<std::string> parse_line(std::string_view s, allowed_signer& out) {
+    auto principals = next_token(s);
+    if (!principals)
+        return std::string("unterminated quote in the principals");
+    if (principals->empty())
+        return std::string("no principals");
+    out.principals = std::move(*principals);
+    std::string_view rest = s;
+    auto type = next_token(rest);
+    if (!type || !is_key_type_name(*type)) {
+        auto options = options_token(s);
+        if (!options)
+            return std::string("unterminated quote in the options");
+        if (auto problem = parse_options(*options, out))
+            return problem;
+        rest = s;
+        type = next_token(rest);
+        if (!type || !is_key_type_name(*type))
+            return "'" + type.value_or("").substr(0, 40) + "' is not a key type";
+    }
+    auto base64 = next_token(rest);
+    if (!base64 || base64->empty())
+        return "no key after " + *type;
+    auto blob = base64_decode(*base64);
+    if (!blob)
+        return std::string("the key is not base64");
+    wire_reader in(*blob);
+    auto inner = in.string();
+    if (!inner || *inner != *type)
+        return "the key's blob is not a " + *type + " key";
+    // A key of a type this build verifies must be whole and acceptable, as OpenSSH reads
+    // it; other types (sk-, certificates) are kept: no signature we accept can match them.
+    if (auto key = parse_public_key_blob(*blob); !key && key.error().code != verify_errc::unsupported_key_type &&
+                                                 key.error().code != verify_errc::certificate_unsupported)
+        return key.error().message;
+    out.key_type = std::move(*type);
+    out.key_blob = std::move(*blob);
+    return std::nullopt; // what follows the key is a comment
+}
+
+bool time_allows(allowed_signer const& e, std::int64_t now) {
+    return (!e.valid_after || now >= *e.valid_after) && (!e.valid_before || now <= *e.valid_before);
+}
+
+} // namespace
+
+std::optional<std::int64_t> parse_signer_time(std::string_view text) {
+    bool utc = text.ends_with('Z');
+    if (utc)
+        text.remove_suffix(1);
+    if (text.size() != 8 && text.size() != 12 && text.size() != 14)
+        return std::nullopt;
+    for (char c : text)
+        if (c < '0' || c > '9')
+            return std::nullopt;
+    auto number = [&](std::size_t at, std::size_t len) {
+        int v = 0;
+        for (std::size_t i = at; i < at + len; ++i)
+            v = v * 10 + (text[i] - '0');
+        return v;
+    };
+    std::tm tm{};
+    tm.tm_year = number(0, 4) - 1900;
+    tm.tm_mon = number(4, 2) - 1;
+    tm.tm_mday = number(6, 2);
+    if (text.size() >= 12)
+        tm.tm_hour = number(8, 2), tm.tm_min = number(10, 2);
+    if (text.size() == 14)
+        tm.tm_sec = number(12, 2);
+    if (tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
+        tm.tm_sec > 59)
+        return std::nullopt;
+    std::tm check = tm;
+    tm.tm_isdst = -1;
+    std::time_t when = utc ? ::timegm(&tm) : std::mktime(&tm);
+    if (when == static_cast<std::time_t>(-1) || tm.tm_mday != check.tm_mday || tm.tm_mon != check.tm_mon)
+        return std::nullopt; // 31 February and the like
+    if (when <= 0)
+        return std::nullopt; // OpenSSH refuses times at or before the epoch
+    return static_cast<std::int64_t>(when);
+}
+
+result<allowed_signers> parse_allowed_signers(std::string_view text, std::string path) {
+    allowed_signers out{std::move(path), {}};
+    std::size_t number = 0;
+    while (!text.empty()) {
+        ++number;
+        auto newline = text.find('\n');
+        std::string_view line = text.substr(0, newline);
+        text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
+        if (line.ends_with('\r'))
+            line.remove_suffix(1);
+        skip_spaces(line);
+        if (line.empty() || line.front() == '#')
+            continue;
+        allowed_signer entry;
+        entry.line = number;
+        if (auto problem = parse_line(line, entry))
+            return make_error(verify_errc::malformed_allowed_signers,
+                              out.path + ":" + std::to_string(number) + ": " + *problem);
+        out.entries.push_back(std::move(entry));
+    }
+    return out;
+}
+
+namespace {
+
+/// The most specific reason no line accepted, by how far the best line got.
+error no_line_accepts(allowed_signers const& signers, int stage, std::size_t line) {
+    std::string where = signers.path + (line ? ":" + std::to_string(line) : "");
+    switch (stage) {
+    case 3: return make_error(verify_errc::outside_validity, where + ": the key is outside its valid-after/valid-before window");
+    case 2: return make_error(verify_errc::namespace_not_allowed, where + ": the key is not allowed for this namespace");
+    case 1: return make_error(verify_errc::principal_not_allowed, where + ": the key is listed, but not for this principal");
+    default: return make_error(verify_errc::untrusted_key, signers.path + ": no line holds the signing key");
+    }
+}
+
+/// How far a line gets for the key: 0 not its key (or a CA line), 1 key, 2 principal,
+/// 3 namespace, 4 time (accepted).
+int stage_of(allowed_signer const& e, ssh_public_key const& key, std::optional<std::string_view> principal,
+             std::optional<std::string_view> ns, std::int64_t now) {
+    if (e.cert_authority || e.key_blob != key.blob)
+        return 0;
+    if (principal && match_pattern_list(*principal, e.principals) != list_match::positive)
+        return 1;
+    if (ns && e.namespaces && match_pattern_list(*ns, *e.namespaces) != list_match::positive)
+        return 2;
+    if (!time_allows(e, now))
+        return 3;
+    return 4;
+}
+
+} // namespace
+
+result<allowed_signer const*> check_signer(allowed_signers const& signers, ssh_public_key const& key,
+                                           std::string_view principal, std::string_view ns, std::int64_t now) {
+    int best = 0;
+    std::size_t best_line = 0;
+    for (auto const& e : signers.entries) {
+        int stage = stage_of(e, key, principal, ns, now);
+        if (stage == 4)
+            return &e; // the only success exit
+        if (stage > best)
+            best = stage, best_line = e.line;
+    }
+    return no_line_accepts(signers, best, best_line);
+}
+
+result<std::vector<allowed_signer const*>> find_signers(allowed_signers const& signers, ssh_public_key const& key,
+                                                        std::optional<std::string_view> ns, std::int64_t now) {
+    std::vector<allowed_signer const*> found;
+    int best = 0;
+    std::size_t best_line = 0;
+    for (auto const& e : signers.entries) {
+        int stage = stage_of(e, key, std::nullopt, ns, now);
+        if (stage == 4)
+            found.push_back(&e);
+        else if (stage > best)
+            best = stage, best_line = e.line;
+    }
+    if (!found.empty())
+        return found;
+    return no_line_accepts(signers, best, best_line);
+}
+
+} // namespace mirror::verify

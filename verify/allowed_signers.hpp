@@ -1,0 +1,56 @@
+#pragma once
+// OpenSSH allowed_signers files (ssh-keygen(1), ALLOWED SIGNERS): the keys a mirror trusts,
+// configured out of band. Never built from an origin's fdl.json.
+
+#include "verify/error.hpp"
+#include "verify/ssh_key.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mirror::verify {
+
+/// One line: principals [options] keytype base64 [comment].
+struct allowed_signer {
+    std::size_t line = 0;
+    std::string principals; ///< a pattern list, dequoted
+    bool cert_authority = false;
+    std::optional<std::string> namespaces;  ///< a pattern list
+    std::optional<std::int64_t> valid_after;  ///< seconds since the epoch, inclusive
+    std::optional<std::int64_t> valid_before; ///< seconds since the epoch, inclusive
+    std::string key_type;
+    std::string key_blob;
+};
+
+struct allowed_signers {
+    std::string path; ///< for messages
+    std::vector<allowed_signer> entries;
+};
+
+/// Parses a whole file. Comments and blank lines are skipped. Any line that does not
+/// parse (unknown option, unquoted or unterminated value, bad time, bad key) fails the
+/// whole file with verify_errc::malformed_allowed_signers and "path:line: reason": a
+/// file that cannot be read completely is not trusted partially.
+result<allowed_signers> parse_allowed_signers(std::string_view text, std::string path);
+
+/// Parses YYYYMMDD, YYYYMMDDHHMM or YYYYMMDDHHMMSS, each optionally followed by 'Z' (UTC;
+/// otherwise the local time zone), into seconds since the epoch.
+std::optional<std::int64_t> parse_signer_time(std::string_view text);
+
+/// Decides whether a line of `signers` accepts `key` for `principal`, namespace `ns`,
+/// at time `now`, as `ssh-keygen -Y verify -I principal` would. Starts from "untrusted";
+/// the error says why no line accepted, most specific reason first: outside_validity,
+/// namespace_not_allowed, principal_not_allowed, untrusted_key.
+result<allowed_signer const*> check_signer(allowed_signers const& signers, ssh_public_key const& key,
+                                           std::string_view principal, std::string_view ns, std::int64_t now);
+
+/// The lines that accept `key` for namespace `ns` at `now`, whatever the principal (what
+/// `ssh-keygen -Y find-principals` lists, with the namespace also checked when given).
+/// Fails like check_signer when none does.
+result<std::vector<allowed_signer const*>> find_signers(allowed_signers const& signers, ssh_public_key const& key,
+                                                        std::optional<std::string_view> ns, std::int64_t now);
+
+} // namespace mirror::verify
