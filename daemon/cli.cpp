@@ -20,6 +20,9 @@ ORIGIN, MIRROR and REPOSITORY are folder paths or file:///… URLs.
 sync options:
   --allow-rewind                 let branches move to versions that do not descend from the mirror's
   --concurrency N                transfers in flight, at most (default 4)
+verify options:
+  --without-key FINGERPRINT      show which versions would lose their trusted signature if that
+                                 key were revoked (repeatable)
 sync and verify options:
   --json                         print one JSON report instead of the summary
   --allowed-signers FILE         OpenSSH allowed_signers file of trusted keys
@@ -120,7 +123,13 @@ std::variant<command, usage_error> parse_verify(arg_reader& in) {
             continue;
         if (arg == "--json")
             cmd.json = true;
-        else if (arg.starts_with("-"))
+        else if (arg == "--without-key") {
+            if (auto value = in.value_for(arg, problem)) {
+                if (!value->starts_with("SHA256:"))
+                    problem = usage_error{"--without-key: '" + *value + "' is not a SHA256:… fingerprint"};
+                cmd.without_keys.push_back(*value);
+            }
+        } else if (arg.starts_with("-"))
             problem = usage_error{"verify: unknown option " + arg};
         else
             positional.push_back(arg);

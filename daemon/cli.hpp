@@ -32,6 +32,7 @@ struct verify_command {
     std::string repository;
     signature_options signatures;
     bool json = false;
+    std::vector<std::string> without_keys; ///< --without-key FINGERPRINT, repeatable
 };
 
 /// `check-signature`: like `ssh-keygen -Y verify`; the message comes on standard input.

@@ -12,11 +12,16 @@
 #include "core/store/open_store.hpp"
 #include "core/sync/audit.hpp"
 #include "core/sync/sync_pass.hpp"
+#include "verify/allowed_signers.hpp"
+#include "verify/signature_policy.hpp"
+#include "verify/sshsig.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -46,20 +51,36 @@ T run_to_completion(awaitable<T> work) {
     return std::move(*out);
 }
 
-/// Until signatures are verified (the signatures issue), any policy but `off` would be a
-/// promise this build cannot keep: refuse it rather than mirror unverified versions.
-std::optional<std::string> signature_problem(daemon::signature_options const& s) {
+/// Builds an origin's signature settings from the command line: the keys are read and
+/// parsed now, so that a file that cannot be read is a usage error before anything runs.
+std::variant<verify::trust_settings, std::string> load_trust(daemon::signature_options const& s) {
+    verify::trust_settings trust;
+    trust.ns = s.ns;
     auto policy = s.policy.value_or(s.allowed_signers ? config::signature_policy::required
                                                       : config::signature_policy::off);
-    if (policy == config::signature_policy::off) {
+    switch (policy) {
+    case config::signature_policy::required: trust.policy = verify::signature_policy::required; break;
+    case config::signature_policy::if_present: trust.policy = verify::signature_policy::if_present; break;
+    case config::signature_policy::off: trust.policy = verify::signature_policy::off; break;
+    }
+    if (!s.allowed_signers) {
+        if (policy != config::signature_policy::off)
+            return "--signatures " + std::string(config::to_string(policy)) + " needs --allowed-signers";
         if (!s.policy) // chosen for the operator, who should know
             std::fputs("warning: no --allowed-signers given: signatures are not checked\n", stderr);
-        return std::nullopt;
+        return trust;
     }
-    if (!s.allowed_signers)
-        return "--signatures " + std::string(config::to_string(policy)) + " needs --allowed-signers";
-    return "--signatures " + std::string(config::to_string(policy)) +
-           ": this build does not verify SSH signatures yet; use --signatures off to mirror without them";
+    std::ifstream in(*s.allowed_signers, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof())
+        return "--allowed-signers: " + *s.allowed_signers + ": cannot be read";
+    if (!in.is_open())
+        return "--allowed-signers: " + *s.allowed_signers + ": cannot be read";
+    auto signers = verify::parse_allowed_signers(text, *s.allowed_signers);
+    if (!signers)
+        return "--allowed-signers: " + signers.error().message;
+    trust.signers = std::move(*signers);
+    return trust;
 }
 
 /// A location that cannot name a store (a scheme not built, file://relative) is the
@@ -81,7 +102,8 @@ std::optional<std::uint64_t> kill_after_writes() {
 }
 
 int run_sync_command(daemon::sync_command const& cmd) {
-    if (auto problem = signature_problem(cmd.signatures)) {
+    auto trust = load_trust(cmd.signatures);
+    if (auto const* problem = std::get_if<std::string>(&trust)) {
         std::fprintf(stderr, "fdl-mirror: %s\n", problem->c_str());
         return exit_usage;
     }
@@ -105,7 +127,8 @@ int run_sync_command(daemon::sync_command const& cmd) {
         target = &*killer;
     }
     auto progress = cmd.json ? nullptr : daemon::tty_progress::create();
-    sync::sync_options options{cmd.allow_rewind, cmd.concurrency, &pool};
+    sync::sync_options options{cmd.allow_rewind, cmd.concurrency, &pool,
+                               std::move(std::get<verify::trust_settings>(trust))};
     auto report = run_to_completion(sync::run_sync(**origin, *target, options, progress.get()));
     progress.reset();
     std::string out = cmd.json ? daemon::sync_json(report, cmd.origin, cmd.mirror)
@@ -115,7 +138,8 @@ int run_sync_command(daemon::sync_command const& cmd) {
 }
 
 int run_verify_command(daemon::verify_command const& cmd) {
-    if (auto problem = signature_problem(cmd.signatures)) {
+    auto trust = load_trust(cmd.signatures);
+    if (auto const* problem = std::get_if<std::string>(&trust)) {
         std::fprintf(stderr, "fdl-mirror: %s\n", problem->c_str());
         return exit_usage;
     }
@@ -126,7 +150,8 @@ int run_verify_command(daemon::verify_command const& cmd) {
         return is_usage_problem(repo.error()) ? exit_usage : exit_io;
     }
     auto progress = cmd.json ? nullptr : daemon::tty_progress::create();
-    auto report = run_to_completion(sync::run_audit(**repo, progress.get(), &pool));
+    sync::audit_options options{std::move(std::get<verify::trust_settings>(trust)), cmd.without_keys};
+    auto report = run_to_completion(sync::run_audit(**repo, progress.get(), &pool, std::move(options)));
     progress.reset();
     std::string out = cmd.json ? daemon::audit_json(report, cmd.repository)
                                : daemon::audit_summary(report, cmd.repository);
@@ -139,7 +164,7 @@ std::string version_text() {
            "\n"
            "stores: folder (file://); http(s):// and s3:// not built yet\n"
            "catalog reader: none in this build (data files are taken from files.json)\n"
-           "signatures: not verified in this build\n";
+           "signatures: SSHSIG verified with libssh " + verify::libssh_version() + "; certificates not yet\n";
 }
 
 } // namespace

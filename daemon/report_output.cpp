@@ -65,6 +65,8 @@ std::string sync_summary(sync::sync_report const& r, std::string const& origin, 
         out += "ref " + change.name + " -> " + change.to + (change.from ? " (was " + *change.from + ")" : " (new)") + "\n";
     for (auto const& f : r.followed)
         out += "followed " + f + "\n";
+    for (auto const& [id, signer] : r.signers)
+        out += "signed " + id + " by " + signer.principals + " (" + signer.fingerprint + ")\n";
     for (auto const& w : r.warnings)
         out += "warning: " + w + "\n";
     out += "copied " + std::to_string(r.files_copied) + " file(s), " + human_bytes(r.bytes_copied) + " in " +
@@ -105,6 +107,15 @@ std::string sync_json(sync::sync_report const& r, std::string const& origin, std
     };
     out["fatal"] = r.fatal ? json::value(error_json(*r.fatal)) : json::value(nullptr);
     out["versions_in_mirror"] = r.versions_in_mirror ? json::value(*r.versions_in_mirror) : json::value(nullptr);
+    json::object signers;
+    for (auto const& [id, signer] : r.signers)
+        signers[id] = json::object{{"principals", signer.principals},
+                                   {"fingerprint", signer.fingerprint},
+                                   {"key_type", signer.key_type}};
+    out["signers"] = std::move(signers);
+    out["announced_keys"] = json::object{{"announced_not_trusted", strings_json(r.announced_keys.announced_not_trusted)},
+                                         {"trusted_not_announced", strings_json(r.announced_keys.trusted_not_announced)},
+                                         {"unreadable", strings_json(r.announced_keys.unreadable)}};
     return json::serialize(out) + "\n";
 }
 
@@ -118,7 +129,10 @@ std::string audit_summary(sync::audit_report const& r, std::string const& reposi
         if (!v.problems.empty())
             ++failing;
         std::string flags = v.withdrawn ? ", withdrawn" : v.expired ? ", expired" : "";
+        std::string signature = v.signer ? "signed by " + v.signer->principals + " (" + v.signer->fingerprint + ")"
+                                         : "signature " + v.signature;
         out += "  " + v.id + (v.seq ? " (seq " + std::to_string(*v.seq) + ")" : "") + ": " + state + flags + ", " +
+               signature + ", " +
                std::to_string(v.tables) + " table(s), " + std::to_string(v.data_files) + " data file(s), " +
                human_bytes(v.data_bytes) +
                (v.data_files_proven ? ", " + std::to_string(v.data_files_proven) + " proven by the ledger" : "") + "\n";
@@ -127,6 +141,19 @@ std::string audit_summary(sync::audit_report const& r, std::string const& reposi
     }
     for (auto const& p : r.problems)
         out += "problem: " + sync::kind_of(p.code) + ": " + p.message + "\n";
+    if (!r.keys.empty() || !r.unsigned_versions.empty()) {
+        out += "trust:\n";
+        for (auto const& k : r.keys)
+            out += "  " + k.fingerprint + " (" + k.principals + ") signed " + std::to_string(k.versions) +
+                   " version(s), the newest " + k.newest + "\n";
+        out += "  " + std::to_string(r.unsigned_versions.size()) + " version(s) signed by no trusted key\n";
+    }
+    if (!r.would_lose_trust.empty()) {
+        out += "without the given key(s), " + std::to_string(r.would_lose_trust.size()) +
+               " version(s) would lose their trusted signature:\n";
+        for (auto const& id : r.would_lose_trust)
+            out += "  " + id + "\n";
+    }
     for (auto const& w : r.warnings)
         out += "warning: " + w + "\n";
     out += std::to_string(r.versions.size()) + " version(s) audited, " + std::to_string(failing) + " failed, " +
@@ -146,8 +173,13 @@ std::string audit_json(sync::audit_report const& r, std::string const& repositor
                           {"data_files", v.data_files},
                           {"data_bytes", v.data_bytes},
                           {"data_files_proven", v.data_files_proven},
-                          {"problems", errors_json(v.problems)}};
+                          {"problems", errors_json(v.problems)},
+                          {"signature", v.signature}};
         item["seq"] = v.seq ? json::value(*v.seq) : json::value(nullptr);
+        item["signer"] = v.signer ? json::value(json::object{{"principals", v.signer->principals},
+                                                             {"fingerprint", v.signer->fingerprint},
+                                                             {"key_type", v.signer->key_type}})
+                                  : json::value(nullptr);
         versions.push_back(std::move(item));
     }
     json::object out{{"command", "verify"},
@@ -156,7 +188,16 @@ std::string audit_json(sync::audit_report const& r, std::string const& repositor
                      {"versions", std::move(versions)},
                      {"problems", errors_json(r.problems)},
                      {"warnings", strings_json(r.warnings)},
-                     {"elapsed_seconds", static_cast<double>(r.elapsed.count()) / 1000.0}};
+                     {"elapsed_seconds", static_cast<double>(r.elapsed.count()) / 1000.0},
+                     {"unsigned_versions", strings_json(r.unsigned_versions)},
+                     {"would_lose_trust", strings_json(r.would_lose_trust)}};
+    json::array keys;
+    for (auto const& k : r.keys)
+        keys.push_back(json::object{{"fingerprint", k.fingerprint},
+                                    {"principals", k.principals},
+                                    {"versions", k.versions},
+                                    {"newest", k.newest}});
+    out["keys"] = std::move(keys);
     out["fatal"] = r.fatal ? json::value(error_json(*r.fatal)) : json::value(nullptr);
     return json::serialize(out) + "\n";
 }

@@ -22,6 +22,7 @@ char const* kind_name(verify_errc e) noexcept {
     case verify_errc::outside_validity: return "outside_validity";
     case verify_errc::malformed_allowed_signers: return "malformed_allowed_signers";
     case verify_errc::too_large: return "too_large";
+    case verify_errc::missing_signature: return "missing_signature";
     }
     return "unknown";
 }

@@ -24,6 +24,7 @@ enum class verify_errc {
     outside_validity,        ///< before valid-after or after valid-before
     malformed_allowed_signers, ///< a line of the allowed_signers file does not parse
     too_large,               ///< a signature past the size this verifier accepts
+    missing_signature,       ///< the policy requires a signature and there is none
 };
 
 boost::system::error_category const& verify_category() noexcept;

@@ -92,6 +92,11 @@ result<sshsig> parse_sshsig(std::string_view blob) {
     return sshsig{std::move(*key), std::string(*ns), std::string(*hash), std::move(*algorithm), std::string(blob)};
 }
 
+std::string libssh_version() {
+    char const* text = ssh_version(0);
+    return text == nullptr ? "unknown" : text;
+}
+
 namespace {
 /// Owns a key libssh returns.
 struct ssh_key_holder {

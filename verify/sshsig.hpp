@@ -36,6 +36,9 @@ result<std::string> dearmor(std::string_view armored);
 /// bytes after the signature.
 result<sshsig> parse_sshsig(std::string_view blob);
 
+/// The version of the libssh this build runs with (for --version and build_info).
+std::string libssh_version();
+
 /// Verifies `armored` over `message` for namespace `ns`: dearmor, parse_sshsig, the
 /// namespace, then the cryptographic check. Returns the parsed signature only when every
 /// step passed; says nothing of trust (see allowed_signers).

@@ -11,6 +11,10 @@
 #include "core/sync/inventory.hpp"
 #include "core/sync/ledger.hpp"
 #include "core/sync/limits.hpp"
+#include "verify/errors.hpp"
+#include "verify/sshsig.hpp"
+
+#include <ctime>
 
 #include <set>
 
@@ -39,6 +43,8 @@ struct audit_context {
     std::optional<std::map<std::string, std::uint64_t>> data; ///< data_dir listing, when it can list
     data_ledger ledger; ///< a mirror's record of its data files' digests; empty for an origin
     std::map<std::string, bool, std::less<>> proven; ///< data files hashed in this audit -> equal to the ledger
+    audit_options const& options;
+    std::int64_t now = 0;
 };
 
 /// Reads a store error as a problem of the audited object, or an I/O failure.
@@ -127,6 +133,59 @@ awaitable<std::optional<std::string>> check_pinned(audit_context& c, version_aud
     co_return std::nullopt;
 }
 
+/// The version's signature under the audit's policy: its status, its signer, and a
+/// problem when the policy is not met.
+awaitable<void> check_signature(audit_context& c, version_audit& v, std::string const& folder,
+                                std::string const& record) {
+    std::optional<std::string> armored;
+    auto bytes = co_await store::read_all(c.repo, folder + "version.json.sig", verify::max_signature_bytes);
+    if (bytes)
+        armored = std::move(*bytes);
+    else if (bytes.error().code != store::store_errc::not_found) {
+        v.problems.push_back(noted(c, bytes.error()));
+        v.signature = "unreadable";
+        co_return;
+    }
+    if (c.options.trust.policy == verify::signature_policy::off) {
+        v.signature = armored ? "not checked" : "missing";
+        co_return;
+    }
+    std::optional<std::string_view> signature;
+    if (armored)
+        signature = *armored;
+    auto signer = verify::check_version_signature(c.options.trust, record, signature, c.now);
+    if (!signer) {
+        v.signature = verify::kind_name(static_cast<verify::verify_errc>(signer.error().code.value()));
+        v.problems.push_back(with_context(signer.error(), "versions/" + v.id));
+    } else if (*signer) {
+        v.signature = "valid";
+        v.signer = **signer;
+    } else {
+        v.signature = "missing";
+    }
+}
+
+/// Per-key counts, unsigned versions, and what revoking `without_keys` would cost.
+void summarise_trust(audit_context& c) {
+    std::map<std::string, key_summary> by_key;
+    for (auto const& v : c.report.versions) {
+        if (!v.signer) {
+            c.report.unsigned_versions.push_back(v.id);
+            continue;
+        }
+        auto& k = by_key[v.signer->fingerprint];
+        k.fingerprint = v.signer->fingerprint;
+        k.principals = v.signer->principals;
+        k.versions += 1;
+        k.newest = std::max(k.newest, v.id);
+        for (auto const& revoked : c.options.without_keys)
+            if (revoked == v.signer->fingerprint)
+                c.report.would_lose_trust.push_back(v.id);
+    }
+    for (auto& [fingerprint, summary] : by_key)
+        c.report.keys.push_back(std::move(summary));
+}
+
 awaitable<std::optional<std::string>> audit_version(audit_context& c, version_audit& v) {
     std::string folder = "versions/" + v.id + "/";
     std::string key = folder + "version.json";
@@ -143,6 +202,7 @@ awaitable<std::optional<std::string>> audit_version(audit_context& c, version_au
     v.seq = record->seq;
     if (auto same = fdl::check_record_folder(*record, v.id, key); !same)
         v.problems.push_back(same.error());
+    co_await check_signature(c, v, folder, *bytes);
 
     auto expired_bytes = co_await store::read_all(c.repo, folder + "expired.json", limits::expired_json);
     if (expired_bytes) {
@@ -203,10 +263,11 @@ void check_refs(audit_context& c, refs_snapshot const& refs) {
 
 } // namespace
 
-awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, store::blocking_pool* pool) {
+awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, store::blocking_pool* pool,
+                                  audit_options options) {
     auto started = std::chrono::steady_clock::now();
     audit_report report;
-    audit_context c{repo, observer, pool, report};
+    audit_context c{repo, observer, pool, report, {}, {}, {}, {}, options, static_cast<std::int64_t>(std::time(nullptr))};
     auto finish = [&]() {
         report.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
         return std::move(report);
@@ -268,6 +329,7 @@ awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, s
             report.versions[index_of[audited.id]] = std::move(audited);
         }
     }
+    summarise_trust(c);
     co_return finish();
 }
 

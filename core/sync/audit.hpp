@@ -6,6 +6,7 @@
 #include "core/store/blocking_pool.hpp"
 #include "core/store/store.hpp"
 #include "core/sync/report.hpp"
+#include "verify/signature_policy.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -25,13 +26,33 @@ struct version_audit {
     std::uint64_t data_bytes = 0;
     std::uint64_t data_files_proven = 0; ///< hashed and equal to the mirror's ledger
     std::uint64_t tables = 0;
+    /// "valid", "missing", "not checked" (policy off), or why it failed ("untrusted_key"…).
+    std::string signature = "not checked";
+    std::optional<verify::signer_info> signer;
     std::vector<error> problems;   ///< every failed check, each naming the object
+};
+
+/// One trusted key's share of the repository's signatures.
+struct key_summary {
+    std::string fingerprint;
+    std::string principals;
+    std::size_t versions = 0;
+    std::string newest; ///< the newest version it signed (version IDs sort by creation)
+};
+
+/// What to audit besides integrity.
+struct audit_options {
+    verify::trust_settings trust;        ///< the policy the signatures are held to
+    std::vector<std::string> without_keys; ///< fingerprints whose revocation to assess
 };
 
 struct audit_report {
     std::vector<version_audit> versions; ///< newest first along each ref
     std::vector<error> problems;         ///< refs, refs.json, HEAD, fdl.json
     std::vector<std::string> warnings;
+    std::vector<key_summary> keys;            ///< trusted keys that signed audited versions
+    std::vector<std::string> unsigned_versions; ///< signed by no trusted key
+    std::vector<std::string> would_lose_trust;  ///< signed only by a key in without_keys
     std::optional<error> fatal;          ///< could not audit at all
     bool io_failure = false;
     std::chrono::milliseconds elapsed{0};
@@ -47,6 +68,9 @@ struct audit_report {
 /// hashed and compared with the digest recorded when it was copied. Reads everything it
 /// checks; writes nothing.
 /// Large chunks are hashed on `pool` when one is given.
-awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, store::blocking_pool* pool = nullptr);
+/// Each version's signature is checked under `options.trust` (a version that fails the
+/// policy fails the audit) and summarised per key.
+awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, store::blocking_pool* pool = nullptr,
+                                  audit_options options = {});
 
 } // namespace mirror::sync

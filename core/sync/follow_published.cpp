@@ -124,6 +124,39 @@ awaitable<void> follow_expiry(pass& p, std::string const& id, folder_files const
         p.report.followed.push_back("versions/" + id + (expiry->withdrawn() ? ": withdrawn" : ": expired"));
 }
 
+/// A signature added after the version was published: checked against the mirror's
+/// version.json like any other before it is added; one that fails is reported, not added.
+awaitable<void> take_late_signature(pass& p, std::string const& id) {
+    std::string folder = "versions/" + id + "/";
+    auto armored = co_await read_origin_signature(p, id);
+    if (!armored || !*armored) {
+        if (!armored)
+            p.note_failure(armored.error(), false);
+        co_return;
+    }
+    auto record = co_await store::read_all(p.mirror, folder + "version.json", limits::version_json);
+    if (!record) {
+        p.note_failure(with_context(record.error(), "mirror"), true);
+        co_return;
+    }
+    std::optional<std::string_view> signature = **armored;
+    auto signer = verify::check_version_signature(p.options.trust, *record, signature, p.now);
+    if (!signer) {
+        p.report.warnings.push_back(folder + "version.json.sig: added at the origin, not taken: " +
+                                    signer.error().message);
+        co_return;
+    }
+    auto written = co_await store::write_all(p.mirror, folder + "version.json.sig", std::move(**armored),
+                                             store::write_mode::create_only);
+    if (!written) {
+        p.note_failure(with_context(written.error(), "mirror"), true);
+        co_return;
+    }
+    if (*signer)
+        p.report.signers[id] = **signer;
+    p.report.followed.push_back(folder + "version.json.sig: added");
+}
+
 awaitable<void> take_late_addition(pass& p, std::string const& folder, std::string const& path, std::uint64_t size) {
     // Named locals, not braced temporaries of the co_await expression: GCC 12
     // destroyed those twice here (see docs/design.md, "Coroutines and GCC 12").
@@ -163,7 +196,9 @@ awaitable<void> follow_one(pass& p, std::string const& id, folder_files const& h
     for (auto const& [path, size] : *served) {
         auto have = held.find(path);
         if (have == held.end()) {
-            if (is_late_addition(path))
+            if (path == "version.json.sig" && p.options.trust.policy != verify::signature_policy::off)
+                co_await take_late_signature(p, id);
+            else if (is_late_addition(path))
                 co_await take_late_addition(p, folder, path, size);
             else
                 p.report.violations.push_back(make_error(

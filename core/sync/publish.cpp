@@ -11,6 +11,7 @@
 #include "core/sync/limits.hpp"
 #include "core/sync/plan.hpp"
 #include "core/sync/workers.hpp"
+#include "verify/sshsig.hpp"
 
 #include <span>
 
@@ -85,6 +86,24 @@ awaitable<result<version_plan>> prepare(pass& p, std::string const& id, loaded_v
     auto const& record = loaded.record;
     folder_files const* listed = p.origin_versions ? p.origin_versions->files_of(id) : nullptr;
     memory.emplace(folder + "version.json", loaded.bytes);
+
+    // The signature gate comes first: a version that fails it is held before anything of
+    // it is read or written. The exact bytes checked are the ones written.
+    if (p.options.trust.policy != verify::signature_policy::off) {
+        auto armored = co_await read_origin_signature(p, id);
+        if (!armored)
+            co_return armored.error();
+        std::optional<std::string_view> signature;
+        if (*armored)
+            signature = **armored;
+        auto signer = verify::check_version_signature(p.options.trust, loaded.bytes, signature, p.now);
+        if (!signer)
+            co_return with_context(signer.error(), "versions/" + id);
+        if (*signer)
+            p.signer_of[id] = **signer; // reported once the version is published
+        if (*armored)
+            memory.emplace(folder + "version.json.sig", std::move(**armored));
+    }
 
     auto expired = co_await is_expired_at_origin(p, folder, listed);
     if (!expired)
@@ -220,6 +239,21 @@ awaitable<result<void>> run_step(pass& p, copy_step const& step, memory_files co
 
 } // namespace
 
+awaitable<result<std::optional<std::string>>> read_origin_signature(pass& p, std::string id) {
+    std::string key = "versions/" + id + "/version.json.sig";
+    if (p.origin_versions) {
+        auto const* listed = p.origin_versions->files_of(id);
+        if (listed == nullptr || !listed->contains("version.json.sig"))
+            co_return std::optional<std::string>();
+    }
+    auto bytes = co_await store::read_all(p.origin, key, verify::max_signature_bytes);
+    if (bytes)
+        co_return std::optional<std::string>(std::move(*bytes));
+    if (bytes.error().code == store::store_errc::not_found)
+        co_return std::optional<std::string>();
+    co_return origin_read_error(bytes.error());
+}
+
 awaitable<void> publish_version(pass& p, std::string id) {
     auto const* loaded = co_await load_origin_record(p, id);
     if (!*loaded) {
@@ -276,6 +310,8 @@ awaitable<void> publish_version(pass& p, std::string id) {
     }
     p.published_now.insert(id);
     p.report.published.push_back(id);
+    if (auto signer = p.signer_of.find(id); signer != p.signer_of.end())
+        p.report.signers[id] = signer->second;
 }
 
 } // namespace mirror::sync::detail

@@ -2,9 +2,11 @@
 // What one sync pass did, for people (daemon/report_text) and machines (--json).
 
 #include "verify/error.hpp"
+#include "verify/signature_policy.hpp"
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +31,8 @@ struct sync_report {
     std::vector<std::string> warnings;       ///< worth knowing, not a failure
     std::vector<ref_change> refs_updated;    ///< refs moved or created in the mirror
     std::vector<std::string> followed;       ///< allowed late changes taken: expiry, signature, catalog
+    std::map<std::string, verify::signer_info> signers; ///< who signed each version published or followed
+    verify::key_differences announced_keys;  ///< fdl.json's signers against the trusted keys
     std::uint64_t files_copied = 0;
     std::uint64_t bytes_copied = 0;
     std::optional<std::uint64_t> versions_in_mirror; ///< published versions after the pass, when known

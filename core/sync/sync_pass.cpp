@@ -9,6 +9,7 @@
 #include "core/sync/limits.hpp"
 
 #include <chrono>
+#include <ctime>
 
 namespace mirror::sync {
 
@@ -204,6 +205,7 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
         return std::move(report);
     };
 
+    p.now = static_cast<std::int64_t>(std::time(nullptr));
     auto caps = mirror.caps();
     if (!caps.can_list || !caps.can_write || !caps.create_only) {
         report.fatal = make_error(sync_errc::mirror_not_usable,
@@ -214,6 +216,16 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
     if (!create_fdl) {
         report.fatal = create_fdl.error();
         co_return finish();
+    }
+    if (options.trust.policy != verify::signature_policy::off) {
+        // fdl.json's signers are never trusted; they are compared with the trusted keys.
+        report.announced_keys = verify::compare_announced_keys(p.settings.signers, options.trust.signers);
+        for (auto const& k : report.announced_keys.announced_not_trusted)
+            report.warnings.push_back("fdl.json announces a key that is not trusted here: " + k);
+        for (auto const& k : report.announced_keys.trusted_not_announced)
+            report.warnings.push_back("a trusted key is not announced in the origin's fdl.json: " + k);
+        for (auto const& k : report.announced_keys.unreadable)
+            report.warnings.push_back(k);
     }
     auto origin_refs = co_await read_refs(origin, "origin");
     if (!origin_refs) {

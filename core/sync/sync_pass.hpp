@@ -4,6 +4,7 @@
 
 #include "core/net.hpp"
 #include "core/store/blocking_pool.hpp"
+#include "verify/signature_policy.hpp"
 #include "core/store/store.hpp"
 #include "core/sync/report.hpp"
 
@@ -15,6 +16,7 @@ struct sync_options {
     bool allow_rewind = false;   ///< let branches move to versions that do not descend from the mirror's
     std::size_t concurrency = 4; ///< transfers in flight, at most
     store::blocking_pool* pool = nullptr; ///< where large chunks are hashed; inline when null
+    verify::trust_settings trust;         ///< the origin's signature policy and trusted keys
 };
 
 /// Runs one pass from `origin` to `mirror` (which must be able to list and write).

@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -180,6 +181,37 @@ void publisher::expire(std::string const& id, bool withdrawn) {
 
 void publisher::add_signature_placeholder(std::string const& id) {
     write_file(version_dir(id) / "version.json.sig", "-----BEGIN SSH SIGNATURE-----\nplaceholder\n-----END SSH SIGNATURE-----\n");
+}
+
+void publisher::sign(std::string const& id, fs::path const& key, std::string const& ns) {
+    std::string command = "ssh-keygen -Y sign -q -f '" + key.string() + "' -n '" + ns + "' '" +
+                          (version_dir(id) / "version.json").string() + "' 2>/dev/null";
+    if (std::system(command.c_str()) != 0)
+        throw std::runtime_error("ssh-keygen -Y sign failed for " + id);
+}
+
+void publisher::announce_signers(std::vector<std::string> const& lines) {
+    auto settings = json::parse(read_file(root_ / "fdl.json")).as_object();
+    settings["signers"] = json::array(lines.begin(), lines.end());
+    write_file(root_ / "fdl.json", json::serialize(settings) + "\n");
+}
+
+fs::path make_ssh_key(fs::path const& dir, std::string const& name, std::string const& type) {
+    fs::create_directories(dir);
+    fs::path key = dir / name;
+    std::string command = "ssh-keygen -q -t " + type + " -N '' -C " + name + " -f '" + key.string() + "'";
+    if (std::system(command.c_str()) != 0)
+        throw std::runtime_error("ssh-keygen could not make " + key.string());
+    return key;
+}
+
+std::string allowed_line(std::string const& principals, fs::path const& key, std::string const& options) {
+    std::string pub = read_file(key.string() + ".pub");
+    auto second_space = pub.find(' ', pub.find(' ') + 1);
+    std::string type_and_key = pub.substr(0, second_space);
+    if (type_and_key.ends_with('\n'))
+        type_and_key.pop_back();
+    return principals + (options.empty() ? "" : " " + options) + " " + type_and_key;
 }
 
 sample_repo publish_sample(publisher& p) {

@@ -48,8 +48,12 @@ public:
     /// Retention: adds expired.json and deletes catalog, files.json and catalogs/*.
     /// Withdrawal also drops `message` from version.json, as a host may.
     void expire(std::string const& id, bool withdrawn);
-    /// Signs nothing yet: writes placeholder bytes as version.json.sig.
+    /// Signs nothing: writes placeholder bytes as version.json.sig.
     void add_signature_placeholder(std::string const& id);
+    /// Signs version.json with `ssh-keygen -Y sign -n NS -f KEY`, as a writer would.
+    void sign(std::string const& id, std::filesystem::path const& key, std::string const& ns = "fdl");
+    /// Rewrites fdl.json with a `signers` list (lines of an allowed_signers file).
+    void announce_signers(std::vector<std::string> const& lines);
 
     std::filesystem::path const& root() const { return root_; }
     std::filesystem::path version_dir(std::string const& id) const { return root_ / "versions" / id; }
@@ -67,6 +71,14 @@ private:
     std::map<std::string, std::uint64_t> data_sizes_;
     std::map<std::string, std::uint64_t> seq_of_;
 };
+
+/// Makes an SSH key pair with ssh-keygen in `dir` ("ed25519", "ecdsa", "rsa"); returns
+/// the private key's path (the public key is beside it, with .pub).
+std::filesystem::path make_ssh_key(std::filesystem::path const& dir, std::string const& name,
+                                   std::string const& type = "ed25519");
+/// "PRINCIPALS [OPTIONS] TYPE BASE64" for an allowed_signers file.
+std::string allowed_line(std::string const& principals, std::filesystem::path const& key,
+                         std::string const& options = "");
 
 /// Writes bytes to a file, creating folders.
 void write_file(std::filesystem::path const& path, std::string const& bytes);

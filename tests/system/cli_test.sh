@@ -51,4 +51,33 @@ expect_output "held 1 version(s)" "held summary"
 expect_output "ducklake.duckdb: size is" "held reason names the catalog"
 expect_status 0 "mirror with a held version is consistent" -- "$FDL_PUBLISHER" check "$work/mirror2"
 
+# Signature options: the keys file is read and parsed before anything runs.
+expect_status 2 "unreadable allowed_signers" -- "$FDL_MIRROR" sync "$work/origin" "$work/m3" --allowed-signers "$work/absent"
+expect_output "cannot be read" "unreadable allowed_signers"
+printf 'alice@example.org frobnicate ssh-ed25519 AAAA\n' >"$work/bad_signers"
+expect_status 2 "malformed allowed_signers" -- "$FDL_MIRROR" sync "$work/origin" "$work/m3" --allowed-signers "$work/bad_signers"
+expect_output "bad_signers:1:" "malformed allowed_signers names file and line"
+[ ! -e "$work/m3" ] && pass || fail "a usage error must not create the mirror"
+ssh-keygen -q -t ed25519 -N "" -f "$work/key"
+echo "alice@example.org $(cut -d' ' -f1,2 "$work/key.pub")" >"$work/signers"
+"$FDL_PUBLISHER" sample "$work/sorigin"
+expect_status 1 "required signatures hold unsigned versions" -- "$FDL_MIRROR" sync "$work/sorigin" "$work/m4" --allowed-signers "$work/signers" --json
+python3 - "$work/out" <<'PY' && pass || fail "held for missing signatures in the JSON report"
+import json, sys
+report = json.load(open(sys.argv[1]))
+assert report["published"] == [], report
+assert {h["kind"] for h in report["held"]} == {"verify.missing_signature", "ancestor_held"}, report["held"]
+PY
+for v in "$work"/sorigin/versions/*; do ssh-keygen -Y sign -q -f "$work/key" -n fdl "$v/version.json"; done
+expect_status 0 "signed versions are published" -- "$FDL_MIRROR" sync "$work/sorigin" "$work/m4" --allowed-signers "$work/signers"
+expect_output "signed " "the summary names the signer"
+expect_status 0 "verify with keys" -- "$FDL_MIRROR" verify "$work/m4" --allowed-signers "$work/signers"
+expect_output "signed by alice@example.org" "verify names the signer"
+fp=$(ssh-keygen -lf "$work/key.pub" | cut -d' ' -f2)
+expect_status 0 "verify --without-key" -- "$FDL_MIRROR" verify "$work/m4" --allowed-signers "$work/signers" --without-key "$fp"
+expect_output "4 version(s) would lose their trusted signature" "revocation impact"
+rm "$work"/m4/versions/*/version.json.sig
+expect_status 1 "verify a mirror whose signatures were removed" -- "$FDL_MIRROR" verify "$work/m4" --allowed-signers "$work/signers"
+expect_output "missing_signature" "verify reports removed signatures"
+
 finish

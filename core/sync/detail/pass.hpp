@@ -40,6 +40,8 @@ struct pass {
     std::set<std::string, std::less<>> published_now;
     std::map<std::string, error, std::less<>> held;
     std::optional<error> mirror_failure; ///< a mirror write failed: the pass stops
+    std::int64_t now = 0;                ///< when the pass began: the time keys' windows are checked at
+    std::map<std::string, verify::signer_info, std::less<>> signer_of; ///< trusted signers found by the gate
 
     bool is_published(std::string_view id) const {
         return mirror_versions.is_published(id) || published_now.contains(id);
@@ -51,6 +53,10 @@ struct pass {
 
 /// Reads and checks versions/<id>/version.json from the origin, once per pass.
 awaitable<result<loaded_version> const*> load_origin_record(pass& p, std::string id);
+
+/// Reads an origin's version.json.sig for the signature gate: nullopt when there is none
+/// (the listing says so, or the origin answers not found).
+awaitable<result<std::optional<std::string>>> read_origin_signature(pass& p, std::string id);
 
 /// Copies one version whose first parent is published, or holds it with the reason.
 awaitable<void> publish_version(pass& p, std::string id);

@@ -1,0 +1,174 @@
+// The publish gate's signature policy, with signatures made by ssh-keygen and keys from
+// an allowed_signers file given out of band.
+
+#include "verify/signature_policy.hpp"
+
+#include "tests/component/helpers.hpp"
+#include "tests/support/run.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "verify/allowed_signers.hpp"
+#include "verify/errors.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace mirror;
+using namespace mirror::test;
+using verify::verify_errc;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct signed_repo {
+    temp_dir tmp;
+    publisher origin{tmp / "origin"};
+    sample_repo sample = publish_sample(origin);
+    fs::path mirror = tmp / "mirror";
+    fs::path alice = make_ssh_key(tmp / "keys", "alice");
+    fs::path mallory = make_ssh_key(tmp / "keys", "mallory");
+    std::vector<std::string> all_versions() const {
+        auto v = sample.main;
+        v.push_back(sample.dev_tip);
+        return v;
+    }
+
+    sync::sync_options options(verify::signature_policy policy, std::string const& allowed_text) {
+        sync::sync_options o;
+        o.trust.policy = policy;
+        auto signers = verify::parse_allowed_signers(allowed_text, "allowed_signers");
+        REQUIRE(signers.has_value());
+        o.trust.signers = std::move(*signers);
+        return o;
+    }
+    sync::sync_report pass(sync::sync_options o) { return sync_folders(tmp / "origin", mirror, o); }
+    sync::sync_report required() { return pass(options(verify::signature_policy::required, allowed_line("alice@example.org", alice))); }
+};
+
+bool held_for(sync::sync_report const& r, std::string const& id, verify_errc why) {
+    return std::any_of(r.held.begin(), r.held.end(), [&](auto const& h) { return h.id == id && h.why.code == why; });
+}
+
+} // namespace
+
+TEST_CASE_FIXTURE(signed_repo, "required: versions signed by a trusted key are published, with their signer") {
+    for (auto const& id : all_versions())
+        origin.sign(id, alice);
+    auto r = required();
+    INFO(describe(r));
+    CHECK(r.exit_code() == 0);
+    CHECK(r.published.size() == 4);
+    REQUIRE(r.signers.size() == 4);
+    CHECK(r.signers.at(sample.dev_tip).principals == "alice@example.org");
+    CHECK(r.signers.at(sample.dev_tip).fingerprint.starts_with("SHA256:"));
+    CHECK(read_file(mirror / "versions" / sample.dev_tip / "version.json.sig") ==
+          read_file(origin.version_dir(sample.dev_tip) / "version.json.sig"));
+}
+
+TEST_CASE_FIXTURE(signed_repo, "required: unsigned, untrusted, tampered and wrong-namespace versions are held, each saying why") {
+    origin.sign(sample.main[0], alice);
+    origin.sign(sample.main[1], alice);
+    origin.sign(sample.main[2], alice);
+    verify_errc expected{};
+    SUBCASE("missing") { expected = verify_errc::missing_signature; }
+    SUBCASE("untrusted key") {
+        origin.sign(sample.dev_tip, mallory);
+        expected = verify_errc::untrusted_key;
+    }
+    SUBCASE("wrong namespace") {
+        origin.sign(sample.dev_tip, alice, "file");
+        expected = verify_errc::namespace_mismatch;
+    }
+    SUBCASE("version.json changed after signing") {
+        origin.sign(sample.dev_tip, alice);
+        auto record = read_file(origin.version_dir(sample.dev_tip) / "version.json");
+        record.replace(record.find("on dev"), 6, "on DEV");
+        write_file(origin.version_dir(sample.dev_tip) / "version.json", record);
+        expected = verify_errc::bad_signature;
+    }
+    SUBCASE("garbage signature") {
+        write_file(origin.version_dir(sample.dev_tip) / "version.json.sig", "not a signature");
+        expected = verify_errc::malformed_armor;
+    }
+    auto r = required();
+    INFO(describe(r));
+    CHECK(held_for(r, sample.dev_tip, expected));
+    CHECK(r.exit_code() == 1);
+    CHECK(r.published.size() == 3);
+    CHECK(ref_of(mirror, "refs/heads/dev").empty());
+    CHECK(!fs::exists(mirror / "versions" / sample.dev_tip));
+    CHECK(reader_visible_problems(mirror).empty());
+}
+
+TEST_CASE_FIXTURE(signed_repo, "required: a key outside its validity window or namespaces does not sign") {
+    for (auto const& id : all_versions())
+        origin.sign(id, alice);
+    std::string key_options;
+    verify_errc expected{};
+    SUBCASE("expired key") {
+        key_options = "valid-before=\"20200101Z\"";
+        expected = verify_errc::outside_validity;
+    }
+    SUBCASE("namespace not allowed") {
+        key_options = "namespaces=\"file\"";
+        expected = verify_errc::namespace_not_allowed;
+    }
+    auto r = pass(options(verify::signature_policy::required, allowed_line("alice@example.org", alice, key_options)));
+    CHECK(held_for(r, sample.main.front(), expected));
+    CHECK(r.published.empty());
+}
+
+TEST_CASE_FIXTURE(signed_repo, "a version held for a missing signature is published once a valid one appears") {
+    auto first = required();
+    CHECK(held_for(first, sample.main.front(), verify_errc::missing_signature));
+    CHECK(first.published.empty());
+    for (auto const& id : all_versions())
+        origin.sign(id, alice);
+    auto second = required();
+    INFO(describe(second));
+    CHECK(second.exit_code() == 0);
+    CHECK(second.published.size() == 4);
+}
+
+TEST_CASE_FIXTURE(signed_repo, "if-present: unsigned versions pass, invalid ones are held, late signatures are checked") {
+    auto policy = options(verify::signature_policy::if_present, allowed_line("alice@example.org", alice));
+    origin.sign(sample.main[1], mallory); // an untrusted signature holds main[1] and what follows it
+    auto r = pass(policy);
+    CHECK(held_for(r, sample.main[1], verify_errc::untrusted_key));
+    CHECK(r.published == std::vector<std::string>{sample.main.front()});
+
+    fs::remove(origin.version_dir(sample.main[1]) / "version.json.sig");
+    REQUIRE(pass(policy).exit_code() == 0);
+    // A late signature by a trusted key is added; one by an untrusted key is not.
+    origin.sign(sample.main[2], alice);
+    origin.sign(sample.dev_tip, mallory);
+    auto late = pass(policy);
+    INFO(describe(late));
+    CHECK(fs::exists(mirror / "versions" / sample.main[2] / "version.json.sig"));
+    CHECK(!fs::exists(mirror / "versions" / sample.dev_tip / "version.json.sig"));
+    CHECK(late.signers.contains(sample.main[2]));
+    CHECK(std::any_of(late.warnings.begin(), late.warnings.end(), [&](auto const& w) {
+        return w.find(sample.dev_tip + "/version.json.sig: added at the origin, not taken") != std::string::npos;
+    }));
+}
+
+TEST_CASE_FIXTURE(signed_repo, "fdl.json's signers are compared with the trusted keys, never trusted") {
+    origin.announce_signers({allowed_line("mallory@example.org", mallory)});
+    for (auto const& id : all_versions())
+        origin.sign(id, mallory);
+    auto r = required();
+    // Announced by the origin, but not configured here: nothing is trusted because of it.
+    CHECK(held_for(r, sample.main.front(), verify_errc::untrusted_key));
+    REQUIRE(r.announced_keys.announced_not_trusted.size() == 1);
+    CHECK(r.announced_keys.announced_not_trusted[0].find("mallory@example.org") != std::string::npos);
+    REQUIRE(r.announced_keys.trusted_not_announced.size() == 1);
+    CHECK(r.announced_keys.trusted_not_announced[0].find("alice@example.org") != std::string::npos);
+}
+
+TEST_CASE_FIXTURE(signed_repo, "the report names signers only of versions it published") {
+    for (auto const& id : all_versions())
+        origin.sign(id, alice);
+    write_file(origin.version_dir(sample.dev_tip) / "ducklake.duckdb", "tampered after signing");
+    auto r = required();
+    CHECK(r.published.size() == 3);
+    CHECK(!r.signers.contains(sample.dev_tip));
+    CHECK(r.signers.size() == 3);
+}
