@@ -101,7 +101,8 @@ int run_check_signature(check_signature_command const& cmd) {
         std::fprintf(stderr, "fdl-mirror: %s: %s\n", cmd.signature_file.c_str(), signature.error().message.c_str());
         return exit_rejected;
     }
-    auto line = verify::check_signer(in.signers, signature->key, cmd.principal, cmd.ns, in.now);
+    auto line = verify::check_signer(in.signers, signature->key, cmd.principal, cmd.ns, in.now,
+                                     signature->certificate ? &*signature->certificate : nullptr);
     if (!line) {
         std::fprintf(stderr, "fdl-mirror: %s\n", line.error().message.c_str());
         return exit_rejected;
@@ -126,7 +127,8 @@ int run_find_principals(find_principals_command const& cmd) {
     std::optional<std::string_view> ns;
     if (cmd.ns)
         ns = *cmd.ns;
-    auto lines = verify::find_signers(in.signers, parsed->key, ns, in.now);
+    auto lines = verify::find_signers(in.signers, parsed->key, ns, in.now,
+                                      parsed->certificate ? &*parsed->certificate : nullptr);
     if (!lines) {
         std::fprintf(stderr, "fdl-mirror: %s\n", lines.error().message.c_str());
         return exit_rejected;

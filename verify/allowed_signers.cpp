@@ -4,6 +4,8 @@
 #include "verify/patterns.hpp"
 #include "verify/ssh_wire.hpp"
 
+#include <algorithm>
+
 #include <cctype>
 #include <ctime>
 
@@ -253,13 +255,17 @@ error no_line_accepts(allowed_signers const& signers, int stage, std::size_t lin
     }
 }
 
-/// How far a line gets for the key: 0 not its key (or a CA line), 1 key, 2 principal,
-/// 3 namespace, 4 time (accepted).
-int stage_of(allowed_signer const& e, ssh_public_key const& key, std::optional<std::string_view> principal,
-             std::optional<std::string_view> ns, std::int64_t now) {
-    if (e.cert_authority || e.key_blob != key.blob)
+/// How far a line gets for the key: 0 not its key (or the wrong kind of line), 1 key,
+/// 2 principal, 3 namespace, 4 time (accepted). For a certificate, the line must be a
+/// cert-authority line holding its CA, and the certificate must allow the principal.
+int stage_of(allowed_signer const& e, ssh_public_key const& key, ssh_certificate const* certificate,
+             std::optional<std::string_view> principal, std::optional<std::string_view> ns, std::int64_t now) {
+    if (certificate == nullptr ? (e.cert_authority || e.key_blob != key.blob)
+                               : (!e.cert_authority || e.key_blob != certificate->ca.blob))
         return 0;
     if (principal && match_pattern_list(*principal, e.principals) != list_match::positive)
+        return 1;
+    if (principal && certificate && !check_certificate_authority(*certificate, *principal, now))
         return 1;
     if (ns && e.namespaces && match_pattern_list(*ns, *e.namespaces) != list_match::positive)
         return 2;
@@ -268,29 +274,46 @@ int stage_of(allowed_signer const& e, ssh_public_key const& key, std::optional<s
     return 4;
 }
 
+/// For a certificate without a principal asked for: its best stage over the principals it
+/// names.
+int best_stage(allowed_signer const& e, ssh_public_key const& key, ssh_certificate const* certificate,
+               std::optional<std::string_view> ns, std::int64_t now) {
+    if (certificate == nullptr)
+        return stage_of(e, key, nullptr, std::nullopt, ns, now);
+    int best = stage_of(e, key, certificate, std::nullopt, ns, now) == 0 ? 0 : 1;
+    for (auto const& name : certificate->principals)
+        best = std::max(best, stage_of(e, key, certificate, name, ns, now));
+    return best;
+}
+
 } // namespace
 
 result<allowed_signer const*> check_signer(allowed_signers const& signers, ssh_public_key const& key,
-                                           std::string_view principal, std::string_view ns, std::int64_t now) {
+                                           std::string_view principal, std::string_view ns, std::int64_t now,
+                                           ssh_certificate const* certificate) {
     int best = 0;
     std::size_t best_line = 0;
     for (auto const& e : signers.entries) {
-        int stage = stage_of(e, key, principal, ns, now);
+        int stage = stage_of(e, key, certificate, principal, ns, now);
         if (stage == 4)
             return &e; // the only success exit
         if (stage > best)
             best = stage, best_line = e.line;
     }
+    if (certificate != nullptr && best == 1)
+        if (auto why = check_certificate_authority(*certificate, principal, now); !why)
+            return with_context(why.error(), signers.path + ":" + std::to_string(best_line));
     return no_line_accepts(signers, best, best_line);
 }
 
 result<std::vector<allowed_signer const*>> find_signers(allowed_signers const& signers, ssh_public_key const& key,
-                                                        std::optional<std::string_view> ns, std::int64_t now) {
+                                                        std::optional<std::string_view> ns, std::int64_t now,
+                                                        ssh_certificate const* certificate) {
     std::vector<allowed_signer const*> found;
     int best = 0;
     std::size_t best_line = 0;
     for (auto const& e : signers.entries) {
-        int stage = stage_of(e, key, std::nullopt, ns, now);
+        int stage = best_stage(e, key, certificate, ns, now);
         if (stage == 4)
             found.push_back(&e);
         else if (stage > best)

@@ -3,6 +3,7 @@
 // configured out of band. Never built from an origin's fdl.json.
 
 #include "verify/error.hpp"
+#include "verify/ssh_cert.hpp"
 #include "verify/ssh_key.hpp"
 
 #include <cstdint>
@@ -44,13 +45,20 @@ std::optional<std::int64_t> parse_signer_time(std::string_view text);
 /// at time `now`, as `ssh-keygen -Y verify -I principal` would. Starts from "untrusted";
 /// the error says why no line accepted, most specific reason first: outside_validity,
 /// namespace_not_allowed, principal_not_allowed, untrusted_key.
+/// For a signature made with a certificate, `certificate` is its certificate: only a
+/// cert-authority line holding its CA can accept it, and the certificate must also name
+/// the principal (check_certificate_authority).
 result<allowed_signer const*> check_signer(allowed_signers const& signers, ssh_public_key const& key,
-                                           std::string_view principal, std::string_view ns, std::int64_t now);
+                                           std::string_view principal, std::string_view ns, std::int64_t now,
+                                           ssh_certificate const* certificate = nullptr);
 
 /// The lines that accept `key` for namespace `ns` at `now`, whatever the principal (what
 /// `ssh-keygen -Y find-principals` lists, with the namespace also checked when given).
 /// Fails like check_signer when none does.
+/// For a certificate, a cert-authority line accepts it when one of the certificate's
+/// principals matches the line and the certificate allows it.
 result<std::vector<allowed_signer const*>> find_signers(allowed_signers const& signers, ssh_public_key const& key,
-                                                        std::optional<std::string_view> ns, std::int64_t now);
+                                                        std::optional<std::string_view> ns, std::int64_t now,
+                                                        ssh_certificate const* certificate = nullptr);
 
 } // namespace mirror::verify

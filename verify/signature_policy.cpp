@@ -20,7 +20,8 @@ result<std::optional<signer_info>> check_version_signature(trust_settings const&
     auto signature = verify_sshsig(*armored, record, trust.ns);
     if (!signature)
         return with_context(signature.error(), "version.json.sig");
-    auto lines = find_signers(trust.signers, signature->key, trust.ns, now);
+    auto lines = find_signers(trust.signers, signature->key, trust.ns, now,
+                              signature->certificate ? &*signature->certificate : nullptr);
     if (!lines)
         return with_context(lines.error(), "version.json.sig: key " + fingerprint(signature->key));
     auto const& line = *lines->front();

@@ -83,18 +83,45 @@ result<sshsig> parse_sshsig(std::string_view blob) {
     if (*hash != "sha256" && *hash != "sha512")
         return make_error(verify_errc::unsupported_hash,
                           "signature: hash algorithm '" + std::string(hash->substr(0, 40)) + "' (sha256 or sha512 only)");
-    auto key = parse_public_key_blob(*key_blob);
-    if (!key)
-        return with_context(key.error(), "signature");
+    std::optional<ssh_certificate> certificate;
+    wire_reader peek(*key_blob);
+    auto key_type = peek.string();
+    result<ssh_public_key> key = make_error(verify_errc::malformed_signature, "signature: no key");
+    if (key_type && is_certificate_type(*key_type)) {
+        auto cert = parse_certificate(*key_blob);
+        if (!cert)
+            return with_context(cert.error(), "signature");
+        key = cert->key;
+        certificate = std::move(*cert);
+    } else {
+        key = parse_public_key_blob(*key_blob);
+        if (!key)
+            return with_context(key.error(), "signature");
+    }
     auto algorithm = check_signature_blob(*key, *signature);
     if (!algorithm)
         return algorithm.error();
-    return sshsig{std::move(*key), std::string(*ns), std::string(*hash), std::move(*algorithm), std::string(blob)};
+    return sshsig{std::move(*key), std::move(certificate), std::string(*ns), std::string(*hash), std::move(*algorithm),
+                  std::string(blob)};
 }
 
 std::string libssh_version() {
     char const* text = ssh_version(0);
     return text == nullptr ? "unknown" : text;
+}
+
+/// The SSHSIG blob with its public key field replaced (the other fields unchanged).
+static std::string rebuild_with_key(std::string_view blob, std::string_view key_blob) {
+    wire_reader in(blob.substr(magic.size() + 4));
+    auto old_key = in.string();
+    std::size_t key_start = magic.size() + 4;
+    std::size_t rest = key_start + 4 + old_key->size();
+    std::uint32_t n = static_cast<std::uint32_t>(key_blob.size());
+    std::string out(blob.substr(0, key_start));
+    out += std::string{static_cast<char>(n >> 24), static_cast<char>(n >> 16), static_cast<char>(n >> 8), static_cast<char>(n)};
+    out += key_blob;
+    out += blob.substr(rest);
+    return out;
 }
 
 namespace {
@@ -116,9 +143,17 @@ result<sshsig> verify_sshsig(std::string_view armored, std::string_view message,
         return make_error(verify_errc::namespace_mismatch, "signature: made for namespace '" +
                                                                parsed->ns.substr(0, 60) + "', expected '" +
                                                                std::string(ns) + "'");
-    // libssh gets our canonical armor of the blob we checked, never the input text.
+    if (parsed->certificate)
+        if (auto ca = check_certificate_signature(*parsed->certificate); !ca)
+            return ca.error();
+    // libssh gets our canonical armor of the blob we checked, never the input text. For a
+    // certificate it gets the certified key itself: the signature does not cover the key
+    // field, and the certificate was checked above.
+    std::string checked = *blob;
+    if (parsed->certificate)
+        checked = rebuild_with_key(*blob, parsed->key.blob);
     std::string canonical = std::string(begin_line);
-    std::string body = base64_encode(*blob);
+    std::string body = base64_encode(checked);
     for (std::size_t i = 0; i < body.size(); i += 70)
         canonical += body.substr(i, 70) + "\n";
     canonical += std::string(end_line.substr(1)) + "\n";

@@ -4,8 +4,10 @@
 // cryptographic check itself is libssh's sshsig_verify (libssh >= 0.12).
 
 #include "verify/error.hpp"
+#include "verify/ssh_cert.hpp"
 #include "verify/ssh_key.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -16,7 +18,8 @@ inline constexpr std::size_t max_signature_bytes = 64 * 1024;
 
 /// A parsed SSHSIG blob.
 struct sshsig {
-    ssh_public_key key;
+    ssh_public_key key;         ///< the key that signed (for a certificate, the certified key)
+    std::optional<ssh_certificate> certificate; ///< when the signer presented a certificate
     std::string ns;             ///< the namespace it was made for
     std::string hash_algorithm; ///< "sha256" or "sha512"
     std::string signature_algorithm; ///< "ssh-ed25519", "rsa-sha2-512", …
@@ -40,7 +43,7 @@ result<sshsig> parse_sshsig(std::string_view blob);
 std::string libssh_version();
 
 /// Verifies `armored` over `message` for namespace `ns`: dearmor, parse_sshsig, the
-/// namespace, then the cryptographic check. Returns the parsed signature only when every
+/// namespace, then the cryptographic check, and for a certificate its CA's signature. Returns the parsed signature only when every
 /// step passed; says nothing of trust (see allowed_signers).
 result<sshsig> verify_sshsig(std::string_view armored, std::string_view message, std::string_view ns);
 

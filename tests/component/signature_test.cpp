@@ -172,3 +172,27 @@ TEST_CASE_FIXTURE(signed_repo, "the report names signers only of versions it pub
     CHECK(!r.signers.contains(sample.dev_tip));
     CHECK(r.signers.size() == 3);
 }
+
+TEST_CASE_FIXTURE(signed_repo, "versions signed with a certificate from a trusted CA are published") {
+    auto ca = make_ssh_key(tmp / "keys", "ca");
+    std::string certify = "ssh-keygen -q -s '" + ca.string() + "' -I alice -n alice@example.org '" + alice.string() +
+                          ".pub' 2>/dev/null";
+    REQUIRE(std::system(certify.c_str()) == 0);
+    fs::path certificate = alice.string() + "-cert.pub";
+    for (auto const& id : all_versions())
+        origin.sign(id, certificate);
+    SUBCASE("the CA is trusted") {
+        auto r = pass(options(verify::signature_policy::required, allowed_line("*@example.org", ca, "cert-authority")));
+        INFO(describe(r));
+        CHECK(r.exit_code() == 0);
+        CHECK(r.published.size() == 4);
+    }
+    SUBCASE("the CA's key is listed, but not as cert-authority") {
+        auto r = pass(options(verify::signature_policy::required, allowed_line("*@example.org", ca)));
+        CHECK(held_for(r, sample.main.front(), verify_errc::untrusted_key));
+    }
+    SUBCASE("only alice's own key is listed") {
+        auto r = required();
+        CHECK(held_for(r, sample.main.front(), verify_errc::untrusted_key));
+    }
+}

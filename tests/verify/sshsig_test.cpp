@@ -283,7 +283,7 @@ TEST_CASE("parse_sshsig refuses hash algorithms other than sha256 and sha512") {
     }
 }
 
-TEST_CASE("parse_sshsig refuses security-key and certificate keys") {
+TEST_CASE("parse_sshsig refuses security keys, and parses certificates whose CA signature is then checked") {
     auto real = split(dearmored(by_label("ed25519").armored));
     cursor key{real.key};
     REQUIRE(key.take_string() == "ssh-ed25519");
@@ -299,7 +299,19 @@ TEST_CASE("parse_sshsig refuses security-key and certificate keys") {
     cert.key = ssh_string("ssh-ed25519-cert-v01@openssh.com") + ssh_string(std::string(32, '\x02')) + ssh_string(raw) +
                std::string(8, '\0') + u32(1) + ssh_string("id") + ssh_string("") + std::string(16, '\0') +
                ssh_string("") + ssh_string("") + ssh_string("") + ssh_string(real.key) + ssh_string(real.signature);
-    CHECK(kind(parse_sshsig(cert.build())) == "certificate_unsupported");
+    auto parsed = parse_sshsig(cert.build());
+    REQUIRE(parsed.has_value());
+    REQUIRE(parsed->certificate.has_value());
+    CHECK(parsed->certificate->key_id == "id");
+    CHECK(parsed->key.type == "ssh-ed25519"); // the certified key
+    // The "CA signature" here is not one: the certificate is refused when it is checked.
+    auto ca = check_certificate_signature(*parsed->certificate);
+    REQUIRE(!ca);
+    CHECK(ca.error().code == verify_errc::bad_signature);
+
+    auto sk_cert = real;
+    sk_cert.key = ssh_string("sk-ssh-ed25519-cert-v01@openssh.com") + ssh_string(std::string(32, '\x02'));
+    CHECK(kind(parse_sshsig(sk_cert.build())) == "unsupported_key_type");
 }
 
 TEST_CASE("parse_sshsig checks the signature algorithm and size against the key") {
