@@ -133,8 +133,8 @@ int run_find_principals(find_principals_command const& cmd) {
         std::fprintf(stderr, "fdl-mirror: %s\n", lines.error().message.c_str());
         return exit_rejected;
     }
-    for (auto const* line : *lines)
-        std::printf("%s\n", line->principals.c_str());
+    // ssh-keygen -Y find-principals prints the first accepting line's principals only.
+    std::printf("%s\n", lines->front()->principals.c_str());
     return 0;
 }
 

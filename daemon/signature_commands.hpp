@@ -11,8 +11,8 @@ namespace mirror::daemon {
 /// error and returns 1 (2 for usage errors, such as a bad --verify-time).
 int run_check_signature(check_signature_command const& cmd);
 
-/// Prints the principals field of each accepting line, one per line, and returns 0; when
-/// no line accepts, says why on standard error and returns 1.
+/// Prints the principals field of the first accepting line, as ssh-keygen does, and
+/// returns 0; when no line accepts, says why on standard error and returns 1.
 int run_find_principals(find_principals_command const& cmd);
 
 } // namespace mirror::daemon

@@ -212,6 +212,29 @@ case_ "certificate without principals" reject ca.allowed alice@example.org fdl c
 forge ed25519 version=0; stricter_ "SSHSIG version 0" f.allowed alice@example.org fdl f.sig msg
 certsign ed25519 cert-forced.sig -n alice@example.org -O force-command=/bin/true
 stricter_ "certificate with a critical option" ca.allowed alice@example.org fdl cert-forced.sig msg
+# DSA (ssh-dss): 1024-bit keys and SHA-1, deprecated by OpenSSH; this build verifies none.
+ssh-keygen -q -t dsa -N "" -f key-dsa 2>/dev/null
+ssh-keygen -Y sign -q -f key-dsa -n fdl <msg >sig-dsa
+line alice@example.org dsa >dsa.allowed
+stricter_ "DSA key" dsa.allowed alice@example.org fdl sig-dsa msg
+
+# 9. find-principals against ssh-keygen -Y find-principals: the same principals, in order.
+find_case() { # NAME ALLOWED SIG [TIME]
+  local name=$1 extra_k=() extra_m=()
+  [ -n "${4:-}" ] && extra_k=(-Overify-time="$4") && extra_m=(--verify-time "$4")
+  local k m
+  k=$(ssh-keygen -Y find-principals -f "$2" -s "$3" "${extra_k[@]}" 2>/dev/null; echo "exit $?")
+  m=$("$FDL_MIRROR" find-principals -f "$2" -s "$3" "${extra_m[@]}" 2>/dev/null; echo "exit $?")
+  k=${k/exit 255/exit 1}
+  if [ "$k" = "$m" ]; then same=$((same + 1)); pass; else fail "find-principals $name: ssh-keygen '$k', fdl-mirror '$m'"; fi
+}
+{ line alice@example.org ed25519; line "bob@example.org,carol@example.org" ed25519; line dave@example.org rsa3072; } >multi
+find_case "two lines hold the key" multi sig-ed25519
+find_case "one line holds the key" multi sig-rsa3072
+find_case "no line holds the key" multi sig-ecdsa256
+echo "alice@example.org valid-before=\"20200101\" $(cut -d' ' -f1,2 key-ed25519.pub)" >old
+find_case "outside the validity window" old sig-ed25519
+find_case "inside the validity window" old sig-ed25519 20190101
 
 echo "$same cases with the same verdict, $stricter where fdl-mirror is stricter"
 [ "$same" -ge 100 ] || fail "fewer than 100 differential cases ($same)"
