@@ -196,3 +196,43 @@ TEST_CASE_FIXTURE(signed_repo, "versions signed with a certificate from a truste
         CHECK(held_for(r, sample.main.front(), verify_errc::untrusted_key));
     }
 }
+
+TEST_CASE_FIXTURE(signed_repo, "an audit of a signed mirror names each damage precisely") {
+    for (auto const& id : all_versions())
+        origin.sign(id, alice);
+    REQUIRE(required().exit_code() == 0);
+    sync::audit_options audit;
+    audit.trust = options(verify::signature_policy::required, allowed_line("alice@example.org", alice)).trust;
+    auto audit_mirror = [&] {
+        auto repo = open_folder(mirror, false);
+        return run(sync::run_audit(*repo, nullptr, nullptr, audit));
+    };
+    auto clean = audit_mirror();
+    CHECK(clean.exit_code() == 0);
+    CHECK(clean.unsigned_versions.empty());
+    REQUIRE(clean.keys.size() == 1);
+    CHECK(clean.keys[0].versions == 4);
+
+    auto dir = [&](std::string const& id) { return mirror / "versions" / id; };
+    fs::remove(mirror / "data/main/population/ducklake-0004.parquet");               // dev's data file
+    write_file(dir(sample.main[2]) / "ducklake.duckdb", "altered catalog");           // main[2]
+    auto record = read_file(dir(sample.main[1]) / "version.json");                    // main[1]
+    record.replace(record.find("second"), 6, "SECOND");
+    write_file(dir(sample.main[1]) / "version.json", record);
+    fs::remove(dir(sample.main[0]) / "version.json.sig");                             // main[0]
+    auto damaged = audit_mirror();
+    CHECK(damaged.exit_code() == 1);
+    auto problems_of = [&](std::string const& id) {
+        std::string all;
+        for (auto const& v : damaged.versions)
+            if (v.id == id)
+                for (auto const& p : v.problems)
+                    all += sync::kind_of(p.code) + ": " + p.message + "\n";
+        return all;
+    };
+    CHECK(problems_of(sample.dev_tip).find("ducklake-0004.parquet: missing") != std::string::npos);
+    CHECK(problems_of(sample.main[2]).find("ducklake.duckdb: size is 15 bytes") != std::string::npos);
+    CHECK(problems_of(sample.main[1]).find("verify.bad_signature") != std::string::npos);
+    CHECK(problems_of(sample.main[0]).find("verify.missing_signature") != std::string::npos);
+    CHECK(damaged.unsigned_versions.size() == 2); // main[1] (bad) and main[0] (removed)
+}
