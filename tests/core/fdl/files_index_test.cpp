@@ -1,6 +1,8 @@
 #include "core/fdl/files_index.hpp"
 #include <doctest/doctest.h>
 
+#include "tests/support/results.hpp"
+
 #include "core/fdl/errors.hpp"
 
 #include <string>
@@ -9,18 +11,12 @@
 using namespace mirror::fdl;
 using boost::system::error_code;
 
+using mirror::test::code_of;
+using mirror::test::message_of;
+
 namespace {
 
 constexpr std::string_view file = "versions/x/files.json";
-
-template <class T>
-error_code code_of(mirror::result<T> const& r) {
-    return r ? error_code{} : r.error().code;
-}
-template <class T>
-std::string message_of(mirror::result<T> const& r) {
-    return r ? std::string("(parsed)") : r.error().message;
-}
 
 // One table with one file whose `path` is `path`.
 std::string one_file(std::string_view path) {

@@ -1,6 +1,8 @@
 #include "core/fdl/refs.hpp"
 #include <doctest/doctest.h>
 
+#include "tests/support/results.hpp"
+
 #include "core/fdl/errors.hpp"
 
 #include <cctype>
@@ -11,20 +13,13 @@ using namespace mirror::fdl;
 using boost::system::error_code;
 using namespace std::string_view_literals;
 
+using mirror::test::code_of;
+using mirror::test::message_of;
+
 namespace {
 
 constexpr char const* id_a = "019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6c";
 constexpr char const* id_b = "019a2f10-0c4d-7e88-a1b2-55c0d9e3f7aa";
-
-// result<T, mirror::error> cannot be printed by doctest: check through these.
-template <class T>
-error_code code_of(mirror::result<T> const& r) {
-    return r ? error_code{} : r.error().code;
-}
-template <class T>
-std::string message_of(mirror::result<T> const& r) {
-    return r ? std::string("(parsed)") : r.error().message;
-}
 
 } // namespace
 

@@ -1,6 +1,8 @@
 #include "core/fdl/small_files.hpp"
 #include <doctest/doctest.h>
 
+#include "tests/support/results.hpp"
+
 #include "core/fdl/errors.hpp"
 
 #include <string>
@@ -9,19 +11,13 @@
 using namespace mirror::fdl;
 using boost::system::error_code;
 
+using mirror::test::code_of;
+using mirror::test::message_of;
+
 namespace {
 
 constexpr std::string_view dataset_file = "versions/x/dataset.json";
 constexpr std::string_view expired_file = "versions/x/expired.json";
-
-template <class T>
-error_code code_of(mirror::result<T> const& r) {
-    return r ? error_code{} : r.error().code;
-}
-template <class T>
-std::string message_of(mirror::result<T> const& r) {
-    return r ? std::string("(parsed)") : r.error().message;
-}
 
 } // namespace
 

@@ -1,6 +1,8 @@
 #include "core/fdl/version_record.hpp"
 #include <doctest/doctest.h>
 
+#include "tests/support/results.hpp"
+
 #include "core/fdl/errors.hpp"
 
 #include <string>
@@ -8,6 +10,9 @@
 
 using namespace mirror::fdl;
 using boost::system::error_code;
+
+using mirror::test::code_of;
+using mirror::test::message_of;
 
 namespace {
 
@@ -56,15 +61,6 @@ std::string version_json(std::string_view parents = R"(["019a2f10-0c4d-7e88-a1b2
 std::string minimal(std::string_view member) {
     return std::string(R"({"fdl":"0.1","id":"019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6c")") +
            (member.empty() ? "" : ",") + std::string(member) + "}";
-}
-
-template <class T>
-error_code code_of(mirror::result<T> const& r) {
-    return r ? error_code{} : r.error().code;
-}
-template <class T>
-std::string message_of(mirror::result<T> const& r) {
-    return r ? std::string("(parsed)") : r.error().message;
 }
 
 } // namespace
