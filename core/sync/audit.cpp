@@ -42,7 +42,8 @@ struct audit_context {
     fdl::repo_settings settings;
     std::optional<std::map<std::string, std::uint64_t>> data; ///< data_dir listing, when it can list
     data_ledger ledger; ///< a mirror's record of its data files' digests; empty for an origin
-    std::map<std::string, bool, std::less<>> proven; ///< data files hashed in this audit -> equal to the ledger
+    /// Data files hashed in this audit -> why they differ from the ledger (nullopt: equal).
+    std::map<std::string, std::optional<error>, std::less<>> proven;
     audit_options const& options;
     std::int64_t now = 0;
 };
@@ -89,20 +90,22 @@ awaitable<void> check_data_files(audit_context& c, version_audit& v, std::vector
             continue;
         if (auto known = c.proven.find(file.path); known != c.proven.end()) {
             // Shared with a version audited before: the same verdict, without reading again.
-            if (known->second)
+            if (!known->second)
                 v.data_files_proven += 1;
             else
-                v.problems.push_back(make_error(sync_errc::sha256_mismatch,
-                                                key + ": differs from the mirror's ledger (see above)"));
+                v.problems.push_back(make_error(known->second->code, known->second->message + " (as above)"));
             continue;
         }
         expectation expect{recorded->second.bytes, recorded->second.sha256, "the mirror's ledger"};
         auto hashed = co_await hash_object(c.repo, key, expect, c.pool);
-        c.proven.emplace(file.path, hashed.has_value());
-        if (!hashed)
-            v.problems.push_back(noted(c, hashed.error()));
-        else
+        if (!hashed) {
+            auto problem = noted(c, hashed.error());
+            c.proven.emplace(file.path, problem);
+            v.problems.push_back(std::move(problem));
+        } else {
+            c.proven.emplace(file.path, std::nullopt);
             v.data_files_proven += 1;
+        }
     }
 }
 
@@ -300,7 +303,7 @@ awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, s
         if (ledger)
             c.ledger = std::move(*ledger);
         else
-            report.problems.push_back(ledger.error());
+            report.problems.push_back(noted(c, ledger.error()));
     }
 
     std::map<std::string, std::size_t, std::less<>> index_of;

@@ -203,8 +203,14 @@ awaitable<result<void>> run_step(pass& p, copy_step const& step, memory_files co
     if (auto in_memory = memory.find(step.key); in_memory != memory.end()) {
         auto written = co_await store::write_all(p.mirror, step.key, in_memory->second, mode);
         if (!written) {
-            if (step.kind == step_kind::record && written.error().code == store::store_errc::already_exists)
-                co_return result<void>(); // published meanwhile by another pass: same bytes or a later check says
+            if (step.kind == step_kind::record && written.error().code == store::store_errc::already_exists) {
+                // Published meanwhile, by another pass: fine if it is the same record.
+                auto held = co_await store::read_all(p.mirror, step.key, limits::version_json);
+                if (held && *held == in_memory->second)
+                    co_return result<void>();
+                co_return make_error(sync_errc::version_rewritten,
+                                     step.key + ": the mirror already holds another record for this version (kept)");
+            }
             p.note_failure(with_context(written.error(), "mirror"), true);
             co_return written.error();
         }
@@ -218,9 +224,13 @@ awaitable<result<void>> run_step(pass& p, copy_step const& step, memory_files co
         if (step.optional && code == sync_errc::missing_file)
             co_return result<void>();
         if (step.kind == step_kind::data_file && code == store::store_errc::already_exists) {
+            // Written meanwhile, by another pass: the same size is the same immutable file;
+            // another size blocks this version, and the mirror's file is kept.
             auto have = co_await p.mirror.stat(step.key);
             if (have && have->size == step.expect.bytes)
                 co_return result<void>();
+            co_return make_error(sync_errc::data_file_conflict,
+                                 step.key + ": appeared in the mirror with another size while copying (kept)");
         }
         bool on_mirror = is_mirror_failure(copied.error());
         p.note_failure(copied.error(), on_mirror);
