@@ -93,7 +93,7 @@ awaitable<void> check_data_files(audit_context& c, version_audit& v, std::vector
             if (!known->second)
                 v.data_files_proven += 1;
             else
-                v.problems.push_back(make_error(known->second->code, known->second->message + " (as above)"));
+                v.problems.push_back(error{known->second->code, known->second->message + " (as above)"});
             continue;
         }
         expectation expect{recorded->second.bytes, recorded->second.sha256, "the mirror's ledger"};
