@@ -1,6 +1,8 @@
 #include "verify/allowed_signers.hpp"
 #include <doctest/doctest.h>
 
+#include "tests/support/results.hpp"
+
 #include "tests/support/temp_dir.hpp"
 #include "verify/errors.hpp"
 #include "verify/ssh_wire.hpp"
@@ -51,11 +53,7 @@ allowed_signers parse_ok(std::string const& text) {
 
 template <class T>
 std::string kind(result<T> const& r) {
-    if (r)
-        return "accepted";
-    if (r.error().code.category() != verify_category())
-        return "foreign error: " + r.error().message;
-    return kind_name(static_cast<verify_errc>(r.error().code.value()));
+    return mirror::test::verify_kind_of(r);
 }
 
 std::int64_t utc(int y, int mo, int d, int h = 0, int mi = 0, int s = 0) {

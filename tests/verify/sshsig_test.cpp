@@ -1,6 +1,8 @@
 #include "verify/sshsig.hpp"
 #include <doctest/doctest.h>
 
+#include "tests/support/results.hpp"
+
 #include "tests/support/temp_dir.hpp"
 #include "verify/errors.hpp"
 #include "verify/ssh_wire.hpp"
@@ -75,11 +77,7 @@ signed_message const& by_label(std::string const& label) {
 
 template <class T>
 std::string kind(result<T> const& r) {
-    if (r)
-        return "accepted";
-    if (r.error().code.category() != verify_category())
-        return "foreign error: " + r.error().message;
-    return kind_name(static_cast<verify_errc>(r.error().code.value()));
+    return mirror::test::verify_kind_of(r);
 }
 
 // An independent SSH wire codec for rebuilding blobs (RFC 4251: uint32 big-endian, string).
