@@ -20,6 +20,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <cstdio>
@@ -70,11 +71,14 @@ std::variant<verify::trust_settings, std::string> load_trust(daemon::signature_o
             std::fputs("warning: no --allowed-signers given: signatures are not checked\n", stderr);
         return trust;
     }
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(*s.allowed_signers, ec))
+        return "--allowed-signers: " + *s.allowed_signers + ": cannot be read (not a file)";
     std::ifstream in(*s.allowed_signers, std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!in.good() && !in.eof())
-        return "--allowed-signers: " + *s.allowed_signers + ": cannot be read";
     if (!in.is_open())
+        return "--allowed-signers: " + *s.allowed_signers + ": cannot be read";
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad())
         return "--allowed-signers: " + *s.allowed_signers + ": cannot be read";
     auto signers = verify::parse_allowed_signers(text, *s.allowed_signers);
     if (!signers)
@@ -164,7 +168,8 @@ std::string version_text() {
            "\n"
            "stores: folder (file://); http(s):// and s3:// not built yet\n"
            "catalog reader: none in this build (data files are taken from files.json)\n"
-           "signatures: SSHSIG verified with libssh " + verify::libssh_version() + "; certificates not yet\n";
+           "signatures: SSHSIG verified with libssh " + verify::libssh_version() +
+           "; certificates checked with OpenSSL; security-key (sk-) and DSA keys refused\n";
 }
 
 } // namespace

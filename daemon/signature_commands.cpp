@@ -1,6 +1,7 @@
 #include "daemon/signature_commands.hpp"
 
 #include "verify/allowed_signers.hpp"
+#include "verify/signature_policy.hpp"
 #include "verify/sshsig.hpp"
 
 #include <cstdio>
@@ -107,8 +108,9 @@ int run_check_signature(check_signature_command const& cmd) {
         std::fprintf(stderr, "fdl-mirror: %s\n", line.error().message.c_str());
         return exit_rejected;
     }
+    std::string label = key_label(signature->key.type) + (signature->certificate ? "-CERT" : "");
     std::printf("Good \"%s\" signature for %s with %s key %s\n", cmd.ns.c_str(), cmd.principal.c_str(),
-                key_label(signature->key.type).c_str(), verify::fingerprint(signature->key).c_str());
+                label.c_str(), verify::fingerprint(signature->key).c_str());
     return 0;
 }
 
@@ -133,8 +135,14 @@ int run_find_principals(find_principals_command const& cmd) {
         std::fprintf(stderr, "fdl-mirror: %s\n", lines.error().message.c_str());
         return exit_rejected;
     }
-    // ssh-keygen -Y find-principals prints the first accepting line's principals only.
-    std::printf("%s\n", lines->front()->principals.c_str());
+    // ssh-keygen -Y find-principals prints the first accepting line's principals only; for
+    // a certificate, the certificate's principals that line accepts.
+    if (!parsed->certificate) {
+        std::printf("%s\n", lines->front()->principals.c_str());
+        return 0;
+    }
+    for (auto const& name : verify::certificate_principals(*lines->front(), *parsed->certificate, in.now))
+        std::printf("%s\n", name.c_str());
     return 0;
 }
 

@@ -321,6 +321,11 @@ result<std::vector<allowed_signer const*>> find_signers(allowed_signers const& s
     }
     if (!found.empty())
         return found;
+    if (certificate != nullptr && best == 1) {
+        std::string_view principal = certificate->principals.empty() ? "" : certificate->principals.front();
+        if (auto why = check_certificate_authority(*certificate, principal, now); !why)
+            return with_context(why.error(), signers.path + ":" + std::to_string(best_line));
+    }
     return no_line_accepts(signers, best, best_line);
 }
 

@@ -15,7 +15,7 @@ enum class verify_errc {
     unsupported_key_type,    ///< a key type this verifier does not accept
     weak_key,                ///< an RSA modulus under 1024 bits, as OpenSSH refuses
     unsupported_algorithm,   ///< a signature algorithm the key type does not allow (ssh-rsa/SHA-1)
-    certificate_unsupported, ///< the signer presented a certificate (not verified yet)
+    certificate_unsupported, ///< a certificate this build does not accept (a critical option)
     namespace_mismatch,      ///< signed for another namespace
     bad_signature,           ///< the cryptographic check failed: tampered message or signature
     untrusted_key,           ///< no allowed_signers line holds the key

@@ -1,11 +1,22 @@
 #include "verify/signature_policy.hpp"
 
 #include "verify/errors.hpp"
+#include "verify/patterns.hpp"
 #include "verify/sshsig.hpp"
 
 #include <set>
 
 namespace mirror::verify {
+
+std::vector<std::string> certificate_principals(allowed_signer const& line, ssh_certificate const& cert,
+                                                std::int64_t now) {
+    std::vector<std::string> out;
+    for (auto const& name : cert.principals)
+        if (match_pattern_list(name, line.principals) == list_match::positive &&
+            check_certificate_authority(cert, name, now))
+            out.push_back(name);
+    return out;
+}
 
 result<std::optional<signer_info>> check_version_signature(trust_settings const& trust, std::string_view record,
                                                            std::optional<std::string_view> armored,
@@ -25,8 +36,16 @@ result<std::optional<signer_info>> check_version_signature(trust_settings const&
     if (!lines)
         return with_context(lines.error(), "version.json.sig: key " + fingerprint(signature->key));
     auto const& line = *lines->front();
-    return std::optional<signer_info>(
-        signer_info{line.principals, fingerprint(signature->key), signature->key.type, line.line});
+    signer_info signer{line.principals, fingerprint(signature->key), signature->key.type, line.line, {}};
+    if (signature->certificate) {
+        // The principals that signed are the certificate's ones the line accepts.
+        signer.principals.clear();
+        for (auto const& name : certificate_principals(line, *signature->certificate, now))
+            signer.principals += (signer.principals.empty() ? "" : ",") + name;
+        signer.ca_fingerprint = fingerprint(signature->certificate->ca);
+        signer.key_type += "-cert";
+    }
+    return std::optional<signer_info>(std::move(signer));
 }
 
 key_differences compare_announced_keys(std::vector<std::string> const& announced, allowed_signers const& trusted) {

@@ -32,7 +32,15 @@ struct signer_info {
     std::string fingerprint; ///< "SHA256:…"
     std::string key_type;
     std::size_t line = 0;    ///< of the allowed_signers file
+    std::string ca_fingerprint; ///< for a certificate, its CA's key (the key the file trusts)
+
+    /// The trusted key this signature rests on: the CA's for a certificate.
+    std::string const& trusted_key() const { return ca_fingerprint.empty() ? fingerprint : ca_fingerprint; }
 };
+
+/// The certificate's principals that `line` accepts at `now`, in the certificate's order.
+std::vector<std::string> certificate_principals(allowed_signer const& line, ssh_certificate const& cert,
+                                                std::int64_t now);
 
 /// Applies the policy to a version: `record` is the exact bytes of its version.json,
 /// `armored` its version.json.sig (nullopt when there is none) and `now` the time keys'

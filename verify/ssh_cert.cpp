@@ -222,9 +222,11 @@ result<void> check_certificate_authority(ssh_certificate const& cert, std::strin
     if (when < cert.valid_after || when >= cert.valid_before)
         return make_error(verify_errc::outside_validity, "certificate '" + cert.key_id + "': outside its validity");
     if (!cert.critical_options.empty())
-        return make_error(verify_errc::unsupported_algorithm,
+        return make_error(verify_errc::certificate_unsupported,
                           "certificate '" + cert.key_id + "': critical option '" + cert.critical_options.front() +
                               "' is not supported");
+    if (cert.principals.empty())
+        return make_error(verify_errc::principal_not_allowed, "certificate '" + cert.key_id + "': names no principals");
     for (auto const& name : cert.principals)
         if (name == principal)
             return {};

@@ -140,6 +140,13 @@ awaitable<std::optional<std::string>> check_pinned(audit_context& c, version_aud
 /// problem when the policy is not met.
 awaitable<void> check_signature(audit_context& c, version_audit& v, std::string const& folder,
                                 std::string const& record) {
+    if (c.options.trust.policy == verify::signature_policy::off) {
+        auto present = co_await c.repo.stat(folder + "version.json.sig");
+        if (!present && present.error().code != store::store_errc::not_found)
+            v.problems.push_back(noted(c, present.error()));
+        v.signature = present ? "not checked" : "missing";
+        co_return;
+    }
     std::optional<std::string> armored;
     auto bytes = co_await store::read_all(c.repo, folder + "version.json.sig", verify::max_signature_bytes);
     if (bytes)
@@ -147,10 +154,6 @@ awaitable<void> check_signature(audit_context& c, version_audit& v, std::string 
     else if (bytes.error().code != store::store_errc::not_found) {
         v.problems.push_back(noted(c, bytes.error()));
         v.signature = "unreadable";
-        co_return;
-    }
-    if (c.options.trust.policy == verify::signature_policy::off) {
-        v.signature = armored ? "not checked" : "missing";
         co_return;
     }
     std::optional<std::string_view> signature;
@@ -171,19 +174,24 @@ awaitable<void> check_signature(audit_context& c, version_audit& v, std::string 
 /// Per-key counts, unsigned versions, and what revoking `without_keys` would cost.
 void summarise_trust(audit_context& c) {
     std::map<std::string, key_summary> by_key;
+    if (c.options.trust.policy == verify::signature_policy::off)
+        return; // nothing was checked: no trust to summarise
     for (auto const& v : c.report.versions) {
         if (!v.signer) {
             c.report.unsigned_versions.push_back(v.id);
             continue;
         }
-        auto& k = by_key[v.signer->fingerprint];
-        k.fingerprint = v.signer->fingerprint;
-        k.principals = v.signer->principals;
+        auto const& trusted = v.signer->trusted_key();
+        auto& k = by_key[trusted];
+        k.fingerprint = trusted;
+        k.principals = v.signer->ca_fingerprint.empty() ? v.signer->principals : "certificate authority";
         k.versions += 1;
         k.newest = std::max(k.newest, v.id);
         for (auto const& revoked : c.options.without_keys)
-            if (revoked == v.signer->fingerprint)
+            if (revoked == v.signer->fingerprint || revoked == v.signer->ca_fingerprint) {
                 c.report.would_lose_trust.push_back(v.id);
+                break;
+            }
     }
     for (auto& [fingerprint, summary] : by_key)
         c.report.keys.push_back(std::move(summary));
@@ -205,7 +213,6 @@ awaitable<std::optional<std::string>> audit_version(audit_context& c, version_au
     v.seq = record->seq;
     if (auto same = fdl::check_record_folder(*record, v.id, key); !same)
         v.problems.push_back(same.error());
-    co_await check_signature(c, v, folder, *bytes);
 
     auto expired_bytes = co_await store::read_all(c.repo, folder + "expired.json", limits::expired_json);
     if (expired_bytes) {
@@ -217,6 +224,11 @@ awaitable<std::optional<std::string>> audit_version(audit_context& c, version_au
     } else if (expired_bytes.error().code != store::store_errc::not_found) {
         v.problems.push_back(noted(c, expired_bytes.error()));
     }
+
+    if (v.withdrawn)
+        v.signature = "not checked (withdrawn: its record was reduced)";
+    else
+        co_await check_signature(c, v, folder, *bytes);
 
     if (!v.expired) {
         if (!record->catalog)

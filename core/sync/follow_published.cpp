@@ -130,10 +130,14 @@ awaitable<void> take_late_signature(pass& p, std::string const& id) {
     std::string folder = "versions/" + id + "/";
     auto armored = co_await read_origin_signature(p, id);
     if (!armored || !*armored) {
-        if (!armored)
+        if (!armored) {
             p.note_failure(armored.error(), false);
+            p.report.warnings.push_back(folder + "version.json.sig: added at the origin, not taken: " +
+                                        armored.error().message);
+        }
         co_return;
     }
+    auto const signature_bytes = (*armored)->size();
     auto record = co_await store::read_all(p.mirror, folder + "version.json", limits::version_json);
     if (!record) {
         p.note_failure(with_context(record.error(), "mirror"), true);
@@ -154,6 +158,8 @@ awaitable<void> take_late_signature(pass& p, std::string const& id) {
     }
     if (*signer)
         p.report.signers[id] = **signer;
+    p.report.files_copied += 1;
+    p.report.bytes_copied += signature_bytes;
     p.report.followed.push_back(folder + "version.json.sig: added");
 }
 

@@ -217,7 +217,7 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
         report.fatal = create_fdl.error();
         co_return finish();
     }
-    if (options.trust.policy != verify::signature_policy::off) {
+    if (options.trust.policy != verify::signature_policy::off && !p.settings.signers.empty()) {
         // fdl.json's signers are never trusted; they are compared with the trusted keys.
         report.announced_keys = verify::compare_announced_keys(p.settings.signers, options.trust.signers);
         for (auto const& k : report.announced_keys.announced_not_trusted)

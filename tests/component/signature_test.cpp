@@ -8,6 +8,7 @@
 #include "tests/support/temp_dir.hpp"
 #include "verify/allowed_signers.hpp"
 #include "verify/errors.hpp"
+#include "verify/ssh_key.hpp"
 
 #include <doctest/doctest.h>
 
@@ -182,10 +183,26 @@ TEST_CASE_FIXTURE(signed_repo, "versions signed with a certificate from a truste
     for (auto const& id : all_versions())
         origin.sign(id, certificate);
     SUBCASE("the CA is trusted") {
-        auto r = pass(options(verify::signature_policy::required, allowed_line("*@example.org", ca, "cert-authority")));
+        auto trusted = options(verify::signature_policy::required, allowed_line("*@example.org", ca, "cert-authority"));
+        auto r = pass(trusted);
         INFO(describe(r));
         CHECK(r.exit_code() == 0);
         CHECK(r.published.size() == 4);
+        REQUIRE(r.signers.contains(sample.dev_tip));
+        CHECK(r.signers.at(sample.dev_tip).principals == "alice@example.org"); // the certificate's
+        // Revoking the CA would cost every version its trusted signature.
+        auto ca_pub = read_file(ca.string() + ".pub");
+        auto first = ca_pub.find(' ');
+        auto ca_key = verify::parse_public_key_text(ca_pub.substr(0, first),
+                                                    ca_pub.substr(first + 1, ca_pub.find(' ', first + 1) - first - 1));
+        REQUIRE(ca_key.has_value());
+        sync::audit_options audit{trusted.trust, {verify::fingerprint(*ca_key)}};
+        auto repo = open_folder(mirror, false);
+        auto report = run(sync::run_audit(*repo, nullptr, nullptr, audit));
+        CHECK(report.exit_code() == 0);
+        CHECK(report.would_lose_trust.size() == 4);
+        REQUIRE(report.keys.size() == 1);
+        CHECK(report.keys[0].fingerprint == verify::fingerprint(*ca_key));
     }
     SUBCASE("the CA's key is listed, but not as cert-authority") {
         auto r = pass(options(verify::signature_policy::required, allowed_line("*@example.org", ca)));

@@ -235,6 +235,8 @@ find_case "no line holds the key" multi sig-ecdsa256
 echo "alice@example.org valid-before=\"20200101\" $(cut -d' ' -f1,2 key-ed25519.pub)" >old
 find_case "outside the validity window" old sig-ed25519
 find_case "inside the validity window" old sig-ed25519 20190101
+find_case "a certificate" ca.allowed cert-ed25519.sig
+find_case "an expired certificate" ca.allowed cert-old.sig
 
 echo "$same cases with the same verdict, $stricter where fdl-mirror is stricter"
 [ "$same" -ge 100 ] || fail "fewer than 100 differential cases ($same)"
