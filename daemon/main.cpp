@@ -72,6 +72,8 @@ std::variant<verify::trust_settings, std::string> load_trust(daemon::signature_o
         return trust;
     }
     std::error_code ec;
+    if (!std::filesystem::exists(*s.allowed_signers, ec))
+        return "--allowed-signers: " + *s.allowed_signers + ": does not exist";
     if (!std::filesystem::is_regular_file(*s.allowed_signers, ec))
         return "--allowed-signers: " + *s.allowed_signers + ": cannot be read (not a file)";
     std::ifstream in(*s.allowed_signers, std::ios::binary);

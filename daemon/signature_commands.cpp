@@ -5,6 +5,7 @@
 #include "verify/sshsig.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -22,6 +23,15 @@ constexpr int exit_usage = 2;
 constexpr std::size_t max_allowed_signers_bytes = 16 * 1024 * 1024;
 
 std::optional<std::string> read_file(std::string const& path, std::size_t limit, std::string& problem) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) {
+        problem = path + ": does not exist";
+        return std::nullopt;
+    }
+    if (!std::filesystem::is_regular_file(path, ec)) {
+        problem = path + ": cannot be read (not a file)";
+        return std::nullopt;
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         problem = path + ": cannot be read";

@@ -142,9 +142,12 @@ awaitable<void> check_signature(audit_context& c, version_audit& v, std::string 
                                 std::string const& record) {
     if (c.options.trust.policy == verify::signature_policy::off) {
         auto present = co_await c.repo.stat(folder + "version.json.sig");
-        if (!present && present.error().code != store::store_errc::not_found)
+        if (!present && present.error().code != store::store_errc::not_found) {
             v.problems.push_back(noted(c, present.error()));
-        v.signature = present ? "not checked" : "missing";
+            v.signature = "unreadable";
+        } else {
+            v.signature = present ? "not checked" : "missing";
+        }
         co_return;
     }
     std::optional<std::string> armored;

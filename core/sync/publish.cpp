@@ -87,9 +87,32 @@ awaitable<result<version_plan>> prepare(pass& p, std::string const& id, loaded_v
     folder_files const* listed = p.origin_versions ? p.origin_versions->files_of(id) : nullptr;
     memory.emplace(folder + "version.json", loaded.bytes);
 
-    // The signature gate comes first: a version that fails it is held before anything of
-    // it is read or written. The exact bytes checked are the ones written.
-    if (p.options.trust.policy != verify::signature_policy::off) {
+    auto expired = co_await is_expired_at_origin(p, folder, listed);
+    if (!expired)
+        co_return expired.error();
+    version_inputs inputs{id, p.settings.data_dir, &record};
+    inputs.origin_files = listed;
+    inputs.expired = *expired;
+    for (auto const& format : p.settings.catalog_formats)
+        inputs.catalog_formats.push_back(format.ducklake);
+
+    bool withdrawn = false;
+    if (*expired) {
+        std::string key = folder + "expired.json";
+        auto bytes = co_await store::read_all(p.origin, key, limits::expired_json);
+        if (!bytes)
+            co_return origin_read_error(bytes.error());
+        auto parsed = fdl::parse_expiry(*bytes, key);
+        if (!parsed)
+            co_return parsed.error();
+        withdrawn = parsed->withdrawn();
+        memory.emplace(key, std::move(*bytes));
+    }
+
+    // The signature gate, before any file of the version is copied. The exact bytes
+    // checked are the ones written. A withdrawn version's record may have been reduced
+    // after it was signed, so its signature is copied as it is, not checked (as verify).
+    if (p.options.trust.policy != verify::signature_policy::off && !withdrawn) {
         auto armored = co_await read_origin_signature(p, id);
         if (!armored)
             co_return armored.error();
@@ -105,24 +128,7 @@ awaitable<result<version_plan>> prepare(pass& p, std::string const& id, loaded_v
             memory.emplace(folder + "version.json.sig", std::move(**armored));
     }
 
-    auto expired = co_await is_expired_at_origin(p, folder, listed);
-    if (!expired)
-        co_return expired.error();
-    version_inputs inputs{id, p.settings.data_dir, &record};
-    inputs.origin_files = listed;
-    inputs.expired = *expired;
-    for (auto const& format : p.settings.catalog_formats)
-        inputs.catalog_formats.push_back(format.ducklake);
-
-    if (*expired) {
-        std::string key = folder + "expired.json";
-        auto bytes = co_await store::read_all(p.origin, key, limits::expired_json);
-        if (!bytes)
-            co_return origin_read_error(bytes.error());
-        if (auto parsed = fdl::parse_expiry(*bytes, key); !parsed)
-            co_return parsed.error();
-        memory.emplace(key, std::move(*bytes));
-    } else {
+    if (!*expired) { // an expired version keeps only its record, its mark and what remains
         if (!record.catalog)
             co_return make_error(sync_errc::missing_catalog, folder + "version.json: catalog: missing");
         auto needed = co_await data_files_of(p, folder, record, memory);

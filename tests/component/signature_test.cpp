@@ -253,3 +253,15 @@ TEST_CASE_FIXTURE(signed_repo, "an audit of a signed mirror names each damage pr
     CHECK(problems_of(sample.main[0]).find("verify.missing_signature") != std::string::npos);
     CHECK(damaged.unsigned_versions.size() == 2); // main[1] (bad) and main[0] (removed)
 }
+
+TEST_CASE_FIXTURE(signed_repo, "a version withdrawn before its first copy is mirrored as it is, its signature unchecked") {
+    for (auto const& id : all_versions())
+        origin.sign(id, alice);
+    origin.expire(sample.main[1], true); // reduces version.json: the old signature no longer matches
+    auto r = required();
+    INFO(describe(r));
+    CHECK(r.exit_code() == 0);
+    CHECK(r.published.size() == 4);
+    CHECK(!r.signers.contains(sample.main[1]));
+    CHECK(fs::exists(mirror / "versions" / sample.main[1] / "expired.json"));
+}

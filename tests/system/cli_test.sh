@@ -53,7 +53,7 @@ expect_status 0 "mirror with a held version is consistent" -- "$FDL_PUBLISHER" c
 
 # Signature options: the keys file is read and parsed before anything runs.
 expect_status 2 "unreadable allowed_signers" -- "$FDL_MIRROR" sync "$work/origin" "$work/m3" --allowed-signers "$work/absent"
-expect_output "cannot be read" "unreadable allowed_signers"
+expect_output "does not exist" "absent allowed_signers"
 printf 'alice@example.org frobnicate ssh-ed25519 AAAA\n' >"$work/bad_signers"
 expect_status 2 "malformed allowed_signers" -- "$FDL_MIRROR" sync "$work/origin" "$work/m3" --allowed-signers "$work/bad_signers"
 expect_output "bad_signers:1:" "malformed allowed_signers names file and line"
