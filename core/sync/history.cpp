@@ -14,21 +14,4 @@ std::vector<std::string> mirroring_order(std::vector<std::vector<std::string>> c
     return order;
 }
 
-bool descends_from(std::string const& id, std::string const& ancestor, parent_lookup const& parent_of,
-                   std::size_t limit) {
-    std::string current = id;
-    std::unordered_set<std::string> visited;
-    for (std::size_t step = 0; step <= limit; ++step) {
-        if (current == ancestor)
-            return true;
-        if (!visited.insert(current).second)
-            return false; // a parent cycle: a broken history, never a descendant
-        auto parent = parent_of(current);
-        if (!parent || parent->empty())
-            return false;
-        current = std::move(*parent);
-    }
-    return false;
-}
-
 } // namespace mirror::sync
