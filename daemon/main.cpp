@@ -169,7 +169,12 @@ std::string version_text() {
     return std::string("fdl-mirror ") + FDL_MIRROR_VERSION +
            "\n"
            "stores: folder (file://); http(s):// and s3:// not built yet\n"
+#ifdef FDL_MIRROR_HAVE_DUCKDB
+           "catalog reader: DuckDB's C library is linked; sync does not use it yet (data files are taken "
+           "from files.json)\n"
+#else
            "catalog reader: none in this build (data files are taken from files.json)\n"
+#endif
            "signatures: SSHSIG verified with libssh " + verify::libssh_version() +
            "; certificates checked with OpenSSL; security-key (sk-) and DSA keys refused\n";
 }

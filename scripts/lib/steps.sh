@@ -85,3 +85,23 @@ install_libssh() {
   cmake --install "$work/build" >/dev/null
   rm -rf "$work"
 }
+
+# DuckDB's C library. Debian has no package; libduckdb.so (full C API, Parquet and JSON
+# built in) ships inside DuckDB's Node.js bindings on the npm registry. The version is
+# pinned in scripts/deps/duckdb/package.json and its lock file (integrity, no addresses),
+# installed with npm ci into $duckdb_prefix inside the build tree.
+duckdb_prefix=${FDL_MIRROR_DUCKDB_PREFIX:-$PWD/$build_dir/deps/duckdb}
+
+install_duckdb() {
+  local lib="$duckdb_prefix/node_modules/@duckdb/node-bindings-linux-x64/libduckdb.so"
+  if [ -f "$lib" ] && cmp -s scripts/deps/duckdb/package-lock.json "$duckdb_prefix/package-lock.json"; then
+    log_step "DuckDB: installed already in $duckdb_prefix"
+    return 0
+  fi
+  command -v npm >/dev/null || install_debian_packages npm
+  log_step "DuckDB: installing the pinned C library with npm into $duckdb_prefix"
+  mkdir -p "$duckdb_prefix"
+  cp scripts/deps/duckdb/package.json scripts/deps/duckdb/package-lock.json "$duckdb_prefix/"
+  (cd "$duckdb_prefix" && npm ci --no-audit --no-fund --ignore-scripts --omit-lockfile-registry-resolved >/dev/null)
+  [ -f "$lib" ] || { echo "DuckDB: $lib is missing after npm ci" >&2; return 1; }
+}

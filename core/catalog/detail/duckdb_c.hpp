@@ -1,0 +1,44 @@
+#pragma once
+// The few functions of DuckDB's C API that fdl-mirror uses. DuckDB's own duckdb.h is used
+// where it is installed; the npm package that scripts/setup installs ships only the
+// library, so otherwise these declarations stand in for it (C API of DuckDB 1.5: the
+// 48-byte duckdb_result of three idx_t and three pointers, opaque handles).
+
+#if __has_include(<duckdb.h>)
+#include <duckdb.h>
+#else
+#include <cstdint>
+
+extern "C" {
+typedef uint64_t idx_t;
+typedef enum { DuckDBSuccess = 0, DuckDBError = 1 } duckdb_state;
+typedef struct _duckdb_database { void* internal_ptr; } * duckdb_database;
+typedef struct _duckdb_connection { void* internal_ptr; } * duckdb_connection;
+typedef struct _duckdb_config { void* internal_ptr; } * duckdb_config;
+typedef struct {
+    idx_t deprecated_column_count;
+    idx_t deprecated_row_count;
+    idx_t deprecated_rows_changed;
+    void* deprecated_columns;
+    char* deprecated_error_message;
+    void* internal_data;
+} duckdb_result;
+
+duckdb_state duckdb_create_config(duckdb_config* out_config);
+duckdb_state duckdb_set_config(duckdb_config config, const char* name, const char* option);
+void duckdb_destroy_config(duckdb_config* config);
+duckdb_state duckdb_open_ext(const char* path, duckdb_database* out_database, duckdb_config config, char** out_error);
+void duckdb_close(duckdb_database* database);
+duckdb_state duckdb_connect(duckdb_database database, duckdb_connection* out_connection);
+void duckdb_disconnect(duckdb_connection* connection);
+duckdb_state duckdb_query(duckdb_connection connection, const char* query, duckdb_result* out_result);
+void duckdb_destroy_result(duckdb_result* result);
+const char* duckdb_result_error(duckdb_result* result);
+idx_t duckdb_row_count(duckdb_result* result);
+idx_t duckdb_column_count(duckdb_result* result);
+const char* duckdb_column_name(duckdb_result* result, idx_t col);
+char* duckdb_value_varchar(duckdb_result* result, idx_t col, idx_t row);
+bool duckdb_value_is_null(duckdb_result* result, idx_t col, idx_t row);
+void duckdb_free(void* ptr);
+}
+#endif
