@@ -3,6 +3,7 @@
 
 #include "daemon/build_info.hpp"
 #include "daemon/cli.hpp"
+#include "daemon/mirror_lock.hpp"
 #include "daemon/progress.hpp"
 #include "daemon/report_output.hpp"
 #include "daemon/signature_commands.hpp"
@@ -125,6 +126,16 @@ int run_sync_command(daemon::sync_command const& cmd) {
     if (!mirror) {
         std::fprintf(stderr, "fdl-mirror: mirror: %s\n", mirror.error().message.c_str());
         return is_usage_problem(mirror.error()) ? exit_usage : exit_io;
+    }
+    // One pass at a time per folder mirror; the lock lives until the pass is over.
+    std::optional<daemon::mirror_lock> lock;
+    if (auto folder = daemon::folder_of(cmd.mirror)) {
+        std::string problem;
+        lock = daemon::mirror_lock::take(*folder, problem);
+        if (!lock) {
+            std::fprintf(stderr, "fdl-mirror: %s\n", problem.c_str());
+            return exit_io;
+        }
     }
     store::store* target = mirror->get();
     std::optional<store::fault_store> killer;

@@ -51,6 +51,16 @@ expect_output "held 1 version(s)" "held summary"
 expect_output "ducklake.duckdb: size is" "held reason names the catalog"
 expect_status 0 "mirror with a held version is consistent" -- "$FDL_PUBLISHER" check "$work/mirror2"
 
+# One writer per mirror: a second sync while the first holds the lock is refused.
+mkdir -p "$work/mirror/.fdl-mirror"
+flock -n "$work/mirror/.fdl-mirror/lock" sleep 5 &
+holder=$!
+sleep 0.3
+expect_status 3 "a second sync into a locked mirror" -- "$FDL_MIRROR" sync "$work/origin" "$work/mirror"
+expect_output "another fdl-mirror sync is writing this mirror" "the lock is named"
+kill "$holder" 2>/dev/null || true
+wait "$holder" 2>/dev/null || true
+
 # Signature options: the keys file is read and parsed before anything runs.
 expect_status 2 "unreadable allowed_signers" -- "$FDL_MIRROR" sync "$work/origin" "$work/m3" --allowed-signers "$work/absent"
 expect_output "does not exist" "absent allowed_signers"

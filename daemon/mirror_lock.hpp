@@ -1,0 +1,29 @@
+#pragma once
+// One writer per folder mirror: two passes into the same mirror at once could move a
+// branch back (each writes the refs it decided on), so a pass holds a lock.
+
+#include <optional>
+#include <string>
+
+namespace mirror::daemon {
+
+/// An exclusive advisory lock (flock) on `.fdl-mirror/lock` in a folder mirror, held
+/// until destruction. Readers of the mirror ignore `.fdl-mirror/`.
+class mirror_lock {
+public:
+    /// Takes the lock of the folder at `root` without waiting. nullopt with `problem` set
+    /// when another process holds it or the lock file cannot be made.
+    static std::optional<mirror_lock> take(std::string const& root, std::string& problem);
+    mirror_lock(mirror_lock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+    mirror_lock& operator=(mirror_lock&& other) noexcept;
+    ~mirror_lock();
+
+private:
+    explicit mirror_lock(int fd) : fd_(fd) {}
+    int fd_;
+};
+
+/// The folder a location names when it is a folder or file:// URL; nullopt otherwise.
+std::optional<std::string> folder_of(std::string const& location);
+
+} // namespace mirror::daemon
