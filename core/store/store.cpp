@@ -48,6 +48,15 @@ awaitable<result<std::string>> read_all(store& from, std::string key, std::size_
     co_return bytes;
 }
 
+awaitable<result<std::optional<std::string>>> read_if_present(store& from, std::string key, std::size_t limit) {
+    auto bytes = co_await read_all(from, std::move(key), limit);
+    if (bytes)
+        co_return std::optional<std::string>(std::move(*bytes));
+    if (bytes.error().code == store_errc::not_found)
+        co_return std::optional<std::string>();
+    co_return bytes.error();
+}
+
 awaitable<result<void>> write_all(store& to, std::string key, std::string bytes, write_mode mode) {
     auto writer = co_await to.open_writer(key, mode);
     if (!writer)

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -75,6 +76,9 @@ public:
 
 /// Reads a whole small object into memory; store_errc::too_large past `limit` bytes.
 awaitable<result<std::string>> read_all(store& from, std::string key, std::size_t limit);
+
+/// Like read_all, but an absent object is nullopt rather than an error.
+awaitable<result<std::optional<std::string>>> read_if_present(store& from, std::string key, std::size_t limit);
 
 /// Writes `bytes` under `key` through open_writer and commit.
 awaitable<result<void>> write_all(store& to, std::string key, std::string bytes, write_mode mode);

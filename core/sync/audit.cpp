@@ -52,11 +52,7 @@ struct audit_context {
 error noted(audit_context& c, error e) {
     if (is_io_failure(e.code))
         c.report.io_failure = true;
-    if (e.code == store::store_errc::not_found)
-        e.code = make_error_code(sync_errc::missing_file);
-    else if (e.code == store::store_errc::rejected)
-        e.code = make_error_code(sync_errc::not_a_regular_file);
-    return e;
+    return as_content_error(std::move(e));
 }
 
 awaitable<void> check_data_files(audit_context& c, version_audit& v, std::vector<fdl::needed_data_file> const& files) {
@@ -150,18 +146,15 @@ awaitable<void> check_signature(audit_context& c, version_audit& v, std::string 
         }
         co_return;
     }
-    std::optional<std::string> armored;
-    auto bytes = co_await store::read_all(c.repo, folder + "version.json.sig", verify::max_signature_bytes);
-    if (bytes)
-        armored = std::move(*bytes);
-    else if (bytes.error().code != store::store_errc::not_found) {
-        v.problems.push_back(noted(c, bytes.error()));
+    auto armored = co_await store::read_if_present(c.repo, folder + "version.json.sig", verify::max_signature_bytes);
+    if (!armored) {
+        v.problems.push_back(noted(c, armored.error()));
         v.signature = "unreadable";
         co_return;
     }
     std::optional<std::string_view> signature;
-    if (armored)
-        signature = *armored;
+    if (*armored)
+        signature = **armored;
     auto signer = verify::check_version_signature(c.options.trust, record, signature, c.now);
     if (!signer) {
         v.signature = verify::kind_name(static_cast<verify::verify_errc>(signer.error().code.value()));

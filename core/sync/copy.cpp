@@ -36,13 +36,16 @@ result<void> check_bytes(std::string_view bytes, expectation const& expect, std:
     return {};
 }
 
-error origin_read_error(error e) {
+error as_content_error(error e) {
     if (e.code == store::store_errc::not_found)
         e.code = make_error_code(sync_errc::missing_file);
     else if (e.code == store::store_errc::rejected)
         e.code = make_error_code(sync_errc::not_a_regular_file);
-    e.message = "origin: " + e.message;
     return e;
+}
+
+error origin_read_error(error e) {
+    return with_context(as_content_error(std::move(e)), "origin");
 }
 
 // Chunks at least this large are hashed on the pool (see copy_object).
@@ -93,10 +96,7 @@ public:
             // A check of ours or the writer stopped the read: keep that error as it is.
             if (read.error().code.category() == sync_category() || writer_failed_)
                 co_return read.error();
-            auto e = origin_read_error(read.error());
-            if (!name_origin)
-                e.message = e.message.substr(std::string_view("origin: ").size());
-            co_return e;
+            co_return name_origin ? origin_read_error(read.error()) : as_content_error(read.error());
         }
         copy_outcome outcome{count_, hasher_.finish()};
         if (expect_.bytes && outcome.bytes != *expect_.bytes)

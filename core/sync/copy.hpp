@@ -52,7 +52,11 @@ result<void> check_bytes(std::string_view bytes, expectation const& expect, std:
 /// those stop a pass, while the origin's hold one version.
 bool is_mirror_failure(error const& e);
 
-/// Maps an origin read failure of `key` onto the reason a version is held.
+/// Maps a store failure onto what it says about the content: not_found becomes
+/// sync_errc::missing_file, rejected (a link, a special file) not_a_regular_file.
+error as_content_error(error e);
+
+/// as_content_error, with the message saying it happened at the origin.
 error origin_read_error(error e);
 
 } // namespace mirror::sync

@@ -59,16 +59,6 @@ awaitable<result<std::map<std::string, std::uint64_t>>> list_data_files(store::s
     co_return files;
 }
 
-static awaitable<result<std::optional<std::string>>> read_optional(store::store& from, std::string key,
-                                                                  std::size_t limit) {
-    auto bytes = co_await store::read_all(from, key, limit);
-    if (bytes)
-        co_return std::optional<std::string>(std::move(*bytes));
-    if (bytes.error().code == store::store_errc::not_found)
-        co_return std::optional<std::string>();
-    co_return bytes.error();
-}
-
 static void compare_with_refs_json(refs_snapshot& snapshot, std::string const& side) {
     auto document = fdl::parse_refs_json(*snapshot.refs_json);
     if (!document) {
@@ -126,7 +116,7 @@ static awaitable<result<void>> read_listed_refs(store::store& from, refs_snapsho
 
 awaitable<result<refs_snapshot>> read_refs(store::store& from, std::string side) {
     refs_snapshot snapshot;
-    auto head = co_await read_optional(from, "HEAD", limits::ref_file);
+    auto head = co_await store::read_if_present(from, "HEAD", limits::ref_file);
     if (!head)
         co_return with_context(head.error(), side);
     if (*head) {
@@ -137,7 +127,7 @@ awaitable<result<refs_snapshot>> read_refs(store::store& from, std::string side)
         else
             snapshot.warnings.push_back(side + ": " + parsed.error().message);
     }
-    auto refs_json = co_await read_optional(from, "refs.json", limits::refs_json);
+    auto refs_json = co_await store::read_if_present(from, "refs.json", limits::refs_json);
     if (!refs_json)
         co_return with_context(refs_json.error(), side);
     snapshot.refs_json = std::move(*refs_json);

@@ -262,12 +262,10 @@ awaitable<result<std::optional<std::string>>> read_origin_signature(pass& p, std
         if (listed == nullptr || !listed->contains("version.json.sig"))
             co_return std::optional<std::string>();
     }
-    auto bytes = co_await store::read_all(p.origin, key, verify::max_signature_bytes);
-    if (bytes)
-        co_return std::optional<std::string>(std::move(*bytes));
-    if (bytes.error().code == store::store_errc::not_found)
-        co_return std::optional<std::string>();
-    co_return origin_read_error(bytes.error());
+    auto bytes = co_await store::read_if_present(p.origin, key, verify::max_signature_bytes);
+    if (!bytes)
+        co_return origin_read_error(bytes.error());
+    co_return bytes;
 }
 
 awaitable<void> publish_version(pass& p, std::string id) {

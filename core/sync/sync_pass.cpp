@@ -61,16 +61,6 @@ namespace {
 
 using detail::pass;
 
-awaitable<result<std::optional<std::string>>> read_optional(store::store& from, std::string key,
-                                                           std::size_t limit) {
-    auto bytes = co_await store::read_all(from, key, limit);
-    if (bytes)
-        co_return std::optional<std::string>(std::move(*bytes));
-    if (bytes.error().code == store::store_errc::not_found)
-        co_return std::optional<std::string>();
-    co_return bytes.error();
-}
-
 /// Reads both fdl.json files and decides whether the mirror holds the same repository.
 /// Returns the origin's bytes when the mirror has no fdl.json yet (to be created).
 awaitable<result<std::optional<std::string>>> check_identity(pass& p) {
@@ -82,7 +72,7 @@ awaitable<result<std::optional<std::string>>> check_identity(pass& p) {
         co_return with_context(settings.error(), "origin");
     p.settings = std::move(*settings);
 
-    auto mirror_bytes = co_await read_optional(p.mirror, "fdl.json", limits::fdl_json);
+    auto mirror_bytes = co_await store::read_if_present(p.mirror, "fdl.json", limits::fdl_json);
     if (!mirror_bytes)
         co_return with_context(mirror_bytes.error(), "mirror");
     if (!*mirror_bytes)
