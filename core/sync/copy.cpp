@@ -89,6 +89,8 @@ public:
         co_return written;
     }
 
+    bool writer_failed() const { return writer_failed_; }
+
     /// Reads `key` from `from` through this sink, then checks size and digest.
     awaitable<result<copy_outcome>> drain(store::store& from, bool name_origin) {
         auto read = co_await from.read(key_, *this);
@@ -124,26 +126,29 @@ awaitable<result<copy_outcome>> hash_object(store::store& from, std::string key,
 }
 
 awaitable<result<copy_outcome>> copy_object(store::store& from, store::store& to, std::string key,
-                                            expectation expect, store::write_mode mode, sync_observer* observer,
-                                            store::blocking_pool* pool) {
+                                            expectation expect, store::write_mode mode, bool& mirror_failed,
+                                            sync_observer* observer, store::blocking_pool* pool) {
+    mirror_failed = false;
     if (observer)
         observer->copying(key, expect.bytes.value_or(0));
     auto writer = co_await to.open_writer(key, mode);
-    if (!writer)
+    if (!writer) {
+        mirror_failed = true;
         co_return with_context(writer.error(), "mirror");
+    }
     checking_sink sink(expect, key, writer->get(), pool);
     auto outcome = co_await sink.drain(from, true);
-    if (!outcome)
+    if (!outcome) {
+        mirror_failed = sink.writer_failed();
         co_return outcome.error();
-    if (auto committed = co_await (*writer)->commit(); !committed)
+    }
+    if (auto committed = co_await (*writer)->commit(); !committed) {
+        mirror_failed = true;
         co_return with_context(committed.error(), "mirror");
+    }
     if (observer)
         observer->copied(key, outcome->bytes);
     co_return outcome;
-}
-
-bool is_mirror_failure(error const& e) {
-    return e.message.starts_with("mirror: ");
 }
 
 } // namespace mirror::sync

@@ -35,10 +35,12 @@ struct copy_outcome {
 /// An origin object that is absent fails with sync_errc::missing_file, a link or special
 /// file with sync_errc::not_a_regular_file; other store errors pass through.
 /// Large chunks are hashed on `pool` when one is given, so that hashing one file overlaps
-/// with reading and writing others.
+/// with reading and writing others. `mirror_failed` is set when the failure was the
+/// mirror's (opening, writing or committing): that stops a pass, while the origin's holds
+/// one version. It is the caller's named flag, and the call is awaited at once.
 awaitable<result<copy_outcome>> copy_object(store::store& from, store::store& to, std::string key,
-                                            expectation expect, store::write_mode mode, sync_observer* observer,
-                                            store::blocking_pool* pool = nullptr);
+                                            expectation expect, store::write_mode mode, bool& mirror_failed,
+                                            sync_observer* observer, store::blocking_pool* pool = nullptr);
 
 /// Reads `key` from `from` and checks it against `expect` while it streams, writing
 /// nothing. Fails like copy_object.
@@ -47,10 +49,6 @@ awaitable<result<copy_outcome>> hash_object(store::store& from, std::string key,
 
 /// Checks bytes already in memory against `expect`; `key` names them in the message.
 result<void> check_bytes(std::string_view bytes, expectation const& expect, std::string const& key);
-
-/// True for an error copy_object met on the mirror's side (it names them "mirror: …"):
-/// those stop a pass, while the origin's hold one version.
-bool is_mirror_failure(error const& e);
 
 /// Maps a store failure onto what it says about the content: not_found becomes
 /// sync_errc::missing_file, rejected (a link, a special file) not_a_regular_file.

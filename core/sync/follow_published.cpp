@@ -168,10 +168,11 @@ awaitable<void> take_late_addition(pass& p, std::string const& folder, std::stri
     // destroyed those twice here (see docs/design.md, "Coroutines and GCC 12").
     expectation listed_size{size, {}, "the origin's listing"};
     std::string key = folder + path;
-    auto copied = co_await copy_object(p.origin, p.mirror, key, listed_size, store::write_mode::create_only,
+    bool on_mirror = false;
+    auto copied = co_await copy_object(p.origin, p.mirror, key, listed_size, store::write_mode::create_only, on_mirror,
                                        p.observer, p.options.pool);
     if (!copied) {
-        if (!p.note_failure(copied.error(), is_mirror_failure(copied.error())))
+        if (!p.note_failure(copied.error(), on_mirror))
             p.report.warnings.push_back("could not take " + key + ": " + copied.error().message);
         co_return;
     }

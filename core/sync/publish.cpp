@@ -224,7 +224,9 @@ awaitable<result<void>> run_step(pass& p, copy_step const& step, memory_files co
         p.report.bytes_copied += in_memory->second.size();
         co_return result<void>();
     }
-    auto copied = co_await copy_object(p.origin, p.mirror, step.key, step.expect, mode, p.observer, p.options.pool);
+    bool on_mirror = false;
+    auto copied =
+        co_await copy_object(p.origin, p.mirror, step.key, step.expect, mode, on_mirror, p.observer, p.options.pool);
     if (!copied) {
         auto const& code = copied.error().code;
         if (step.optional && code == sync_errc::missing_file)
@@ -238,7 +240,6 @@ awaitable<result<void>> run_step(pass& p, copy_step const& step, memory_files co
             co_return make_error(sync_errc::data_file_conflict,
                                  step.key + ": appeared in the mirror with another size while copying (kept)");
         }
-        bool on_mirror = is_mirror_failure(copied.error());
         p.note_failure(copied.error(), on_mirror);
         co_return copied.error();
     }
