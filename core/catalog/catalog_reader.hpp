@@ -1,8 +1,12 @@
 #pragma once
-// Reading a frozen DuckLake catalog: its format, its last snapshot and the files it needs.
+// Reading a frozen DuckLake catalog: its format and snapshots, its tables and views, the
+// data and delete files it needs, and the FDL rules it breaks. Declared in every build;
+// a build without DuckDB answers catalog_errc::unavailable (reader_available() says so).
 
+#include "core/fdl/files_index.hpp"
 #include "verify/error.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -11,30 +15,75 @@
 
 namespace mirror::catalog {
 
-/// A data or delete file the catalog references at its snapshot.
-struct catalog_file {
-    bool is_delete = false;
-    std::string schema;
-    std::string table;
-    std::uint64_t rows = 0;  ///< record_count, or delete_count for a delete file
-    std::uint64_t bytes = 0; ///< file_size_bytes
-    std::string path;        ///< relative to data_dir; checked
+struct catalog_delete {
+    std::string path; ///< relative to data_dir
+    std::uint64_t rows = 0;
+    std::uint64_t bytes = 0;
+};
+
+/// A data file live at the last snapshot, with the delete file that applies to it.
+struct catalog_data_file {
+    std::string path; ///< relative to data_dir
+    std::uint64_t rows = 0;
+    std::uint64_t bytes = 0;
+    std::optional<std::uint64_t> footer_bytes;
+    std::optional<catalog_delete> deletes;
+};
+
+struct catalog_table {
+    std::string name; ///< "schema.table"
+    bool renamed_columns = false;
+    std::vector<catalog_data_file> files; ///< in the catalog's order (data_file_id)
+};
+
+struct catalog_view {
+    std::string name; ///< "schema.view"
+    std::string dialect;
+    std::string sql;
 };
 
 struct catalog_contents {
-    std::string format;      ///< ducklake_metadata 'version'
-    std::string data_path;   ///< as the writer stored it (readers override it)
+    std::string format;    ///< ducklake_metadata 'version'
+    std::string data_path; ///< as the writer stored it (readers override it)
     std::uint64_t last_snapshot = 0;
-    std::vector<catalog_file> live_files; ///< at last_snapshot, data files first
+    std::vector<std::uint64_t> retained_snapshots;
+    std::vector<catalog_table> tables; ///< live at last_snapshot, by name
+    std::vector<catalog_view> views;   ///< live at last_snapshot, by name
+    /// Every data and delete file live at the last snapshot or at a snapshot asked for,
+    /// each once, in a stable order: what a mirror must copy.
+    std::vector<fdl::needed_data_file> needed;
+    /// The FDL rules the catalog breaks (outside_data_dir, inlined_rows, bad_catalog,
+    /// snapshot_mismatch for a snapshot asked for that it does not retain); empty when none.
+    std::vector<error> problems;
+
+    std::uint64_t data_file_count() const;
+    std::uint64_t total_bytes() const; ///< of `needed`
+    bool has_deletes() const;
+    bool has_renamed_columns() const;
 };
+
+struct read_options {
+    /// Snapshots whose live files are needed too (version.json's ducklake.snapshots).
+    std::vector<std::uint64_t> snapshots;
+    /// Reading stops with catalog_errc::timed_out after this long.
+    std::chrono::milliseconds time_limit{60'000};
+    std::string memory_limit = "256MB";
+    /// Files (data and delete) per snapshot past which the catalog is refused as too_large.
+    std::size_t max_files = 1'000'000;
+};
+
+/// Whether this build can read catalogs (it was built with DuckDB's C library).
+bool reader_available() noexcept;
 
 /// The DuckLake formats this reader knows (spec/ducklake-catalog.md, section 2).
 bool is_known_format(std::string_view format) noexcept;
 
-/// Opens `private_copy` (a copy no one else writes, with no .wal beside it) read-only
-/// and reads its contents. Fails with catalog_errc: cannot_open (not DuckDB), query_failed
-/// (not DuckLake), unknown_format, bad_catalog (a file outside data_dir, an unsafe path,
-/// a negative size), too_large. `name` names the catalog in messages.
-result<catalog_contents> read_catalog(std::filesystem::path const& private_copy, std::string const& name);
+/// Opens `private_copy` (a copy no one else writes, with no .wal beside it) read-only and
+/// reads it. Fails, with `name` (the catalog's key) in the message, when it cannot be read
+/// at all: cannot_open (not DuckDB), query_failed (not DuckLake), unknown_format,
+/// too_large, timed_out, unavailable. Rules the catalog breaks are in `problems`.
+/// Blocking: call it off the I/O thread.
+result<catalog_contents> read_catalog(std::filesystem::path const& private_copy, std::string const& name,
+                                      read_options const& options = {});
 
 } // namespace mirror::catalog

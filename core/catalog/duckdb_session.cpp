@@ -2,31 +2,13 @@
 
 #include "core/catalog/detail/duckdb_c.hpp"
 
+#include <condition_variable>
+#include <mutex>
 #include <stdexcept>
+#include <stop_token>
+#include <thread>
 
 namespace mirror::catalog {
-
-namespace {
-class category final : public boost::system::error_category {
-public:
-    char const* name() const noexcept override { return "catalog"; }
-    std::string message(int value) const override {
-        switch (static_cast<catalog_errc>(value)) {
-        case catalog_errc::cannot_open: return "cannot open";
-        case catalog_errc::query_failed: return "query failed";
-        case catalog_errc::unknown_format: return "unknown format";
-        case catalog_errc::bad_catalog: return "bad catalog";
-        case catalog_errc::too_large: return "too large";
-        }
-        return "unknown catalog error";
-    }
-};
-} // namespace
-
-boost::system::error_category const& catalog_category() noexcept {
-    static category const instance;
-    return instance;
-}
 
 std::size_t table::column(std::string_view name) const {
     for (std::size_t i = 0; i < columns.size(); ++i)
@@ -46,11 +28,12 @@ struct duckdb_session::handles {
     }
 };
 
-duckdb_session::duckdb_session(std::unique_ptr<handles> h, std::string name) : handles_(std::move(h)), name_(std::move(name)) {}
+duckdb_session::duckdb_session(std::unique_ptr<handles> h, std::string name, session_options options)
+    : handles_(std::move(h)), name_(std::move(name)), options_(std::move(options)) {}
 duckdb_session::~duckdb_session() = default;
 
 result<std::unique_ptr<duckdb_session>> duckdb_session::open(std::filesystem::path const& file, session_options options) {
-    std::string name = file.filename().string();
+    std::string name = options.name.empty() ? file.filename().string() : options.name;
     duckdb_config config = nullptr;
     if (duckdb_create_config(&config) != DuckDBSuccess)
         return make_error(catalog_errc::cannot_open, name + ": DuckDB could not make a configuration");
@@ -80,7 +63,7 @@ result<std::unique_ptr<duckdb_session>> duckdb_session::open(std::filesystem::pa
     }
     if (duckdb_connect(h->database, &h->connection) != DuckDBSuccess)
         return make_error(catalog_errc::cannot_open, name + ": DuckDB could not connect");
-    return std::unique_ptr<duckdb_session>(new duckdb_session(std::move(h), std::move(name)));
+    return std::unique_ptr<duckdb_session>(new duckdb_session(std::move(h), std::move(name), std::move(options)));
 }
 
 result<table> duckdb_session::query(std::string const& sql, std::size_t max_rows) {
@@ -89,7 +72,29 @@ result<table> duckdb_session::query(std::string const& sql, std::size_t max_rows
         duckdb_result& r;
         ~result_guard() { duckdb_destroy_result(&r); }
     } guard{raw};
-    if (duckdb_query(handles_->connection, sql.c_str(), &raw) != DuckDBSuccess) {
+    if (options_.deadline && std::chrono::steady_clock::now() >= *options_.deadline)
+        return make_error(catalog_errc::timed_out, name_ + ": reading the catalog took too long");
+    bool interrupted = false;
+    duckdb_state state = DuckDBError;
+    {
+        // A hostile catalog must not hold a worker for ever: past the deadline a watchdog
+        // interrupts the query, which then fails.
+        std::optional<std::jthread> watchdog;
+        if (options_.deadline)
+            watchdog.emplace([this, &interrupted, deadline = *options_.deadline](std::stop_token stop) {
+                std::mutex m;
+                std::condition_variable_any wake;
+                std::unique_lock lock(m);
+                if (!wake.wait_until(lock, stop, deadline, [] { return false; }) && !stop.stop_requested()) {
+                    interrupted = true;
+                    duckdb_interrupt(handles_->connection);
+                }
+            });
+        state = duckdb_query(handles_->connection, sql.c_str(), &raw);
+    } // the watchdog is stopped and joined here
+    if (interrupted)
+        return make_error(catalog_errc::timed_out, name_ + ": reading the catalog took too long (interrupted)");
+    if (state != DuckDBSuccess) {
         char const* why = duckdb_result_error(&raw);
         return make_error(catalog_errc::query_failed,
                           name_ + ": " + std::string(why != nullptr ? why : "query failed").substr(0, 300));
@@ -100,8 +105,19 @@ result<table> duckdb_session::query(std::string const& sql, std::size_t max_rows
     if (rows > max_rows)
         return make_error(catalog_errc::too_large,
                           name_ + ": " + std::to_string(rows) + " rows, more than " + std::to_string(max_rows));
-    for (idx_t c = 0; c < columns; ++c)
+    for (idx_t c = 0; c < columns; ++c) {
+        // Only plain types are read: DuckDB 1.5's value functions crash on some results
+        // with a UUID or nested column, and a hostile catalog chooses its column types.
+        auto type = static_cast<int>(duckdb_column_type(&raw, c));
+        bool plain = (type >= DUCKDB_TYPE_BOOLEAN && type <= DUCKDB_TYPE_DOUBLE) || type == DUCKDB_TYPE_HUGEINT ||
+                     type == DUCKDB_TYPE_VARCHAR;
+        if (!plain)
+            return make_error(catalog_errc::query_failed, name_ + ": column '" +
+                                                              std::string(duckdb_column_name(&raw, c)).substr(0, 60) +
+                                                              "' has a type this reader does not read (" +
+                                                              std::to_string(type) + ")");
         out.columns.emplace_back(duckdb_column_name(&raw, c));
+    }
     out.rows.reserve(rows);
     for (idx_t r = 0; r < rows; ++r) {
         std::vector<std::optional<std::string>> row;

@@ -1,10 +1,10 @@
 #pragma once
 // One DuckDB database opened through its C API, hardened for files nobody vouches for.
 
+#include "core/catalog/errors.hpp"
 #include "verify/error.hpp"
 
-#include <boost/system/error_code.hpp>
-
+#include <chrono>
 #include <cstddef>
 #include <filesystem>
 #include <memory>
@@ -14,20 +14,6 @@
 #include <vector>
 
 namespace mirror::catalog {
-
-enum class catalog_errc {
-    cannot_open = 1, ///< not a DuckDB file, or unreadable
-    query_failed,    ///< a query the reader relies on failed: not a DuckLake catalog, or damaged
-    unknown_format,  ///< a DuckLake format version this build does not read
-    bad_catalog,     ///< the catalog's content breaks an FDL rule (a path outside data_dir…)
-    too_large,       ///< more rows than the reader accepts
-};
-
-boost::system::error_category const& catalog_category() noexcept;
-
-inline boost::system::error_code make_error_code(catalog_errc e) noexcept {
-    return {static_cast<int>(e), catalog_category()};
-}
 
 /// Rows of text: a query's result, every value as DuckDB prints it, NULL as nullopt.
 struct table {
@@ -40,6 +26,9 @@ struct table {
 struct session_options {
     bool read_only = true;
     std::string memory_limit = "256MB";
+    /// A query still running at this instant is interrupted (catalog_errc::timed_out).
+    std::optional<std::chrono::steady_clock::time_point> deadline;
+    std::string name; ///< names the database in messages; the file's name when empty
 };
 
 /// A DuckDB database file opened with extension installing and loading off, external access
@@ -52,18 +41,17 @@ public:
     duckdb_session(duckdb_session const&) = delete;
     duckdb_session& operator=(duckdb_session const&) = delete;
 
-    /// Runs one statement; fails with catalog_errc::query_failed (the message says why) or
-    /// too_large when it returns more than `max_rows` rows.
+    /// Runs one statement; fails with catalog_errc::query_failed (the message says why),
+    /// too_large when it returns more than `max_rows` rows, or timed_out past the deadline.
     result<table> query(std::string const& sql, std::size_t max_rows = 1'000'000);
 
 private:
     struct handles;
-    explicit duckdb_session(std::unique_ptr<handles> h, std::string name);
+    duckdb_session(std::unique_ptr<handles> h, std::string name, session_options options);
     std::unique_ptr<handles> handles_;
     std::string name_;
+    session_options options_;
 };
 
 } // namespace mirror::catalog
 
-template <>
-struct boost::system::is_error_code_enum<mirror::catalog::catalog_errc> : std::true_type {};

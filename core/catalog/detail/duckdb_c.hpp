@@ -11,6 +11,15 @@
 
 extern "C" {
 typedef uint64_t idx_t;
+typedef enum {
+    DUCKDB_TYPE_INVALID = 0,
+    DUCKDB_TYPE_BOOLEAN = 1,
+    DUCKDB_TYPE_BIGINT = 5,
+    DUCKDB_TYPE_UBIGINT = 9,
+    DUCKDB_TYPE_DOUBLE = 11,
+    DUCKDB_TYPE_HUGEINT = 16,
+    DUCKDB_TYPE_VARCHAR = 17,
+} duckdb_type;
 typedef enum { DuckDBSuccess = 0, DuckDBError = 1 } duckdb_state;
 typedef struct _duckdb_database { void* internal_ptr; } * duckdb_database;
 typedef struct _duckdb_connection { void* internal_ptr; } * duckdb_connection;
@@ -37,8 +46,10 @@ const char* duckdb_result_error(duckdb_result* result);
 idx_t duckdb_row_count(duckdb_result* result);
 idx_t duckdb_column_count(duckdb_result* result);
 const char* duckdb_column_name(duckdb_result* result, idx_t col);
+duckdb_type duckdb_column_type(duckdb_result* result, idx_t col);
 char* duckdb_value_varchar(duckdb_result* result, idx_t col, idx_t row);
 bool duckdb_value_is_null(duckdb_result* result, idx_t col, idx_t row);
 void duckdb_free(void* ptr);
+void duckdb_interrupt(duckdb_connection connection);
 }
 #endif

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "core/catalog/duckdb_session.hpp"
+#include "tests/support/ducklake_writer.hpp"
 #include "tests/support/publisher.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -12,54 +13,33 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The DuckLake 1.0 tables the reader's queries touch, with the columns the spec's DDL
-// gives them (spec/ducklake-catalog.md, section 3).
-constexpr char const* schema_ddl = R"sql(
-CREATE TABLE ducklake_metadata(key VARCHAR NOT NULL, value VARCHAR NOT NULL, scope VARCHAR, scope_id BIGINT);
-CREATE TABLE ducklake_snapshot(snapshot_id BIGINT PRIMARY KEY, snapshot_time TIMESTAMPTZ, schema_version BIGINT,
-                               next_catalog_id BIGINT, next_file_id BIGINT);
-CREATE TABLE ducklake_schema(schema_id BIGINT PRIMARY KEY, schema_uuid UUID, begin_snapshot BIGINT, end_snapshot BIGINT,
-                             schema_name VARCHAR, path VARCHAR, path_is_relative BOOLEAN);
-CREATE TABLE ducklake_table(table_id BIGINT, table_uuid UUID, begin_snapshot BIGINT, end_snapshot BIGINT,
-                            schema_id BIGINT, table_name VARCHAR, path VARCHAR, path_is_relative BOOLEAN);
-CREATE TABLE ducklake_data_file(data_file_id BIGINT PRIMARY KEY, table_id BIGINT, begin_snapshot BIGINT,
-                                end_snapshot BIGINT, file_order BIGINT, path VARCHAR, path_is_relative BOOLEAN,
-                                file_format VARCHAR, record_count BIGINT, file_size_bytes BIGINT, footer_size BIGINT,
-                                row_id_start BIGINT, partition_id BIGINT, encryption_key VARCHAR, partial_max BIGINT,
-                                mapping_id BIGINT);
-CREATE TABLE ducklake_delete_file(delete_file_id BIGINT PRIMARY KEY, table_id BIGINT, begin_snapshot BIGINT,
-                                  end_snapshot BIGINT, data_file_id BIGINT, path VARCHAR, path_is_relative BOOLEAN,
-                                  format VARCHAR, delete_count BIGINT, file_size_bytes BIGINT, footer_size BIGINT,
-                                  encryption_key VARCHAR, partial_max BIGINT);
-)sql";
-
 // Two snapshots: orders and customers at 1; at 2 a delete file on orders and customers'
 // file replaced (the spec fixture's story).
-std::string rows(std::string const& format, std::string const& customers_path, bool customers_relative) {
-    return "INSERT INTO ducklake_metadata VALUES ('version', '" + format + "', NULL, NULL),"
-           " ('data_path', '/home/producer/repo/data/', NULL, NULL), ('created_by', 'test', NULL, NULL);"
-           "INSERT INTO ducklake_snapshot VALUES (0, now(), 0, 1, 0), (1, now(), 1, 3, 2), (2, now(), 2, 3, 4);"
-           "INSERT INTO ducklake_schema VALUES (0, uuid(), 0, NULL, 'main', 'main/', true);"
-           "INSERT INTO ducklake_table VALUES (1, uuid(), 1, NULL, 0, 'orders', 'orders/', true),"
-           " (2, uuid(), 1, NULL, 0, 'customers', 'customers/', true);"
-           "INSERT INTO ducklake_data_file VALUES"
-           " (0, 1, 1, NULL, NULL, 'ducklake-a1.parquet', true, 'parquet', 5, 361, 100, 0, NULL, NULL, NULL, NULL),"
-           " (1, 2, 1, 2, NULL, 'ducklake-b1.parquet', true, 'parquet', 3, 320, 100, 0, NULL, NULL, NULL, NULL),"
-           " (3, 2, 2, NULL, NULL, '" + customers_path + "', " + (customers_relative ? "true" : "false") +
-           ", 'parquet', 3, 330, 100, 0, NULL, NULL, NULL, NULL);"
-           "INSERT INTO ducklake_delete_file VALUES"
-           " (2, 1, 2, NULL, 0, 'ducklake-a2-delete.parquet', true, 'parquet', 2, 852, 100, NULL, NULL);";
+catalog_model fixture(std::string const& format = "1.0", std::string const& customers_path = "ducklake-b2.parquet",
+                      bool customers_relative = true) {
+    catalog_model m;
+    m.format = format;
+    m.data_path = "/home/producer/repo/data/";
+    m.snapshots = {0, 1, 2};
+    model_table orders;
+    orders.name = "orders";
+    orders.columns = {{1, "id"}, {2, "amount"}};
+    model_file a1{"ducklake-a1.parquet", true, 5, 361, 100, 1};
+    a1.deletes = model_delete{"ducklake-a2-delete.parquet", true, 2, 852, 2};
+    orders.files = {a1};
+    model_table customers;
+    customers.name = "customers";
+    customers.columns = {{1, "id"}, {2, "name"}};
+    customers.files = {model_file{"ducklake-b1.parquet", true, 3, 320, 100, 1, 2},
+                       model_file{customers_path, customers_relative, 3, 330, 100, 2}};
+    m.tables = {orders, customers};
+    return m;
 }
 
 fs::path make_catalog(fs::path const& dir, std::string const& format = "1.0",
                       std::string const& customers_path = "ducklake-b2.parquet", bool customers_relative = true) {
     fs::path file = dir / "ducklake.duckdb";
-    auto session = duckdb_session::open(file, {.read_only = false});
-    REQUIRE_MESSAGE(session.has_value(), (session ? "" : session.error().message));
-    for (auto const* sql : {schema_ddl})
-        REQUIRE((*session)->query(sql).has_value());
-    auto inserted = (*session)->query(rows(format, customers_path, customers_relative));
-    REQUIRE_MESSAGE(inserted.has_value(), (inserted ? "" : inserted.error().message));
+    write_catalog(file, fixture(format, customers_path, customers_relative));
     return file;
 }
 
@@ -76,14 +56,22 @@ TEST_CASE("a catalog's live files at its last snapshot, with paths relative to d
     CHECK(contents->format == "1.0");
     CHECK(contents->last_snapshot == 2);
     CHECK(contents->data_path == "/home/producer/repo/data/");
-    REQUIRE(contents->live_files.size() == 3);
-    CHECK(contents->live_files[0].path == "main/orders/ducklake-a1.parquet");
-    CHECK(contents->live_files[0].bytes == 361);
-    CHECK(contents->live_files[0].rows == 5);
-    CHECK(contents->live_files[1].path == "main/customers/ducklake-b2.parquet"); // b1 ended at snapshot 2
-    CHECK(contents->live_files[2].is_delete);
-    CHECK(contents->live_files[2].path == "main/orders/ducklake-a2-delete.parquet");
-    CHECK(contents->live_files[2].table == "orders");
+    CHECK(contents->problems.empty());
+    REQUIRE(contents->needed.size() == 3);
+    CHECK(contents->needed[0].path == "main/orders/ducklake-a1.parquet");
+    CHECK(contents->needed[0].bytes == 361);
+    CHECK(contents->needed[1].path == "main/customers/ducklake-b2.parquet"); // b1 ended at snapshot 2
+    CHECK(contents->needed[2].path == "main/orders/ducklake-a2-delete.parquet");
+    REQUIRE(contents->tables.size() == 2);
+    CHECK(contents->tables[0].name == "main.customers");
+    auto const& orders = contents->tables[1];
+    CHECK(orders.name == "main.orders");
+    REQUIRE(orders.files.size() == 1);
+    CHECK(orders.files[0].rows == 5);
+    CHECK(orders.files[0].footer_bytes == 100);
+    REQUIRE(orders.files[0].deletes.has_value());
+    CHECK(orders.files[0].deletes->path == "main/orders/ducklake-a2-delete.parquet");
+    CHECK(orders.files[0].deletes->rows == 2);
 }
 
 TEST_CASE("a file outside data_dir, or with an unsafe path, is refused") {
@@ -94,9 +82,12 @@ TEST_CASE("a file outside data_dir, or with an unsafe path, is refused") {
     SUBCASE("traversal") { path = "../../../etc/passwd"; }
     SUBCASE("another host") { path = "s3://other/x.parquet", relative = false; }
     auto contents = read_catalog(make_catalog(tmp.path(), "1.0", path, relative), "c.duckdb");
-    REQUIRE(!contents);
-    CHECK(code_of(contents) == catalog_errc::bad_catalog);
-    CHECK(contents.error().message.starts_with("c.duckdb: "));
+    REQUIRE(contents.has_value());
+    REQUIRE(contents->problems.size() == 1);
+    CHECK(contents->problems[0].code == catalog_errc::outside_data_dir);
+    CHECK(contents->problems[0].message.starts_with("c.duckdb: "));
+    for (auto const& f : contents->needed) // never a file it refused
+        CHECK(f.path.find("foreign") == std::string::npos);
 }
 
 TEST_CASE("an absolute path inside data_path is accepted, relative to data_dir") {
@@ -104,7 +95,7 @@ TEST_CASE("an absolute path inside data_path is accepted, relative to data_dir")
     auto contents = read_catalog(
         make_catalog(tmp.path(), "1.0", "/home/producer/repo/data/main/customers/ducklake-b2.parquet", false), "c");
     REQUIRE(contents.has_value());
-    CHECK(contents->live_files[1].path == "main/customers/ducklake-b2.parquet");
+    CHECK(contents->needed[1].path == "main/customers/ducklake-b2.parquet");
 }
 
 TEST_CASE("files that are not DuckLake catalogs are refused with the reason") {
@@ -134,4 +125,77 @@ TEST_CASE("the formats this reader knows") {
         CHECK(is_known_format(f));
     for (char const* f : {"0.2", "2.0", "", "1.0 "})
         CHECK_FALSE(is_known_format(f));
+}
+
+TEST_CASE("a column of a type the reader does not read is refused, not read") {
+    temp_dir tmp;
+    auto session = duckdb_session::open(tmp / "t.duckdb", {.read_only = false});
+    REQUIRE(session.has_value());
+    // DuckDB 1.5's value functions crash on a column after a UUID column.
+    auto r = (*session)->query("SELECT uuid() AS u, 1 AS x");
+    REQUIRE(!r);
+    CHECK(r.error().code == catalog_errc::query_failed);
+    CHECK(r.error().message.find("column 'u' has a type this reader does not read") != std::string::npos);
+}
+
+TEST_CASE("a hostile catalog whose columns have unexpected types is refused with the reason") {
+    temp_dir tmp;
+    auto model = fixture();
+    model.extra_sql = {"ALTER TABLE ducklake_data_file ALTER COLUMN record_count TYPE UUID USING uuid()"};
+    write_catalog(tmp / "c.duckdb", model);
+    auto r = read_catalog(tmp / "c.duckdb", "versions/x/ducklake.duckdb");
+    REQUIRE(!r);
+    CHECK(r.error().code == catalog_errc::query_failed);
+    CHECK(r.error().message.starts_with("versions/x/ducklake.duckdb: "));
+}
+
+TEST_CASE("a query still running at the deadline is interrupted") {
+    temp_dir tmp;
+    session_options options{.read_only = false};
+    options.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+    auto session = duckdb_session::open(tmp / "t.duckdb", options);
+    REQUIRE(session.has_value());
+    auto started = std::chrono::steady_clock::now();
+    // Far more work than 200 ms: only the interruption ends it in time.
+    auto r = (*session)->query("SELECT count(*) FROM range(100000000000) a");
+    auto took = std::chrono::steady_clock::now() - started;
+    REQUIRE(!r);
+    CHECK(r.error().code == catalog_errc::timed_out);
+    CHECK(took < std::chrono::seconds(20));
+}
+
+TEST_CASE("snapshots asked for add their files, and one the catalog lacks is a problem") {
+    temp_dir tmp;
+    auto file = make_catalog(tmp.path());
+    auto r = read_catalog(file, "c", {.snapshots = {1, 7}});
+    REQUIRE(r.has_value());
+    std::vector<std::string> paths;
+    for (auto const& f : r->needed)
+        paths.push_back(f.path);
+    // b1 lived at snapshot 1 only; it is needed because version.json lists snapshot 1.
+    CHECK(std::find(paths.begin(), paths.end(), "main/customers/ducklake-b1.parquet") != paths.end());
+    CHECK(paths.size() == 4);
+    REQUIRE(r->problems.size() == 1);
+    CHECK(r->problems[0].code == catalog_errc::snapshot_mismatch);
+    CHECK(r->problems[0].message.find("snapshot 7") != std::string::npos);
+}
+
+TEST_CASE("renamed columns, views and inlined rows are read") {
+    temp_dir tmp;
+    auto model = fixture();
+    model.tables[1].columns.back().end = 2;
+    model.tables[1].columns.push_back({2, "full_name", "VARCHAR", 2});
+    model.views = {model_view{.name = "big", .sql = "SELECT 1"}};
+    model.inlined = {{"ducklake_inlined_data_1_1", 2}};
+    write_catalog(tmp / "c.duckdb", model);
+    auto r = read_catalog(tmp / "c.duckdb", "c");
+    REQUIRE(r.has_value());
+    CHECK(r->tables[0].renamed_columns); // customers
+    CHECK(!r->tables[1].renamed_columns);
+    REQUIRE(r->views.size() == 1);
+    CHECK(r->views[0].name == "main.big");
+    CHECK(r->views[0].sql == "SELECT 1");
+    REQUIRE(r->problems.size() == 1);
+    CHECK(r->problems[0].code == catalog_errc::inlined_rows);
+    CHECK(r->problems[0].message == "c: ducklake_inlined_data_1_1 holds 2 rows inside the catalog instead of in data files");
 }

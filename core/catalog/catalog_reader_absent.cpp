@@ -1,0 +1,15 @@
+// The catalog reader of a build without DuckDB's C library: it says so.
+
+#include "core/catalog/catalog_reader.hpp"
+
+#include "core/catalog/errors.hpp"
+
+namespace mirror::catalog {
+
+bool reader_available() noexcept { return false; }
+
+result<catalog_contents> read_catalog(std::filesystem::path const&, std::string const& name, read_options const&) {
+    return make_error(catalog_errc::unavailable, name + ": this build has no catalog reader (built without DuckDB)");
+}
+
+} // namespace mirror::catalog

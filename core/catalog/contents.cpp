@@ -1,0 +1,43 @@
+// What every build knows of catalogs, whether or not it can read them.
+
+#include "core/catalog/catalog_reader.hpp"
+
+namespace mirror::catalog {
+
+bool is_known_format(std::string_view format) noexcept {
+    for (std::string_view known : {"0.3", "0.4-dev1", "0.4", "1.0", "1.1-dev1", "1.1"})
+        if (format == known)
+            return true;
+    return false;
+}
+
+std::uint64_t catalog_contents::data_file_count() const {
+    std::uint64_t count = 0;
+    for (auto const& t : tables)
+        count += t.files.size();
+    return count;
+}
+
+std::uint64_t catalog_contents::total_bytes() const {
+    std::uint64_t sum = 0;
+    for (auto const& f : needed)
+        sum += f.bytes;
+    return sum;
+}
+
+bool catalog_contents::has_deletes() const {
+    for (auto const& t : tables)
+        for (auto const& f : t.files)
+            if (f.deletes)
+                return true;
+    return false;
+}
+
+bool catalog_contents::has_renamed_columns() const {
+    for (auto const& t : tables)
+        if (t.renamed_columns)
+            return true;
+    return false;
+}
+
+} // namespace mirror::catalog
