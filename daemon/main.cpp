@@ -181,10 +181,11 @@ std::string version_text() {
            "\n"
            "stores: folder (file://); http(s):// and s3:// not built yet\n"
 #ifdef FDL_MIRROR_HAVE_DUCKDB
-           "catalog reader: DuckDB's C library is linked; sync does not use it yet (data files are taken "
-           "from files.json)\n"
+           "catalog reader: DuckDB's C library; each version's frozen catalog names its data files and is "
+           "checked against version.json, files.json and catalogs/*\n"
 #else
-           "catalog reader: none in this build (data files are taken from files.json)\n"
+           "catalog reader: none in this build (built without DuckDB): data files are taken from files.json, "
+           "and catalogs are not checked\n"
 #endif
            "signatures: SSHSIG verified with libssh " + verify::libssh_version() +
            "; certificates checked with OpenSSL; security-key (sk-) and DSA keys refused\n";

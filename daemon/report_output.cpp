@@ -119,6 +119,28 @@ std::string sync_json(sync::sync_report const& r, std::string const& origin, std
     return json::serialize(out) + "\n";
 }
 
+/// What a version's catalog holds, under its line in the audit summary.
+static std::string catalog_lines(sync::catalog_summary const& c) {
+    auto listed = [](std::vector<std::string> const& names) {
+        std::string out;
+        for (auto const& name : names)
+            out += (out.empty() ? "" : ", ") + name;
+        return out;
+    };
+    std::string out = "    catalog: DuckLake " + c.format + ", snapshot " + std::to_string(c.snapshot) + ", " +
+                      std::to_string(c.tables) + " table(s), " + std::to_string(c.data_files) + " data file(s), " +
+                      std::to_string(c.delete_files) + " delete file(s), " + human_bytes(c.bytes) + "\n";
+    if (!c.renamed_column_tables.empty())
+        out += "    renamed columns: " + listed(c.renamed_column_tables) + "\n";
+    if (!c.tables_with_deletes.empty())
+        out += "    delete files: " + listed(c.tables_with_deletes) + "\n";
+    if (!c.views.empty())
+        out += "    views: " + listed(c.views) + "\n";
+    if (!c.other_formats_checked.empty())
+        out += "    also checked: " + listed(c.other_formats_checked) + "\n";
+    return out;
+}
+
 std::string audit_summary(sync::audit_report const& r, std::string const& repository) {
     std::string out = "verify " + repository + "\n";
     if (r.fatal)
@@ -136,6 +158,8 @@ std::string audit_summary(sync::audit_report const& r, std::string const& reposi
                std::to_string(v.tables) + " table(s), " + std::to_string(v.data_files) + " data file(s), " +
                human_bytes(v.data_bytes) +
                (v.data_files_proven ? ", " + std::to_string(v.data_files_proven) + " proven by the ledger" : "") + "\n";
+        if (v.catalog)
+            out += catalog_lines(*v.catalog);
         for (auto const& p : v.problems)
             out += "    " + sync::kind_of(p.code) + ": " + p.message + "\n";
     }
@@ -173,6 +197,7 @@ std::string audit_json(sync::audit_report const& r, std::string const& repositor
                           {"data_files", v.data_files},
                           {"data_bytes", v.data_bytes},
                           {"data_files_proven", v.data_files_proven},
+                          {"data_source", v.data_source},
                           {"problems", errors_json(v.problems)},
                           {"signature", v.signature}};
         item["seq"] = v.seq ? json::value(*v.seq) : json::value(nullptr);
@@ -180,6 +205,19 @@ std::string audit_json(sync::audit_report const& r, std::string const& repositor
                                                              {"fingerprint", v.signer->fingerprint},
                                                              {"key_type", v.signer->key_type}})
                                   : json::value(nullptr);
+        if (v.catalog)
+            item["catalog"] = json::object{{"format", v.catalog->format},
+                                           {"snapshot", v.catalog->snapshot},
+                                           {"tables", v.catalog->tables},
+                                           {"data_files", v.catalog->data_files},
+                                           {"delete_files", v.catalog->delete_files},
+                                           {"bytes", v.catalog->bytes},
+                                           {"renamed_columns", strings_json(v.catalog->renamed_column_tables)},
+                                           {"tables_with_deletes", strings_json(v.catalog->tables_with_deletes)},
+                                           {"views", strings_json(v.catalog->views)},
+                                           {"other_formats_checked", strings_json(v.catalog->other_formats_checked)}};
+        else
+            item["catalog"] = nullptr;
         versions.push_back(std::move(item));
     }
     json::object out{{"command", "verify"},

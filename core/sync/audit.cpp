@@ -1,5 +1,6 @@
 #include "core/sync/audit.hpp"
 
+#include "core/catalog/catalog_reader.hpp"
 #include "core/fdl/files_index.hpp"
 #include "core/fdl/refs.hpp"
 #include "core/fdl/repo_settings.hpp"
@@ -15,6 +16,7 @@
 #include "verify/sshsig.hpp"
 
 #include <ctime>
+#include <functional>
 
 #include <set>
 
@@ -46,6 +48,7 @@ struct audit_context {
     std::map<std::string, std::optional<error>, std::less<>> proven;
     audit_options const& options;
     std::int64_t now = 0;
+    scratch_space scratch{options.catalogs.scratch_parent, pool}; ///< private catalog copies
 };
 
 /// Reads a store error as a problem of the audited object, or an I/O failure.
@@ -76,7 +79,7 @@ awaitable<void> check_data_files(audit_context& c, version_audit& v, std::vector
         }
         if (*size != file.bytes) {
             v.problems.push_back(make_error(sync_errc::size_mismatch, key + ": size is " + std::to_string(*size) +
-                                                                          " bytes, files.json says " +
+                                                                          " bytes, " + (v.data_source == "catalog" ? "the catalog" : v.data_source) + " says " +
                                                                           std::to_string(file.bytes)));
             continue;
         }
@@ -130,6 +133,113 @@ awaitable<std::optional<std::string>> check_pinned(audit_context& c, version_aud
     else if (c.observer)
         c.observer->copied(key, hashed->bytes);
     co_return std::nullopt;
+}
+
+/// The catalogs in other formats a version has: listed where the repository can list,
+/// else the formats fdl.json declares (absent ones are skipped by the gate).
+awaitable<std::vector<std::string>> other_catalogs(audit_context& c, version_audit& v, std::string const& folder) {
+    std::vector<std::string> paths;
+    if (!c.repo.caps().can_list) {
+        for (auto const& format : c.settings.catalog_formats)
+            paths.push_back("catalogs/" + format.ducklake + ".duckdb");
+        co_return paths;
+    }
+    std::string prefix = folder + "catalogs/";
+    std::function<result<void>(store::list_entry)> each = [&](store::list_entry entry) -> result<void> {
+        std::string path = entry.key.substr(folder.size());
+        if (declared_format(path))
+            paths.push_back(std::move(path));
+        return {};
+    };
+    auto listed = co_await c.repo.list(prefix, each);
+    if (!listed)
+        v.problems.push_back(noted(c, listed.error()));
+    co_return paths;
+}
+
+catalog_summary summarise(catalog::catalog_contents const& contents) {
+    catalog_summary out{contents.format, contents.last_snapshot, contents.tables.size()};
+    for (auto const& t : contents.tables) {
+        out.data_files += t.files.size();
+        bool deletes = false;
+        for (auto const& f : t.files)
+            if (f.deletes) {
+                out.delete_files += 1;
+                deletes = true;
+            }
+        if (deletes)
+            out.tables_with_deletes.push_back(t.name);
+        if (t.renamed_columns)
+            out.renamed_column_tables.push_back(t.name);
+    }
+    out.bytes = contents.total_bytes();
+    for (auto const& view : contents.views)
+        out.views.push_back(view.name);
+    return out;
+}
+
+/// The catalog, dataset.json, files.json and data files of a version that is not expired.
+/// The catalog names the data files where this build reads catalogs; files.json otherwise.
+awaitable<void> audit_live_contents(audit_context& c, version_audit& v, std::string const& folder,
+                                    fdl::version_record const& record) {
+    bool read_catalog = record.catalog && catalog::reader_available();
+    if (!record.catalog)
+        v.problems.push_back(make_error(sync_errc::missing_catalog, folder + "version.json: catalog: missing"));
+    else if (!read_catalog) // the gate below checks size and digest while it copies
+        co_await check_pinned(c, v, folder, *record.catalog, false, 0);
+    if (record.dataset) {
+        auto dataset = co_await check_pinned(c, v, folder, *record.dataset, true, limits::dataset_json);
+        if (dataset)
+            if (auto parsed = fdl::parse_dataset(*dataset, folder + record.dataset->path); !parsed)
+                v.problems.push_back(parsed.error());
+    }
+    std::optional<fdl::files_index> index;
+    if (record.files) {
+        std::string files_key = folder + record.files->path;
+        auto files = co_await check_pinned(c, v, folder, *record.files, true, limits::files_json);
+        if (files) {
+            auto parsed = fdl::parse_files_index(*files, files_key);
+            if (parsed)
+                index = std::move(*parsed);
+            else
+                v.problems.push_back(parsed.error());
+        }
+    }
+    if (read_catalog) {
+        auto others = co_await other_catalogs(c, v, folder);
+        bool scratch_failed = false;
+        fdl::files_index const* checked_index = index ? &*index : nullptr;
+        auto verdict = co_await check_version_catalogs(c.repo, folder, record, checked_index, others, c.scratch,
+                                                       c.options.catalogs, c.pool, scratch_failed);
+        c.scratch.forget(folder);
+        if (!verdict) {
+            v.problems.push_back(noted(c, verdict.error()));
+            co_return;
+        }
+        v.catalog = summarise(verdict->contents);
+        for (auto const& key : verdict->checked_copies)
+            if (key.starts_with(folder + "catalogs/"))
+                v.catalog->other_formats_checked.push_back(key.substr(folder.size()));
+        v.problems.insert(v.problems.end(), verdict->problems.begin(), verdict->problems.end());
+        v.tables = verdict->contents.tables.size();
+        v.data_source = "catalog";
+        co_await check_data_files(c, v, verdict->contents.needed);
+        co_return;
+    }
+    if (!index) {
+        if (!record.files)
+            c.report.warnings.push_back(folder + ": no files.json and no catalog reader in this build; its data "
+                                                 "files are not checked");
+        co_return;
+    }
+    auto needed = fdl::needed_files(*index, folder + record.files->path);
+    if (!needed) {
+        v.problems.push_back(needed.error());
+        co_return;
+    }
+    v.tables = index->tables.size();
+    v.data_source = "files.json";
+    co_await check_data_files(c, v, *needed);
 }
 
 /// The version's signature under the audit's policy: its status, its signer, and a
@@ -226,35 +336,8 @@ awaitable<std::optional<std::string>> audit_version(audit_context& c, version_au
     else
         co_await check_signature(c, v, folder, *bytes);
 
-    if (!v.expired) {
-        if (!record->catalog)
-            v.problems.push_back(make_error(sync_errc::missing_catalog, key + ": catalog: missing"));
-        else
-            co_await check_pinned(c, v, folder, *record->catalog, false, 0);
-        if (record->dataset) {
-            auto dataset = co_await check_pinned(c, v, folder, *record->dataset, true, limits::dataset_json);
-            if (dataset)
-                if (auto parsed = fdl::parse_dataset(*dataset, folder + record->dataset->path); !parsed)
-                    v.problems.push_back(parsed.error());
-        }
-        if (record->files) {
-            std::string files_key = folder + record->files->path;
-            auto files = co_await check_pinned(c, v, folder, *record->files, true, limits::files_json);
-            if (files) {
-                auto index = fdl::parse_files_index(*files, files_key);
-                auto needed = index ? fdl::needed_files(*index, files_key)
-                                    : result<std::vector<fdl::needed_data_file>>(index.error());
-                if (!needed) {
-                    v.problems.push_back(needed.error());
-                } else {
-                    v.tables = index->tables.size();
-                    co_await check_data_files(c, v, *needed);
-                }
-            }
-        } else {
-            c.report.warnings.push_back(folder + ": no files.json; its data files are not checked in this build");
-        }
-    }
+    if (!v.expired)
+        co_await audit_live_contents(c, v, folder, *record);
     co_return record->first_parent();
 }
 

@@ -5,6 +5,7 @@
 #include "core/net.hpp"
 #include "core/store/blocking_pool.hpp"
 #include "core/store/store.hpp"
+#include "core/sync/catalog_check.hpp"
 #include "core/sync/report.hpp"
 #include "verify/signature_policy.hpp"
 
@@ -16,6 +17,20 @@
 
 namespace mirror::sync {
 
+/// What a version's catalog holds at its last snapshot, as the audit read it.
+struct catalog_summary {
+    std::string format;
+    std::uint64_t snapshot = 0;
+    std::uint64_t tables = 0;
+    std::uint64_t data_files = 0;   ///< live data files
+    std::uint64_t delete_files = 0; ///< live delete files
+    std::uint64_t bytes = 0;        ///< of every file the version needs
+    std::vector<std::string> renamed_column_tables; ///< "schema.table"
+    std::vector<std::string> tables_with_deletes;   ///< "schema.table"
+    std::vector<std::string> views;                 ///< "schema.view"
+    std::vector<std::string> other_formats_checked; ///< catalogs/<format>.duckdb read and compared
+};
+
 struct version_audit {
     std::string id;
     std::optional<std::uint64_t> seq;
@@ -26,6 +41,9 @@ struct version_audit {
     std::uint64_t data_bytes = 0;
     std::uint64_t data_files_proven = 0; ///< hashed and equal to the mirror's ledger
     std::uint64_t tables = 0;
+    /// Where the data files came from: "catalog", "files.json", or "none" (not checked).
+    std::string data_source = "none";
+    std::optional<catalog_summary> catalog; ///< when the catalog was read
     /// "valid", "missing", "not checked" (policy off), or why it failed ("untrusted_key"…).
     std::string signature = "not checked";
     std::optional<verify::signer_info> signer;
@@ -44,6 +62,7 @@ struct key_summary {
 struct audit_options {
     verify::trust_settings trust;        ///< the policy the signatures are held to
     std::vector<std::string> without_keys; ///< fingerprints whose revocation to assess
+    catalog_settings catalogs;             ///< where and how frozen catalogs are read
 };
 
 struct audit_report {
@@ -63,7 +82,9 @@ struct audit_report {
 
 /// Audits every version reachable from the repository's refs: version.json validity and
 /// id, the size and sha256 of the catalog, dataset.json and files.json (unless expired),
-/// presence and size of every data file, every path rule; and refs, refs.json and HEAD
+/// the catalog's own checks (snapshot, format, paths inside data_dir, no inlined rows,
+/// files.json and catalogs/* agreeing with it) where this build reads catalogs,
+/// presence and size of every data file the catalog (else files.json) names, every path rule; and refs, refs.json and HEAD
 /// consistency. In a mirror, every data file the ledger (.fdl-mirror/ledger/) records is
 /// hashed and compared with the digest recorded when it was copied. Reads everything it
 /// checks; writes nothing.

@@ -2,8 +2,12 @@
 // allows (expired.json, version.json.sig, catalogs/<format>.duckdb) and report any other
 // change as a violation, keeping the mirror's copy.
 
+#include "core/catalog/compare.hpp"
+#include "core/catalog/errors.hpp"
 #include "core/fdl/small_files.hpp"
+#include "core/fdl/version_record.hpp"
 #include "core/store/errors.hpp"
+#include "core/sync/catalog_check.hpp"
 #include "core/sync/copy.hpp"
 #include "core/sync/detail/pass.hpp"
 #include "core/sync/errors.hpp"
@@ -163,14 +167,67 @@ awaitable<void> take_late_signature(pass& p, std::string const& id) {
     p.report.followed.push_back(folder + "version.json.sig: added");
 }
 
+/// A catalog in another format added to a published version must reference the same data
+/// files as the version's catalog, as the mirror holds it. Returns the copy checked (in
+/// the scratch folder) to publish, or nullptr when it is refused (reported).
+awaitable<store::store*> check_late_catalog(pass& p, std::string const& folder, std::string const& path,
+                                            std::uint64_t size) {
+    std::string record_key = folder + "version.json";
+    auto bytes = co_await store::read_all(p.mirror, record_key, limits::version_json);
+    if (!bytes) {
+        p.note_failure(with_context(bytes.error(), "mirror"), true);
+        co_return nullptr;
+    }
+    auto record = fdl::parse_version_record(*bytes, record_key);
+    if (!record || !record->catalog) {
+        p.report.warnings.push_back(folder + path + ": added at the origin, not taken: the mirror's version.json " +
+                                    "pins no catalog to compare it with");
+        co_return nullptr;
+    }
+    bool scratch_failed = false;
+    expectation pinned{record->catalog->bytes, record->catalog->sha256, "version.json"};
+    std::vector<std::uint64_t> none;
+    std::string catalog_key = folder + record->catalog->path;
+    auto main = co_await fetch_catalog(p.mirror, catalog_key, pinned, none, p.scratch, p.options.catalogs,
+                                       p.options.pool, scratch_failed);
+    expectation listed_size{size, {}, "the origin's listing"};
+    result<catalog::catalog_contents> other = main.has_error() ? main.error() : error{};
+    if (main) {
+        std::string key = folder + path;
+        other = co_await fetch_catalog(p.origin, key, listed_size, none, p.scratch, p.options.catalogs,
+                                       p.options.pool, scratch_failed);
+    }
+    if (!other) {
+        if (scratch_failed)
+            p.note_failure(other.error(), true);
+        else
+            p.report.warnings.push_back(folder + path + ": added at the origin, not taken: " + other.error().message);
+        co_return nullptr;
+    }
+    auto problems = catalog::compare_catalogs(*main, *other, *declared_format(path), folder + path);
+    if (!problems.empty()) {
+        p.report.violations.push_back(first_of(problems));
+        co_return nullptr;
+    }
+    auto copies = p.scratch.files();
+    co_return copies ? *copies : nullptr;
+}
+
 awaitable<void> take_late_addition(pass& p, std::string const& folder, std::string const& path, std::uint64_t size) {
+    store::store* source = &p.origin;
+    if (catalog::reader_available() && declared_format(path)) {
+        source = co_await check_late_catalog(p, folder, path, size);
+        if (source == nullptr)
+            co_return;
+    }
     // Named locals, not braced temporaries of the co_await expression: GCC 12
     // destroyed those twice here (see docs/design.md, "Coroutines and GCC 12").
     expectation listed_size{size, {}, "the origin's listing"};
     std::string key = folder + path;
     bool on_mirror = false;
-    auto copied = co_await copy_object(p.origin, p.mirror, key, listed_size, store::write_mode::create_only, on_mirror,
+    auto copied = co_await copy_object(*source, p.mirror, key, listed_size, store::write_mode::create_only, on_mirror,
                                        p.observer, p.options.pool);
+    p.scratch.forget(folder);
     if (!copied) {
         if (!p.note_failure(copied.error(), on_mirror))
             p.report.warnings.push_back("could not take " + key + ": " + copied.error().message);

@@ -19,7 +19,7 @@ version_plan plan_version(version_inputs const& in, std::map<std::string, std::u
     for (auto const& file : in.data_files) {
         auto have = mirror_data.find(file.path);
         if (have == mirror_data.end()) {
-            plan.steps.push_back({in.data_dir + file.path, step_kind::data_file, {file.bytes, {}, "files.json"}});
+            plan.steps.push_back({in.data_dir + file.path, step_kind::data_file, {file.bytes, {}, in.data_files_pinned_by}});
         } else if (have->second != file.bytes) {
             plan.conflicts.push_back(make_error(
                 sync_errc::data_file_conflict, in.data_dir + file.path + ": the mirror holds " +

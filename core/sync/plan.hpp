@@ -38,6 +38,7 @@ struct version_inputs {
     folder_files const* origin_files = nullptr;  ///< the origin's listing of the folder, if it can list
     std::vector<std::string> catalog_formats;    ///< from fdl.json: probed when there is no listing
     bool expired = false;                        ///< expired.json is at the origin
+    std::string data_files_pinned_by = "files.json"; ///< who gives their sizes, for messages
 };
 
 /// The ordered steps, and data files the mirror holds with another size (which block the

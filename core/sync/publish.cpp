@@ -1,9 +1,11 @@
 // Publishing one version: gather what it needs, check it, copy it in plan order, and
 // write version.json last. Any failure holds the version; nothing of it is published.
 
+#include "core/catalog/catalog_reader.hpp"
 #include "core/fdl/files_index.hpp"
 #include "core/fdl/small_files.hpp"
 #include "core/store/errors.hpp"
+#include "core/sync/catalog_check.hpp"
 #include "core/sync/copy.hpp"
 #include "core/sync/detail/pass.hpp"
 #include "core/sync/errors.hpp"
@@ -44,34 +46,69 @@ awaitable<result<bool>> is_expired_at_origin(pass& p, std::string const& folder,
     co_return origin_read_error(found.error());
 }
 
-/// Works out the data files of a live version; fills `memory` with files.json.
+/// The catalogs in other formats a version has: listed, or, where the origin cannot
+/// list, the formats fdl.json declares (probed; absent ones are skipped).
+std::vector<std::string> other_catalogs_of(pass const& p, folder_files const* listed) {
+    std::vector<std::string> paths;
+    if (listed != nullptr) {
+        for (auto const& [path, size] : *listed)
+            if (declared_format(path))
+                paths.push_back(path);
+    } else {
+        for (auto const& format : p.settings.catalog_formats)
+            paths.push_back("catalogs/" + format.ducklake + ".duckdb");
+    }
+    return paths;
+}
+
+/// The data files of a live version, and who vouches for their sizes. The frozen catalog
+/// is the authority (spec README): where this build reads catalogs, the catalog names
+/// them, after it passed every check against version.json, files.json and catalogs/*.
+/// Otherwise files.json is the index, and a listing of data_dir the last resort.
+/// Fills `memory` with files.json.
 awaitable<result<std::vector<fdl::needed_data_file>>> data_files_of(pass& p, std::string const& folder,
                                                                     fdl::version_record const& record,
+                                                                    folder_files const* listed,
                                                                     memory_files& memory) {
-    // The frozen catalog is the authority (spec README); until a catalog reader is built
-    // in, files.json is the index, and a listing of data_dir the last resort.
+    std::optional<fdl::files_index> index;
     if (record.files) {
         std::string key = folder + record.files->path;
         auto bytes = co_await read_pinned(p, key, *record.files, limits::files_json);
         if (!bytes)
             co_return bytes.error();
-        auto index = fdl::parse_files_index(*bytes, key);
-        if (!index)
-            co_return index.error();
-        auto needed = fdl::needed_files(*index, key);
-        if (!needed)
-            co_return needed.error();
+        auto parsed = fdl::parse_files_index(*bytes, key);
+        if (!parsed)
+            co_return parsed.error();
+        index = std::move(*parsed);
         memory.emplace(key, std::move(*bytes));
-        co_return needed;
     }
+    if (catalog::reader_available()) {
+        bool scratch_failed = false;
+        auto others = other_catalogs_of(p, listed);
+        fdl::files_index const* checked_index = index ? &*index : nullptr;
+        auto verdict = co_await check_version_catalogs(p.origin, folder, record, checked_index, others, p.scratch,
+                                                       p.options.catalogs, p.options.pool, scratch_failed);
+        if (!verdict) {
+            if (scratch_failed)
+                p.note_failure(verdict.error(), true); // the local disk: no version can pass
+            co_return verdict.error();
+        }
+        if (!verdict->problems.empty())
+            co_return first_of(verdict->problems);
+        p.checked_copies.insert(verdict->checked_copies.begin(), verdict->checked_copies.end());
+        co_return std::move(verdict->contents.needed);
+    }
+    if (index)
+        co_return fdl::needed_files(*index, folder + record.files->path);
     if (!p.origin.caps().can_list)
         co_return make_error(sync_errc::no_data_file_source,
-                             folder + "version.json: no files.json, and the origin cannot be listed");
+                             folder + "version.json: no files.json, no catalog reader in this build, and the origin "
+                                      "cannot be listed");
     if (!p.origin_data) {
-        auto listed = co_await list_data_files(p.origin, p.settings.data_dir);
-        if (!listed)
-            co_return with_context(listed.error(), "origin");
-        p.origin_data = std::move(*listed);
+        auto listed_data = co_await list_data_files(p.origin, p.settings.data_dir);
+        if (!listed_data)
+            co_return with_context(listed_data.error(), "origin");
+        p.origin_data = std::move(*listed_data);
     }
     std::vector<fdl::needed_data_file> all;
     for (auto const& [path, size] : *p.origin_data)
@@ -131,10 +168,11 @@ awaitable<result<version_plan>> prepare(pass& p, std::string const& id, loaded_v
     if (!*expired) { // an expired version keeps only its record, its mark and what remains
         if (!record.catalog)
             co_return make_error(sync_errc::missing_catalog, folder + "version.json: catalog: missing");
-        auto needed = co_await data_files_of(p, folder, record, memory);
+        auto needed = co_await data_files_of(p, folder, record, listed, memory);
         if (!needed)
             co_return needed.error();
         inputs.data_files = std::move(*needed);
+        inputs.data_files_pinned_by = catalog::reader_available() ? "the catalog" : "files.json";
         if (record.dataset) {
             std::string key = folder + record.dataset->path;
             auto bytes = co_await read_pinned(p, key, *record.dataset, limits::dataset_json);
@@ -184,7 +222,7 @@ awaitable<result<void>> write_ledger(pass& p, std::string const& key, std::vecto
             continue;
         }
         std::string data_key = p.settings.data_dir + file.path;
-        expectation size{file.bytes, {}, "files.json"};
+        expectation size{file.bytes, {}, catalog::reader_available() ? "the catalog" : "files.json"};
         auto hashed = co_await hash_object(p.mirror, data_key, size, p.options.pool);
         if (!hashed) {
             p.note_failure(with_context(hashed.error(), "mirror"), true);
@@ -224,9 +262,18 @@ awaitable<result<void>> run_step(pass& p, copy_step const& step, memory_files co
         p.report.bytes_copied += in_memory->second.size();
         co_return result<void>();
     }
+    // A catalog checked by the gate is published from its private copy: the bytes checked
+    // are the bytes written.
+    store::store* source = &p.origin;
+    if (p.checked_copies.contains(step.key)) {
+        auto copies = p.scratch.files();
+        if (!copies)
+            co_return copies.error();
+        source = *copies;
+    }
     bool on_mirror = false;
     auto copied =
-        co_await copy_object(p.origin, p.mirror, step.key, step.expect, mode, on_mirror, p.observer, p.options.pool);
+        co_await copy_object(*source, p.mirror, step.key, step.expect, mode, on_mirror, p.observer, p.options.pool);
     if (!copied) {
         auto const& code = copied.error().code;
         if (step.optional && code == sync_errc::missing_file)
@@ -281,6 +328,15 @@ awaitable<void> publish_version(pass& p, std::string id) {
                               "versions/" + id + ": its first parent " + *parent + " is not published"));
         co_return;
     }
+    // The private catalog copies of this version go when it is done, published or held.
+    struct forget_copies {
+        pass& p;
+        std::string folder;
+        ~forget_copies() {
+            p.scratch.forget(folder);
+            std::erase_if(p.checked_copies, [&](std::string const& key) { return key.starts_with(folder); });
+        }
+    } forget{p, "versions/" + id + "/"};
     memory_files memory;
     auto plan = co_await prepare(p, id, **loaded, memory);
     if (!plan) {

@@ -6,6 +6,7 @@
 #include "core/store/blocking_pool.hpp"
 #include "verify/signature_policy.hpp"
 #include "core/store/store.hpp"
+#include "core/sync/catalog_check.hpp"
 #include "core/sync/report.hpp"
 
 #include <cstddef>
@@ -17,6 +18,7 @@ struct sync_options {
     std::size_t concurrency = 4; ///< transfers in flight, at most
     store::blocking_pool* pool = nullptr; ///< where large chunks are hashed; inline when null
     verify::trust_settings trust;         ///< the origin's signature policy and trusted keys
+    catalog_settings catalogs;            ///< where and how frozen catalogs are read
 };
 
 /// Runs one pass from `origin` to `mirror` (which must be able to list and write).

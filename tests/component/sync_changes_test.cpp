@@ -102,13 +102,14 @@ TEST_CASE_FIXTURE(mirrored, "a withdrawal also takes the origin's reduced versio
 TEST_CASE_FIXTURE(mirrored, "a late signature and a late catalog format are added to a published version") {
     auto id = sample.main.back();
     origin.add_signature_placeholder(id);
-    write_file(origin.version_dir(id) / "catalogs" / "1.1.duckdb", "catalog in format 1.1");
+    origin.add_late_catalog(id, "1.1");
     auto r = pass();
     INFO(describe(r));
     CHECK(r.exit_code() == 0);
     CHECK(r.followed.size() == 2);
     CHECK(read_file(mirror_dir(id) / "version.json.sig") == read_file(origin.version_dir(id) / "version.json.sig"));
-    CHECK(read_file(mirror_dir(id) / "catalogs" / "1.1.duckdb") == "catalog in format 1.1");
+    CHECK(read_file(mirror_dir(id) / "catalogs" / "1.1.duckdb") ==
+          read_file(origin.version_dir(id) / "catalogs" / "1.1.duckdb"));
 }
 
 TEST_CASE_FIXTURE(mirrored, "rewritten files of published versions are violations, and the mirror keeps its copy") {

@@ -6,6 +6,14 @@
 
 #include <boost/json.hpp>
 
+#ifdef FDL_MIRROR_HAVE_DUCKDB
+#include "core/catalog/duckdb_session.hpp"
+#include "tests/support/temp_dir.hpp"
+
+#include <fstream>
+#include <sstream>
+#endif
+
 namespace mirror::test {
 
 namespace fs = std::filesystem;
@@ -27,14 +35,53 @@ static void check_pinned(fs::path const& dir, json::object const& record, char c
         problems.push_back(file.string() + ": sha256 differs from version.json");
 }
 
+#ifdef FDL_MIRROR_HAVE_DUCKDB
+/// The data and delete files a reader of the catalog opens, found with the spec's own
+/// query (tests/data/ducklake-sql/10_live_files.sql) on a private copy of the catalog.
+static void check_catalog_files(fs::path const& root, std::string const& data_dir, fs::path const& catalog,
+                                std::vector<std::string>& problems) {
+    std::ifstream in(fs::path(FDL_MIRROR_DUCKLAKE_SQL_DIR) / "10_live_files.sql");
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string sql = text.str();
+    std::string last = "(SELECT max(snapshot_id) FROM ducklake_snapshot)";
+    for (auto at = sql.find("{SNAPSHOT}"); at != std::string::npos; at = sql.find("{SNAPSHOT}", at + last.size()))
+        sql.replace(at, 10, last);
+    temp_dir copy;
+    fs::copy_file(catalog, copy / "catalog.duckdb");
+    auto session = catalog::duckdb_session::open(copy / "catalog.duckdb", {});
+    auto rows = session ? (*session)->query(sql) : result<catalog::table>(session.error());
+    if (!rows) {
+        problems.push_back(catalog.string() + ": a reader cannot list its files: " + rows.error().message);
+        return;
+    }
+    auto path = rows->column("rel_path"), bytes = rows->column("file_size_bytes");
+    for (auto const& row : rows->rows) {
+        fs::path data = root / data_dir / row[path].value_or("(outside data_dir)");
+        if (!fs::is_regular_file(data))
+            problems.push_back(data.string() + ": named by the catalog but missing");
+        else if (std::to_string(fs::file_size(data)) != row[bytes].value_or(""))
+            problems.push_back(data.string() + ": size differs from the catalog");
+    }
+}
+#endif
+
 static void check_version(fs::path const& root, std::string const& data_dir, fs::path const& dir,
                           std::vector<std::string>& problems) {
     auto record = json::parse(read_file(dir / "version.json")).as_object();
     if (fs::exists(dir / "expired.json"))
         return; // an expired version keeps only its record and mark
+    std::size_t before = problems.size();
     check_pinned(dir, record, "catalog", problems);
+    bool catalog_intact = problems.size() == before;
     check_pinned(dir, record, "dataset", problems);
     check_pinned(dir, record, "files", problems);
+#ifdef FDL_MIRROR_HAVE_DUCKDB
+    if (auto const* catalog = record.if_contains("catalog"); catalog && catalog_intact) {
+        fs::path file = dir / std::string(catalog->as_object().at("path").as_string());
+        check_catalog_files(root, data_dir, file, problems);
+    }
+#endif
     if (auto const* files = record.if_contains("files"); files && fs::exists(dir / "files.json")) {
         auto index = json::parse(read_file(dir / "files.json")).as_object();
         for (auto const& [table, entry] : index.at("tables").as_object())

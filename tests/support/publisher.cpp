@@ -37,6 +37,71 @@ static json::object pin(std::string const& path, std::string const& bytes) {
     return {{"path", path}, {"bytes", bytes.size()}, {"sha256", verify::to_hex(verify::sha256_of(bytes))}};
 }
 
+/// The catalog of a version whose data files are `files` ("schema/table/name.parquet"),
+/// all added at snapshot `snapshot`: one row each, with the size add_data_file gave it.
+static catalog_model model_of_files(std::vector<std::string> const& files, std::uint64_t snapshot,
+                                    std::map<std::string, std::uint64_t> const& sizes) {
+    catalog_model model;
+    model.snapshots = {0, snapshot};
+    for (auto const& f : files) {
+        auto first = f.find('/');
+        auto second = first == std::string::npos ? std::string::npos : f.find('/', first + 1);
+        if (second == std::string::npos)
+            throw std::runtime_error("publisher: data file paths are schema/table/file, not " + f);
+        std::string schema = f.substr(0, first), table = f.substr(first + 1, second - first - 1);
+        if (std::none_of(model.schemas.begin(), model.schemas.end(), [&](auto const& s) { return s.name == schema; }))
+            model.schemas.push_back({schema});
+        auto it = std::find_if(model.tables.begin(), model.tables.end(),
+                               [&](auto const& t) { return t.schema == schema && t.name == table; });
+        if (it == model.tables.end()) {
+            model_table added;
+            added.schema = schema;
+            added.name = table;
+            added.begin = snapshot;
+            added.columns = {{1, "value", "VARCHAR", snapshot}};
+            model.tables.push_back(added);
+            it = std::prev(model.tables.end());
+        }
+        model_file file;
+        file.path = f.substr(second + 1);
+        file.begin = snapshot;
+        file.rows = 1;
+        file.bytes = sizes.at(f);
+        it->files.push_back(file);
+    }
+    return model;
+}
+
+/// files.json as the writer makes it from the catalog.
+static std::string files_json_text_of(catalog_model const& model, std::uint64_t snapshot) {
+#ifdef FDL_MIRROR_HAVE_DUCKDB
+    return files_json_of(model, snapshot);
+#else
+    json::object tables;
+    for (auto const& t : model.tables) {
+        json::array files;
+        for (auto const& f : t.files)
+            files.push_back(json::object{{"path", t.schema + "/" + t.name + "/" + f.path}, {"rows", f.rows}, {"bytes", f.bytes}});
+        tables[t.schema + "." + t.name] = json::object{{"files", std::move(files)}};
+    }
+    return json::serialize(json::object{{"tables", std::move(tables)}}) + "\n";
+#endif
+}
+
+void write_catalog_file(fs::path const& file, catalog_model const& model) {
+    fs::create_directories(file.parent_path());
+    fs::remove(file);
+#ifdef FDL_MIRROR_HAVE_DUCKDB
+    write_catalog(file, model);
+#else
+    std::string placeholder = "placeholder DuckLake catalog, format " + model.format + "\n";
+    for (auto const& t : model.tables)
+        for (auto const& f : t.files)
+            placeholder += t.schema + "/" + t.name + "/" + f.path + "\n";
+    write_file(file, placeholder);
+#endif
+}
+
 publisher::publisher(fs::path root, repo_options options) : root_(std::move(root)), options_(std::move(options)) {
     json::object settings{{"fdl", options_.fdl}, {"data_dir", options_.data_dir}};
     if (options_.id)
@@ -85,10 +150,15 @@ std::string publisher::add_version(version_options options) {
     std::uint64_t seq = options.parent ? seq_of(*options.parent) + 1 : 1;
     seq_of_[id] = seq;
 
-    std::string catalog = "placeholder DuckLake catalog of version " + id + "\n";
-    for (auto const& f : options.data_files)
-        catalog += f + "\n";
-    write_file(dir / "ducklake.duckdb", catalog);
+    catalog_model model = options.catalog ? *options.catalog : model_of_files(options.data_files, seq, data_sizes_);
+    model.format = options.catalog ? model.format : options.catalog_format;
+    std::uint64_t snapshot = model.snapshots.back();
+    std::string honest_files_json = files_json_text_of(model, snapshot);
+    models_[id] = model;
+    if (options.edit_catalog)
+        options.edit_catalog(model);
+    write_catalog_file(dir / "ducklake.duckdb", model);
+    std::string catalog = read_file(dir / "ducklake.duckdb");
 
     json::object record{{"fdl", "0.1"},
                         {"id", id},
@@ -98,7 +168,9 @@ std::string publisher::add_version(version_options options) {
                         {"author", json::object{{"name", "test publisher"}}},
                         {"message", options.message},
                         {"catalog", pin("ducklake.duckdb", catalog)},
-                        {"ducklake", json::object{{"format", "1.0"}, {"snapshot_id", seq}, {"snapshots", json::array{seq}}}},
+                        {"ducklake", json::object{{"format", models_[id].format},
+                                                  {"snapshot_id", options.record_snapshot_id.value_or(snapshot)},
+                                                  {"snapshots", json::array{snapshot}}}},
                         {"annotations", json::object{}}};
     record["catalog"].as_object()["storage"] = "duckdb-v1.5.0";
     if (options.dataset) {
@@ -107,24 +179,15 @@ std::string publisher::add_version(version_options options) {
         record["dataset"] = pin("dataset.json", dataset);
     }
     if (options.files_json) {
-        json::object tables;
-        for (auto const& f : options.data_files) {
-            auto slash = f.rfind('/');
-            std::string folder = slash == std::string::npos ? "main/t" : f.substr(0, slash);
-            std::string table = folder;
-            std::replace(table.begin(), table.end(), '/', '.');
-            auto& entry = tables[table];
-            if (!entry.is_object())
-                entry = json::object{{"files", json::array{}}};
-            entry.as_object()["files"].as_array().push_back(
-                json::object{{"path", f}, {"rows", 1}, {"bytes", data_sizes_.at(f)}});
-        }
-        std::string files = json::serialize(json::object{{"tables", std::move(tables)}}) + "\n";
+        std::string files = options.files_json_text.value_or(honest_files_json);
         write_file(dir / "files.json", files);
         record["files"] = pin("files.json", files);
     }
-    for (auto const& format : options.catalog_formats)
-        write_file(dir / "catalogs" / (format + ".duckdb"), "catalog in format " + format + " of " + id + "\n");
+    for (auto const& format : options.catalog_formats) {
+        catalog_model other = models_[id];
+        other.format = format;
+        write_catalog_file(dir / "catalogs" / (format + ".duckdb"), other);
+    }
     for (auto const& [name, bytes] : options.extra_files)
         write_file(dir / name, bytes);
     write_file(dir / "version.json", json::serialize(record) + "\n"); // last, as the spec says
@@ -177,6 +240,15 @@ void publisher::expire(std::string const& id, bool withdrawn) {
         record.erase("message");
         write_file(dir / "version.json", json::serialize(record) + "\n");
     }
+}
+
+void publisher::add_late_catalog(std::string const& id, std::string const& format,
+                                 std::function<void(catalog_model&)> const& edit) {
+    catalog_model model = models_.at(id);
+    model.format = format;
+    if (edit)
+        edit(model);
+    write_catalog_file(version_dir(id) / "catalogs" / (format + ".duckdb"), model);
 }
 
 void publisher::add_signature_placeholder(std::string const& id) {

@@ -1,10 +1,14 @@
 #pragma once
 // A test publisher: writes spec-conformant FDL repositories into a folder, as a writer
 // would (version.json last), and the damaged or hostile variants tests need.
-// Catalogs are placeholder bytes until the catalog issue makes them real DuckDB files.
+// Catalogs are real DuckLake catalogs written with DuckDB (tests/support/ducklake_writer),
+// describing the version's data files; a build without DuckDB writes placeholder bytes.
+
+#include "tests/support/ducklake_writer.hpp"
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -27,6 +31,15 @@ struct version_options {
     std::vector<std::string> catalog_formats; ///< writes catalogs/<format>.duckdb
     std::map<std::string, std::string> extra_files; ///< host files in the version folder
     std::string message = "a version";
+    std::string catalog_format = "1.0"; ///< the DuckLake format of ducklake.duckdb
+    /// The catalog to write instead of one made from `data_files` (a real lake); its
+    /// last snapshot is the version's.
+    std::optional<catalog_model> catalog;
+    /// Changes the catalog's model before it is written (hostile variants); files.json
+    /// is made from the model before this runs, so it describes the honest catalog.
+    std::function<void(catalog_model&)> edit_catalog;
+    std::optional<std::string> files_json_text; ///< files.json as given instead of made
+    std::optional<std::uint64_t> record_snapshot_id; ///< ducklake.snapshot_id to claim
 };
 
 class publisher {
@@ -48,6 +61,12 @@ public:
     /// Retention: adds expired.json and deletes catalog, files.json and catalogs/*.
     /// Withdrawal also drops `message` from version.json, as a host may.
     void expire(std::string const& id, bool withdrawn);
+    /// Adds catalogs/<format>.duckdb to a version after the fact, describing the same files
+    /// as its catalog (or, with `edit`, something else).
+    void add_late_catalog(std::string const& id, std::string const& format,
+                          std::function<void(catalog_model&)> const& edit = {});
+    /// The model of a version's catalog as this publisher wrote it.
+    catalog_model const& catalog_of(std::string const& id) const { return models_.at(id); }
     /// Signs nothing: writes placeholder bytes as version.json.sig.
     void add_signature_placeholder(std::string const& id);
     /// Signs version.json with `ssh-keygen -Y sign -n NS -f KEY`, as a writer would.
@@ -70,7 +89,12 @@ private:
     repo_options options_;
     std::map<std::string, std::uint64_t> data_sizes_;
     std::map<std::string, std::uint64_t> seq_of_;
+    std::map<std::string, catalog_model> models_;
 };
+
+/// Writes `model` as a catalog at `file` with DuckDB, or placeholder bytes naming its
+/// files in a build without DuckDB.
+void write_catalog_file(std::filesystem::path const& file, catalog_model const& model);
 
 /// Makes an SSH key pair with ssh-keygen in `dir` ("ed25519", "ecdsa", "rsa"); returns
 /// the private key's path (the public key is beside it, with .pub).

@@ -1,9 +1,11 @@
 // fdl-test-publisher: writes test repositories from the shell, for system tests, the
-// example in examples/ and the benchmark.
+// demo (scripts/demo) and the benchmark.
 //
 //   fdl-test-publisher sample ROOT
 //   fdl-test-publisher add ROOT BRANCH [DATA_BYTES]   a new version on BRANCH with one new data file
 //   fdl-test-publisher bench ROOT VERSIONS SMALL_FILES SMALL_BYTES LARGE_FILES LARGE_BYTES
+//   fdl-test-publisher lake ROOT [FORMAT]  one version of a real lake (Parquet written by DuckDB,
+//                                          deletes, a rename, a view, two schemas; FORMAT 0.3 or 1.0)
 //   fdl-test-publisher check ROOT      exit 1 and list what a reader of ROOT would find broken
 
 #include "tests/support/publisher.hpp"
@@ -77,6 +79,25 @@ int bench(std::string const& root, std::size_t versions, std::size_t small, std:
     return 0;
 }
 
+int lake(std::string const& root, std::string const& format) {
+#ifdef FDL_MIRROR_HAVE_DUCKDB
+    publisher p(root);
+    version_options v;
+    v.catalog = make_real_lake(p.root() / p.data_dir(), format);
+    v.message = "a real lake in DuckLake format " + format;
+    std::string id = p.add_version(v);
+    p.set_branch("main", id);
+    p.set_head("main");
+    p.write_refs_json();
+    std::printf("%s\n", id.c_str());
+    return 0;
+#else
+    (void)root, (void)format;
+    std::fputs("fdl-test-publisher: built without DuckDB, cannot write a real lake\n", stderr);
+    return 1;
+#endif
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -89,6 +110,8 @@ int main(int argc, char** argv) {
         }
         if ((args.size() == 3 || args.size() == 4) && args[0] == "add")
             return add(args[1], args[2], args.size() == 4 ? std::stoul(args[3]) : 1000);
+        if ((args.size() == 2 || args.size() == 3) && args[0] == "lake")
+            return lake(args[1], args.size() == 3 ? args[2] : "1.0");
         if (args.size() == 2 && args[0] == "check") {
             auto problems = reader_visible_problems(args[1]);
             for (auto const& p : problems)
@@ -103,7 +126,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     std::fputs("usage: fdl-test-publisher sample ROOT | add ROOT BRANCH [DATA_BYTES] | "
-               "bench ROOT VERSIONS SMALL_FILES SMALL_BYTES LARGE_FILES LARGE_BYTES | check ROOT\n",
+               "bench ROOT VERSIONS SMALL_FILES SMALL_BYTES LARGE_FILES LARGE_BYTES | lake ROOT [FORMAT] | check ROOT\n",
                stderr);
     return 2;
 }

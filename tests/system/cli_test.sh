@@ -5,7 +5,7 @@ expect_status 0 "--help" -- "$FDL_MIRROR" --help
 expect_output "fdl-mirror sync ORIGIN MIRROR" "--help"
 expect_status 0 "--version" -- "$FDL_MIRROR" --version
 expect_output "fdl-mirror 0." "--version"
-expect_output "data files are taken from files.json" "--version says files.json is the source of data files"
+expect_output "frozen catalog names its data files" "--version says the catalog is the source of data files"
 
 expect_status 2 "no command" -- "$FDL_MIRROR"
 expect_status 2 "unknown command" -- "$FDL_MIRROR" frobnicate

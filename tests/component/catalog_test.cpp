@@ -1,0 +1,277 @@
+// The frozen catalog as the authority (built with DuckDB only): it names the data files a
+// version needs, and a catalog that breaks an FDL rule holds its version in sync and
+// fails it in verify, each with its reason.
+
+#include "core/catalog/errors.hpp"
+#include "core/sync/audit.hpp"
+#include "core/sync/sync_pass.hpp"
+
+#include "tests/component/helpers.hpp"
+#include "tests/support/run.hpp"
+#include "tests/support/temp_dir.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace mirror;
+using namespace mirror::test;
+using catalog::catalog_errc;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// An origin with one honest root version on main; tests add a version on top.
+struct lake_origin {
+    temp_dir tmp;
+    publisher origin{tmp / "origin"};
+    fs::path mirror = tmp / "mirror";
+    std::string root;
+
+    lake_origin() {
+        origin.add_data_file("main/orders/ducklake-1.parquet", std::string(1000, 'a'));
+        origin.add_data_file("main/orders/ducklake-2.parquet", std::string(2000, 'b'));
+        origin.add_data_file("main/towns/ducklake-3.parquet", std::string(300, 'c'));
+        version_options v;
+        v.data_files = {"main/orders/ducklake-1.parquet"};
+        root = origin.add_version(v);
+    }
+    /// A version on top of the root with two tables, edited by `edit`, as main's tip.
+    std::string add_tip(std::function<void(version_options&)> const& edit = {}) {
+        version_options v;
+        v.parent = root;
+        v.data_files = {"main/orders/ducklake-1.parquet", "main/orders/ducklake-2.parquet",
+                        "main/towns/ducklake-3.parquet"};
+        if (edit)
+            edit(v);
+        auto id = origin.add_version(v);
+        origin.set_branch("main", id);
+        origin.set_head("main");
+        origin.write_refs_json();
+        return id;
+    }
+    sync::sync_report pass(sync::sync_options options = {}) { return sync_folders(tmp / "origin", mirror, options); }
+};
+
+bool held_because(sync::sync_report const& r, std::string const& id, catalog_errc why, std::string const& text) {
+    return std::any_of(r.held.begin(), r.held.end(), [&](auto const& h) {
+        return h.id == id && h.why.code == why && h.why.message.find(text) != std::string::npos;
+    });
+}
+
+bool audit_finds(sync::audit_report const& r, std::string const& id, catalog_errc why, std::string const& text) {
+    for (auto const& v : r.versions)
+        if (v.id == id)
+            for (auto const& p : v.problems)
+                if (p.code == why && p.message.find(text) != std::string::npos)
+                    return true;
+    return false;
+}
+
+std::string problems_of(sync::audit_report const& r) {
+    std::string out;
+    for (auto const& v : r.versions)
+        for (auto const& p : v.problems)
+            out += v.id + ": " + p.message + "\n";
+    return out;
+}
+
+} // namespace
+
+TEST_CASE_FIXTURE(lake_origin, "a version without files.json mirrors completely: the catalog names its data files") {
+    // A file in data_dir that no catalog references: a listing would take it, the catalog does not.
+    origin.add_data_file("main/orders/ducklake-stray.parquet", "not in any catalog");
+    auto tip = add_tip([](version_options& v) { v.files_json = false; });
+    auto r = pass();
+    INFO(describe(r));
+    CHECK(r.exit_code() == 0);
+    CHECK(r.published == std::vector<std::string>{root, tip});
+    for (auto const* f : {"main/orders/ducklake-1.parquet", "main/orders/ducklake-2.parquet",
+                          "main/towns/ducklake-3.parquet"})
+        CHECK(read_file(mirror / "data" / f) == read_file(origin.data_path(f)));
+    CHECK(!fs::exists(mirror / "data/main/orders/ducklake-stray.parquet"));
+    CHECK(!fs::exists(mirror / "versions" / tip / "files.json"));
+    CHECK(ref_of(mirror, "refs/heads/main") == tip);
+
+    auto audit = audit_folder(mirror);
+    INFO(problems_of(audit));
+    CHECK(audit.exit_code() == 0);
+    REQUIRE(audit.versions.size() == 2);
+    auto const& v = audit.versions.front();
+    CHECK(v.id == tip);
+    CHECK(v.data_source == "catalog");
+    REQUIRE(v.catalog.has_value());
+    CHECK(v.catalog->tables == 2);
+    CHECK(v.catalog->data_files == 3);
+    CHECK(v.data_files_proven == 3);
+}
+
+TEST_CASE("real lakes of formats 0.3 and 1.0, with deletes, renames, views and path levels, mirror byte for byte") {
+    for (std::string format : {"0.3", "1.0"}) {
+        CAPTURE(format);
+        temp_dir tmp;
+        publisher origin(tmp / "origin");
+        version_options v;
+        v.catalog = make_real_lake(origin.root() / origin.data_dir(), format);
+        auto id = origin.add_version(v);
+        origin.set_branch("main", id);
+        origin.set_head("main");
+        origin.write_refs_json();
+
+        auto r = sync_folders(tmp / "origin", tmp / "mirror");
+        INFO(describe(r));
+        CHECK(r.exit_code() == 0);
+        CHECK(r.published == std::vector<std::string>{id});
+        CHECK(reader_visible_problems(tmp / "mirror").empty());
+        // Every file the catalog needs at its last snapshot is there, with the same bytes.
+        auto const& model = origin.catalog_of(id);
+        std::size_t checked = 0;
+        auto audit = audit_folder(tmp / "mirror");
+        INFO(problems_of(audit));
+        CHECK(audit.exit_code() == 0);
+        REQUIRE(audit.versions.size() == 1);
+        auto const& c = audit.versions[0].catalog;
+        REQUIRE(c.has_value());
+        CHECK(c->format == format);
+        CHECK(c->snapshot == model.snapshots.back());
+        CHECK(c->views == std::vector<std::string>{"main.big_orders"});
+        CHECK(c->renamed_column_tables == std::vector<std::string>{"sales.customers"});
+        CHECK(c->tables_with_deletes == std::vector<std::string>{"main.orders"});
+        CHECK(c->delete_files == 1);
+        for (auto const& entry : fs::recursive_directory_iterator(tmp / "mirror" / "data"))
+            if (entry.is_regular_file()) {
+                auto relative = fs::relative(entry.path(), tmp / "mirror" / "data");
+                CHECK(read_file(entry.path()) == read_file(origin.data_path(relative.generic_string())));
+                ++checked;
+            }
+        CHECK(checked == audit.versions[0].data_files);
+        CHECK(checked == c->data_files + c->delete_files);
+    }
+}
+
+TEST_CASE_FIXTURE(lake_origin, "hostile catalogs hold their version with the reason, and verify reports each") {
+    catalog_errc why{};
+    std::string text;
+    std::string tip;
+    SUBCASE("a file with an absolute path outside data_dir") {
+        tip = add_tip([](version_options& v) {
+            v.edit_catalog = [](catalog_model& m) {
+                m.tables[0].files[0].path = "/elsewhere/foreign.parquet";
+                m.tables[0].files[0].relative = false;
+            };
+        });
+        why = catalog_errc::outside_data_dir, text = "'/elsewhere/foreign.parquet' lies outside data_dir";
+    }
+    SUBCASE("a relative path that climbs out of data_dir") {
+        tip = add_tip([](version_options& v) {
+            v.edit_catalog = [](catalog_model& m) { m.tables[1].files[0].path = "../../../../etc/passwd"; };
+        });
+        why = catalog_errc::outside_data_dir, text = "passwd";
+    }
+    SUBCASE("rows inlined in the catalog") {
+        tip = add_tip([](version_options& v) {
+            v.edit_catalog = [](catalog_model& m) { m.inlined = {{"ducklake_inlined_data_1_1", 3}}; };
+        });
+        why = catalog_errc::inlined_rows, text = "ducklake_inlined_data_1_1 holds 3 rows";
+    }
+    SUBCASE("a files.json that disagrees with the catalog") {
+        tip = add_tip([](version_options& v) {
+            v.edit_catalog = [](catalog_model& m) { m.tables[0].files[1].rows = 42; };
+        });
+        why = catalog_errc::index_disagrees, text = "rows is 1 in files.json, 42 in the catalog";
+    }
+    SUBCASE("a catalog whose last snapshot is not version.json's") {
+        tip = add_tip([](version_options& v) { v.record_snapshot_id = 99; });
+        why = catalog_errc::snapshot_mismatch, text = "says ducklake.snapshot_id 99";
+    }
+    SUBCASE("a catalog in another format than version.json says") {
+        tip = add_tip([](version_options& v) { v.edit_catalog = [](catalog_model& m) { m.format = "0.3"; }; });
+        why = catalog_errc::format_mismatch, text = "format 0.3, version.json says 1.0";
+    }
+    SUBCASE("a catalogs/<format>.duckdb that references other data files") {
+        tip = add_tip([](version_options& v) { v.catalog_formats = {"1.1"}; });
+        origin.add_late_catalog(tip, "1.1", [](catalog_model& m) { m.tables[1].files.clear(); });
+        why = catalog_errc::catalogs_disagree, text = "'main/towns/ducklake-3.parquet' is missing";
+    }
+    SUBCASE("a catalog of an unknown DuckLake format") {
+        tip = add_tip([](version_options& v) {
+            v.catalog_format = "7.0";
+            v.files_json = false;
+        });
+        why = catalog_errc::unknown_format, text = "DuckLake format '7.0' is not known";
+    }
+    SUBCASE("a catalog that is not a DuckDB file") {
+        tip = add_tip();
+        repin(origin, tip, "catalog", "SQLite format 3\0 but not really");
+        why = catalog_errc::cannot_open, text = "not a DuckDB database";
+    }
+    auto r = pass();
+    INFO(describe(r));
+    CHECK(r.exit_code() == 1);
+    CHECK(r.published == std::vector<std::string>{root});
+    CHECK(held_because(r, tip, why, text));
+    CHECK(!fs::exists(mirror / "versions" / tip / "version.json"));
+    CHECK(ref_of(mirror, "refs/heads/main") == "");
+    // The gate runs before any file of the version is copied.
+    CHECK(!fs::exists(mirror / "data/main/towns/ducklake-3.parquet"));
+    CHECK(reader_visible_problems(mirror).empty());
+
+    auto audit = audit_folder(tmp / "origin");
+    INFO(problems_of(audit));
+    CHECK(audit.exit_code() == 1);
+    CHECK(audit_finds(audit, tip, why, text));
+    CHECK(!audit_finds(audit, root, why, ""));
+}
+
+TEST_CASE_FIXTURE(lake_origin, "a catalog larger than the mirror reads is refused before it is copied") {
+    add_tip();
+    sync::sync_options options;
+    options.catalogs.max_bytes = 4096;
+    auto r = pass(options);
+    INFO(describe(r));
+    CHECK(held_because(r, root, catalog_errc::too_large, "more than the 4096 this mirror reads"));
+    CHECK(r.published.empty());
+    CHECK(r.files_copied == 0);
+}
+
+TEST_CASE_FIXTURE(lake_origin, "a catalog that references a data file the origin lacks holds its version") {
+    auto tip = add_tip([](version_options& v) {
+        v.files_json = false;
+        v.edit_catalog = [](catalog_model& m) {
+            m.tables[1].files.push_back(model_file{"ducklake-absent.parquet", true, 1, 77, {}, m.snapshots.back()});
+        };
+    });
+    auto r = pass();
+    INFO(describe(r));
+    CHECK(held_for(r, tip, sync::sync_errc::missing_file));
+    CHECK(!fs::exists(mirror / "versions" / tip / "version.json"));
+}
+
+TEST_CASE_FIXTURE(lake_origin, "reading a catalog past the time limit holds its version as timed out") {
+    auto tip = add_tip();
+    sync::sync_options options;
+    options.catalogs.time_limit = std::chrono::milliseconds(0);
+    auto r = pass(options);
+    INFO(describe(r));
+    CHECK(held_because(r, root, catalog_errc::timed_out, "took too long"));
+    CHECK(r.published.empty());
+}
+
+TEST_CASE_FIXTURE(lake_origin, "a late catalog in another format is taken only when it references the same files") {
+    auto tip = add_tip();
+    REQUIRE(pass().exit_code() == 0);
+    origin.add_late_catalog(tip, "1.1", [](catalog_model& m) { m.tables[0].files[0].bytes += 1; });
+    auto r = pass();
+    INFO(describe(r));
+    bool found = std::any_of(r.violations.begin(), r.violations.end(), [](auto const& v) {
+        return v.code == catalog_errc::catalogs_disagree && v.message.find("has 1001 bytes, not 1000") != std::string::npos;
+    });
+    CHECK(found);
+    CHECK(!fs::exists(mirror / "versions" / tip / "catalogs" / "1.1.duckdb"));
+
+    fs::remove(origin.version_dir(tip) / "catalogs" / "1.1.duckdb");
+    origin.add_late_catalog(tip, "1.1");
+    r = pass();
+    INFO(describe(r));
+    CHECK(r.exit_code() == 0);
+    CHECK(read_file(mirror / "versions" / tip / "catalogs" / "1.1.duckdb") ==
+          read_file(origin.version_dir(tip) / "catalogs" / "1.1.duckdb"));
+}
