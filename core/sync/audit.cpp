@@ -377,6 +377,9 @@ awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, s
         co_return finish();
     }
     c.settings = std::move(*settings);
+    if (!catalog::reader_available())
+        report.warnings.push_back("no catalog reader in this build (built without DuckDB): data files are taken "
+                                  "from files.json, and catalogs are not checked");
     auto refs = co_await read_refs(repo, "repository");
     if (!refs) {
         report.fatal = refs.error();

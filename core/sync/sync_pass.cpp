@@ -1,5 +1,6 @@
 #include "core/sync/sync_pass.hpp"
 
+#include "core/catalog/catalog_reader.hpp"
 #include "core/fdl/repo_settings.hpp"
 #include "core/store/errors.hpp"
 #include "core/sync/copy.hpp"
@@ -196,6 +197,9 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
     };
 
     p.now = static_cast<std::int64_t>(std::time(nullptr));
+    if (!catalog::reader_available())
+        report.warnings.push_back("no catalog reader in this build (built without DuckDB): data files are taken "
+                                  "from files.json, and catalogs are not checked");
     auto caps = mirror.caps();
     if (!caps.can_list || !caps.can_write || !caps.create_only) {
         report.fatal = make_error(sync_errc::mirror_not_usable,

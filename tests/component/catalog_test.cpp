@@ -2,6 +2,7 @@
 // version needs, and a catalog that breaks an FDL rule holds its version in sync and
 // fails it in verify, each with its reason.
 
+#include "core/catalog/duckdb_session.hpp"
 #include "core/catalog/errors.hpp"
 #include "core/sync/audit.hpp"
 #include "core/sync/sync_pass.hpp"
@@ -197,6 +198,24 @@ TEST_CASE_FIXTURE(lake_origin, "hostile catalogs hold their version with the rea
             v.files_json = false;
         });
         why = catalog_errc::unknown_format, text = "DuckLake format '7.0' is not known";
+    }
+    SUBCASE("a DuckDB file without the DuckLake tables") {
+        tip = add_tip();
+        {
+            auto db = catalog::duckdb_session::open(tmp / "plain.duckdb", {.read_only = false});
+            REQUIRE(db.has_value());
+            REQUIRE((*db)->query("CREATE TABLE t(a INTEGER); INSERT INTO t VALUES (1); CHECKPOINT").has_value());
+        }
+        repin(origin, tip, "catalog", read_file(tmp / "plain.duckdb"));
+        why = catalog_errc::query_failed, text = "not a DuckLake catalog";
+    }
+    SUBCASE("absurd sizes: a negative file size") {
+        tip = add_tip([](version_options& v) {
+            v.edit_catalog = [](catalog_model& m) {
+                m.extra_sql = {"UPDATE ducklake_data_file SET file_size_bytes = -5 WHERE path = 'ducklake-3.parquet'"};
+            };
+        });
+        why = catalog_errc::bad_catalog, text = "row count or size is not a non-negative integer";
     }
     SUBCASE("a catalog that is not a DuckDB file") {
         tip = add_tip();
