@@ -1,6 +1,7 @@
 #include "core/sync/audit.hpp"
 
 #include "core/catalog/catalog_reader.hpp"
+#include "core/catalog/errors.hpp"
 #include "core/fdl/files_index.hpp"
 #include "core/fdl/refs.hpp"
 #include "core/fdl/repo_settings.hpp"
@@ -187,6 +188,17 @@ awaitable<void> audit_live_contents(audit_context& c, version_audit& v, std::str
         v.problems.push_back(make_error(sync_errc::missing_catalog, folder + "version.json: catalog: missing"));
     else if (!read_catalog) // the gate below checks size and digest while it copies
         co_await check_pinned(c, v, folder, *record.catalog, false, 0);
+    if (record.catalog) {
+        // DuckDB replays a .wal beside a catalog: readers would see another catalog.
+        std::string wal = folder + record.catalog->path + ".wal";
+        auto found = co_await c.repo.stat(wal);
+        if (found)
+            v.problems.push_back(make_error(catalog::catalog_errc::bad_catalog,
+                                            wal + ": a write-ahead log beside the frozen catalog, which readers "
+                                                  "would replay"));
+        else if (found.error().code != store::store_errc::not_found)
+            v.problems.push_back(noted(c, found.error()));
+    }
     if (record.dataset) {
         auto dataset = co_await check_pinned(c, v, folder, *record.dataset, true, limits::dataset_json);
         if (dataset)

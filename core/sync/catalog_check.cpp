@@ -63,7 +63,8 @@ std::optional<std::string> declared_format(std::string_view path) {
 error first_of(std::vector<error> const& problems) {
     error first = problems.front();
     if (problems.size() > 1)
-        first.message += " (and " + std::to_string(problems.size() - 1) + " more problems)";
+        first.message += " (and " + std::to_string(problems.size() - 1) +
+                         (problems.size() == 2 ? " more problem)" : " more problems)");
     return first;
 }
 

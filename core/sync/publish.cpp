@@ -2,6 +2,7 @@
 // write version.json last. Any failure holds the version; nothing of it is published.
 
 #include "core/catalog/catalog_reader.hpp"
+#include "core/catalog/errors.hpp"
 #include "core/fdl/files_index.hpp"
 #include "core/fdl/small_files.hpp"
 #include "core/store/errors.hpp"
@@ -82,6 +83,12 @@ awaitable<result<std::vector<fdl::needed_data_file>>> data_files_of(pass& p, std
         index = std::move(*parsed);
         memory.emplace(key, std::move(*bytes));
     }
+    // DuckDB replays a .wal beside a catalog, even read-only: a reader of such a folder
+    // would see a catalog other than the one version.json pins.
+    if (listed != nullptr && record.catalog && listed->contains(record.catalog->path + ".wal"))
+        co_return make_error(catalog::catalog_errc::bad_catalog,
+                             folder + record.catalog->path + ".wal: a write-ahead log beside the frozen catalog, "
+                                                              "which readers would replay");
     if (catalog::reader_available()) {
         bool scratch_failed = false;
         auto others = other_catalogs_of(p, listed);

@@ -217,6 +217,11 @@ TEST_CASE_FIXTURE(lake_origin, "hostile catalogs hold their version with the rea
         });
         why = catalog_errc::bad_catalog, text = "row count or size is not a non-negative integer";
     }
+    SUBCASE("a write-ahead log beside the catalog") {
+        tip = add_tip();
+        write_file(origin.version_dir(tip) / "ducklake.duckdb.wal", "a log DuckDB would replay");
+        why = catalog_errc::bad_catalog, text = "ducklake.duckdb.wal: a write-ahead log beside the frozen catalog";
+    }
     SUBCASE("a catalog that is not a DuckDB file") {
         tip = add_tip();
         repin(origin, tip, "catalog", "SQLite format 3\0 but not really");

@@ -3,6 +3,9 @@ set -euo pipefail
 : "${FDL_MIRROR:?set by ctest}" "${FDL_PUBLISHER:?set by ctest}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/fdl-mirror-system.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+# Catalog copies go under $TMPDIR; a run killed on purpose leaves its copies here, not in /tmp.
+mkdir -p "$work/tmp"
+export TMPDIR="$work/tmp"
 failures=0
 passes=0
 
