@@ -138,18 +138,18 @@ awaitable<std::optional<std::string>> check_pinned(audit_context& c, version_aud
 
 /// The catalogs in other formats a version has: listed where the repository can list,
 /// else the formats fdl.json declares (absent ones are skipped by the gate).
-awaitable<std::vector<std::string>> other_catalogs(audit_context& c, version_audit& v, std::string const& folder) {
-    std::vector<std::string> paths;
+awaitable<std::vector<other_catalog>> other_catalogs(audit_context& c, version_audit& v, std::string const& folder) {
+    std::vector<other_catalog> paths;
     if (!c.repo.caps().can_list) {
         for (auto const& format : c.settings.catalog_formats)
-            paths.push_back("catalogs/" + format.ducklake + ".duckdb");
+            paths.push_back({"catalogs/" + format.ducklake + ".duckdb", std::nullopt});
         co_return paths;
     }
     std::string prefix = folder + "catalogs/";
     std::function<result<void>(store::list_entry)> each = [&](store::list_entry entry) -> result<void> {
         std::string path = entry.key.substr(folder.size());
         if (declared_format(path))
-            paths.push_back(std::move(path));
+            paths.push_back({std::move(path), entry.size});
         return {};
     };
     auto listed = co_await c.repo.list(prefix, each);

@@ -105,7 +105,7 @@ awaitable<result<catalog::catalog_contents>> fetch_catalog(store::store& from, s
 awaitable<result<catalog_verdict>> check_version_catalogs(store::store& from, std::string folder,
                                                           fdl::version_record const& record,
                                                           fdl::files_index const* index,
-                                                          std::vector<std::string> other_catalogs,
+                                                          std::vector<other_catalog> other_catalogs,
                                                           scratch_space& scratch, catalog_settings const& settings,
                                                           store::blocking_pool* pool, bool& scratch_failed) {
     catalog_verdict verdict;
@@ -131,12 +131,12 @@ awaitable<result<catalog_verdict>> check_version_catalogs(store::store& from, st
                                       folder + "version.json: ducklake: missing, so the catalog cannot be checked"));
     if (index != nullptr)
         append(catalog::compare_with_index(verdict.contents, *index, folder + record.files->path));
-    for (auto const& path : other_catalogs) {
+    for (auto const& [path, bytes] : other_catalogs) {
         auto format = declared_format(path);
         if (!format)
             continue;
         std::string other_key = folder + path;
-        expectation unpinned{std::nullopt, std::nullopt, "the origin"};
+        expectation unpinned{bytes, std::nullopt, "the listing"};
         std::vector<std::uint64_t> none;
         auto other = co_await fetch_catalog(from, other_key, unpinned, none, scratch, settings, pool, scratch_failed);
         if (!other) {

@@ -55,6 +55,13 @@ private:
     std::unique_ptr<store::store> store_;
 };
 
+/// A catalog in another format: its path in the version folder ("catalogs/1.0.duckdb"),
+/// and its size where a listing gave one (otherwise a stat asks).
+struct other_catalog {
+    std::string path;
+    std::optional<std::uint64_t> bytes;
+};
+
 /// What the catalog gate found for one version.
 struct catalog_verdict {
     catalog::catalog_contents contents; ///< the version's catalog (ducklake.duckdb)
@@ -77,11 +84,11 @@ awaitable<result<catalog::catalog_contents>> fetch_catalog(store::store& from, s
 
 /// The whole gate for a live version in `folder` ("versions/<id>/") of `from`: its catalog
 /// against the record, against `index` (files.json) when given, and every catalog in
-/// `other_catalogs` (paths like "catalogs/1.0.duckdb"; absent ones are skipped).
+/// `other_catalogs` (absent ones are skipped).
 awaitable<result<catalog_verdict>> check_version_catalogs(store::store& from, std::string folder,
                                                           fdl::version_record const& record,
                                                           fdl::files_index const* index,
-                                                          std::vector<std::string> other_catalogs,
+                                                          std::vector<other_catalog> other_catalogs,
                                                           scratch_space& scratch, catalog_settings const& settings,
                                                           store::blocking_pool* pool, bool& scratch_failed);
 

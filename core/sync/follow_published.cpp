@@ -190,18 +190,22 @@ awaitable<store::store*> check_late_catalog(pass& p, std::string const& folder, 
     std::string catalog_key = folder + record->catalog->path;
     auto main = co_await fetch_catalog(p.mirror, catalog_key, pinned, none, p.scratch, p.options.catalogs,
                                        p.options.pool, scratch_failed);
-    expectation listed_size{size, {}, "the origin's listing"};
-    result<catalog::catalog_contents> other = main.has_error() ? main.error() : error{};
-    if (main) {
-        std::string key = folder + path;
-        other = co_await fetch_catalog(p.origin, key, listed_size, none, p.scratch, p.options.catalogs,
-                                       p.options.pool, scratch_failed);
-    }
-    if (!other) {
+    auto not_taken = [&](error const& why) {
         if (scratch_failed)
-            p.note_failure(other.error(), true);
+            p.note_failure(why, true);
         else
-            p.report.warnings.push_back(folder + path + ": added at the origin, not taken: " + other.error().message);
+            p.report.warnings.push_back(folder + path + ": added at the origin, not taken: " + why.message);
+    };
+    if (!main) {
+        not_taken(main.error());
+        co_return nullptr;
+    }
+    expectation listed_size{size, {}, "the origin's listing"};
+    std::string key = folder + path;
+    auto other = co_await fetch_catalog(p.origin, key, listed_size, none, p.scratch, p.options.catalogs,
+                                        p.options.pool, scratch_failed);
+    if (!other) {
+        not_taken(other.error());
         co_return nullptr;
     }
     auto problems = catalog::compare_catalogs(*main, *other, *declared_format(path), folder + path);

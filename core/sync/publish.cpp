@@ -49,17 +49,17 @@ awaitable<result<bool>> is_expired_at_origin(pass& p, std::string const& folder,
 
 /// The catalogs in other formats a version has: listed, or, where the origin cannot
 /// list, the formats fdl.json declares (probed; absent ones are skipped).
-std::vector<std::string> other_catalogs_of(pass const& p, folder_files const* listed) {
-    std::vector<std::string> paths;
+std::vector<other_catalog> other_catalogs_of(pass const& p, folder_files const* listed) {
+    std::vector<other_catalog> found;
     if (listed != nullptr) {
         for (auto const& [path, size] : *listed)
             if (declared_format(path))
-                paths.push_back(path);
+                found.push_back({path, size});
     } else {
         for (auto const& format : p.settings.catalog_formats)
-            paths.push_back("catalogs/" + format.ducklake + ".duckdb");
+            found.push_back({"catalogs/" + format.ducklake + ".duckdb", std::nullopt});
     }
-    return paths;
+    return found;
 }
 
 /// The data files of a live version, and who vouches for their sizes. The frozen catalog
