@@ -15,7 +15,7 @@ std::string usage_text() {
                                             list the principals whose keys match the signature
   fdl-mirror --help | --version
 
-ORIGIN, MIRROR and REPOSITORY are folder paths or file:///… URLs.
+ORIGIN and REPOSITORY are folder paths, file:///… URLs or https://… URLs; MIRROR is a folder.
 
 sync options:
   --allow-rewind                 let branches move to versions that do not descend from the mirror's
@@ -28,6 +28,8 @@ sync and verify options:
   --allowed-signers FILE         OpenSSH allowed_signers file of trusted keys
   --signatures POLICY            required | if-present | off (default: required with keys, else off)
   --namespace NS                 signature namespace (default fdl)
+  --ca-bundle FILE               PEM certificates to trust for https:// instead of the system's
+  --allow-plain-http             accept http:// origins (nothing protects their bytes in transit)
 
 exit status: 0 all mirrored and verified (or, for verify, every check passed; for
 check-signature, the signature is accepted); 1 something was held back or a check failed
@@ -78,13 +80,25 @@ bool take_signature_flag(std::string const& flag, arg_reader& in, signature_opti
     return true;
 }
 
+/// Handles a network flag; returns false when `flag` is not one.
+bool take_network_flag(std::string const& flag, arg_reader& in, network_options& out,
+                       std::optional<usage_error>& problem) {
+    if (flag == "--allow-plain-http")
+        out.allow_plain_http = true;
+    else if (flag == "--ca-bundle")
+        out.ca_bundle = in.value_for(flag, problem);
+    else
+        return false;
+    return true;
+}
+
 std::variant<command, usage_error> parse_sync(arg_reader& in) {
     sync_command cmd;
     std::vector<std::string> positional;
     std::optional<usage_error> problem;
     while (!in.done() && !problem) {
         std::string const& arg = in.take();
-        if (take_signature_flag(arg, in, cmd.signatures, problem))
+        if (take_signature_flag(arg, in, cmd.signatures, problem) || take_network_flag(arg, in, cmd.network, problem))
             continue;
         if (arg == "--allow-rewind") {
             cmd.allow_rewind = true;
@@ -119,7 +133,7 @@ std::variant<command, usage_error> parse_verify(arg_reader& in) {
     std::optional<usage_error> problem;
     while (!in.done() && !problem) {
         std::string const& arg = in.take();
-        if (take_signature_flag(arg, in, cmd.signatures, problem))
+        if (take_signature_flag(arg, in, cmd.signatures, problem) || take_network_flag(arg, in, cmd.network, problem))
             continue;
         if (arg == "--json")
             cmd.json = true;

@@ -19,10 +19,17 @@ struct signature_options {
     std::string ns = "fdl";
 };
 
+/// How sync and verify reach HTTP(S) stores.
+struct network_options {
+    bool allow_plain_http = false;         ///< --allow-plain-http
+    std::optional<std::string> ca_bundle; ///< --ca-bundle FILE
+};
+
 struct sync_command {
     std::string origin;
     std::string mirror;
     signature_options signatures;
+    network_options network;
     bool allow_rewind = false;
     bool json = false;
     std::size_t concurrency = 4;
@@ -31,6 +38,7 @@ struct sync_command {
 struct verify_command {
     std::string repository;
     signature_options signatures;
+    network_options network;
     bool json = false;
     std::vector<std::string> without_keys; ///< --without-key FINGERPRINT, repeatable
 };

@@ -36,10 +36,9 @@ using namespace mirror;
 constexpr int exit_usage = 2;
 constexpr int exit_io = 3;
 
-/// Runs one coroutine to completion on a fresh io_context and returns its value.
+/// Runs one coroutine to completion on `io` (which outlives the stores) and returns its value.
 template <class T>
-T run_to_completion(awaitable<T> work) {
-    net::io_context io(1);
+T run_to_completion(net::io_context& io, awaitable<T> work) {
     std::optional<T> out;
     std::exception_ptr failure;
     net::co_spawn(io, std::move(work), [&](std::exception_ptr e, T value) {
@@ -108,21 +107,31 @@ std::optional<std::uint64_t> kill_after_writes() {
     return n;
 }
 
+store::store_options store_options_of(daemon::network_options const& network) {
+    store::store_options out;
+    out.allow_plain_http = network.allow_plain_http;
+    if (network.ca_bundle)
+        out.ca_bundle = *network.ca_bundle;
+    return out;
+}
+
 int run_sync_command(daemon::sync_command const& cmd) {
     auto trust = load_trust(cmd.signatures);
     if (auto const* problem = std::get_if<std::string>(&trust)) {
         std::fprintf(stderr, "fdl-mirror: %s\n", problem->c_str());
         return exit_usage;
     }
-    // Threads for blocking file I/O: declared before the stores that use it, so it is
-    // destroyed after them.
+    // The I/O thread's context and the threads for blocking file I/O: declared before the
+    // stores that use them (an HTTP store keeps connections), so destroyed after them.
+    net::io_context io(1);
     store::blocking_pool pool(std::clamp<std::size_t>(cmd.concurrency, 2, 8));
-    auto origin = store::open_store(cmd.origin, store::store_role::origin, &pool);
+    auto network = store_options_of(cmd.network);
+    auto origin = store::open_store(cmd.origin, store::store_role::origin, &pool, network);
     if (!origin) {
         std::fprintf(stderr, "fdl-mirror: origin: %s\n", origin.error().message.c_str());
         return is_usage_problem(origin.error()) ? exit_usage : exit_io;
     }
-    auto mirror = store::open_store(cmd.mirror, store::store_role::mirror, &pool);
+    auto mirror = store::open_store(cmd.mirror, store::store_role::mirror, &pool, network);
     if (!mirror) {
         std::fprintf(stderr, "fdl-mirror: mirror: %s\n", mirror.error().message.c_str());
         return is_usage_problem(mirror.error()) ? exit_usage : exit_io;
@@ -146,7 +155,7 @@ int run_sync_command(daemon::sync_command const& cmd) {
     auto progress = cmd.json ? nullptr : daemon::tty_progress::create();
     sync::sync_options options{cmd.allow_rewind, cmd.concurrency, &pool,
                                std::move(std::get<verify::trust_settings>(trust))};
-    auto report = run_to_completion(sync::run_sync(**origin, *target, options, progress.get()));
+    auto report = run_to_completion(io, sync::run_sync(**origin, *target, options, progress.get()));
     progress.reset();
     std::string out = cmd.json ? daemon::sync_json(report, cmd.origin, cmd.mirror)
                                : daemon::sync_summary(report, cmd.origin, cmd.mirror);
@@ -160,15 +169,16 @@ int run_verify_command(daemon::verify_command const& cmd) {
         std::fprintf(stderr, "fdl-mirror: %s\n", problem->c_str());
         return exit_usage;
     }
+    net::io_context io(1);
     store::blocking_pool pool(2);
-    auto repo = store::open_store(cmd.repository, store::store_role::origin, &pool);
+    auto repo = store::open_store(cmd.repository, store::store_role::origin, &pool, store_options_of(cmd.network));
     if (!repo) {
         std::fprintf(stderr, "fdl-mirror: %s\n", repo.error().message.c_str());
         return is_usage_problem(repo.error()) ? exit_usage : exit_io;
     }
     auto progress = cmd.json ? nullptr : daemon::tty_progress::create();
     sync::audit_options options{std::move(std::get<verify::trust_settings>(trust)), cmd.without_keys};
-    auto report = run_to_completion(sync::run_audit(**repo, progress.get(), &pool, std::move(options)));
+    auto report = run_to_completion(io, sync::run_audit(**repo, progress.get(), &pool, std::move(options)));
     progress.reset();
     std::string out = cmd.json ? daemon::audit_json(report, cmd.repository)
                                : daemon::audit_summary(report, cmd.repository);
@@ -179,7 +189,7 @@ int run_verify_command(daemon::verify_command const& cmd) {
 std::string version_text() {
     return std::string("fdl-mirror ") + FDL_MIRROR_VERSION +
            "\n"
-           "stores: folder (file://); http(s):// and s3:// not built yet\n"
+           "stores: folder (file://), http(s):// origins (read-only; TLS verified); s3:// not built yet\n"
 #ifdef FDL_MIRROR_HAVE_DUCKDB
            "catalog reader: DuckDB's C library; each version's frozen catalog names its data files and is "
            "checked against version.json, files.json and catalogs/*\n"

@@ -1,11 +1,15 @@
 #include "core/store/open_store.hpp"
 
 #include "core/store/errors.hpp"
+#include "core/store/http_store.hpp"
 #include "core/store/local_store.hpp"
 
 namespace mirror::store {
 
-result<std::unique_ptr<store>> open_store(std::string_view location, store_role role, blocking_pool* pool) {
+std::string user_agent() { return std::string("fdl-mirror/") + FDL_MIRROR_CORE_VERSION; }
+
+result<std::unique_ptr<store>> open_store(std::string_view location, store_role role, blocking_pool* pool,
+                                          store_options const& options) {
     std::string where(location);
     if (location.empty())
         return make_error(store_errc::rejected, "empty location");
@@ -19,7 +23,19 @@ result<std::unique_ptr<store>> open_store(std::string_view location, store_role 
             path = std::string(location.substr(scheme_end + 3));
             if (path.empty() || path.front() != '/')
                 return make_error(store_errc::rejected, where + ": a file:// URL needs an absolute path (file:///…)");
-        } else if (scheme == "http" || scheme == "https" || scheme == "s3") {
+        } else if (scheme == "http" || scheme == "https") {
+            if (role == store_role::mirror)
+                return make_error(store_errc::unsupported, where + ": an HTTP store is read-only; a mirror must be a "
+                                                                   "folder (or s3:// once supported)");
+            http_store_settings settings;
+            settings.allow_plain_http = options.allow_plain_http;
+            settings.client.ca_bundle = options.ca_bundle;
+            settings.client.user_agent = user_agent();
+            auto opened = http_store::open(location, std::move(settings));
+            if (!opened)
+                return opened.error();
+            return std::unique_ptr<store>(std::move(*opened));
+        } else if (scheme == "s3") {
             return make_error(store_errc::unsupported,
                               where + ": " + std::string(scheme) + ":// stores are not supported yet");
         } else {

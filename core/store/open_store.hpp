@@ -4,18 +4,31 @@
 #include "core/store/blocking_pool.hpp"
 #include "core/store/store.hpp"
 
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 namespace mirror::store {
 
 enum class store_role { origin, mirror };
 
-/// Opens the store a location names: a folder path or a `file://` URL. `http(s)://` and
-/// `s3://` are refused with store_errc::unsupported ("not supported yet"), as is any other
-/// scheme. A mirror is opened writable (its folder created when absent); an origin
-/// read-only, and it must exist. Blocking file I/O runs on `pool` (which must outlive the
-/// store) when one is given.
-result<std::unique_ptr<store>> open_store(std::string_view location, store_role role, blocking_pool* pool);
+/// "fdl-mirror/<version>", sent with every HTTP request.
+std::string user_agent();
+
+/// How to reach stores over the network.
+struct store_options {
+    bool allow_plain_http = false;                  ///< accept http:// origins
+    std::optional<std::filesystem::path> ca_bundle; ///< TLS roots instead of the system's
+};
+
+/// Opens the store a location names: a folder path or a `file://` URL, or an `http(s)://`
+/// URL (an origin only: HTTP is read-only). `s3://` is refused with
+/// store_errc::unsupported ("not supported yet"), as is any other scheme. A mirror is
+/// opened writable (its folder created when absent); an origin read-only, and a folder
+/// origin must exist. Blocking file I/O runs on `pool` (which must outlive the store) when
+/// one is given.
+result<std::unique_ptr<store>> open_store(std::string_view location, store_role role, blocking_pool* pool,
+                                          store_options const& options = {});
 
 } // namespace mirror::store

@@ -150,3 +150,17 @@ TEST_CASE("a single-dash argument is an unknown option, not a location") {
     CHECK(usage_message(parse_command_line({"sync", "-x", "a", "b"})).find("-x") != std::string::npos);
     CHECK(usage_message(parse_command_line({"verify", "-q", "a"})).find("-q") != std::string::npos);
 }
+
+TEST_CASE("network options: --ca-bundle and --allow-plain-http, for sync and verify") {
+    auto sync = parsed_as<sync_command>(
+        parse_command_line(args{"sync", "https://example.org/lake/", "m", "--ca-bundle", "/etc/ca.pem"}));
+    REQUIRE(sync);
+    CHECK(sync->network.ca_bundle == "/etc/ca.pem");
+    CHECK(!sync->network.allow_plain_http);
+    auto verify = parsed_as<verify_command>(parse_command_line(args{"verify", "--allow-plain-http", "http://h/r/"}));
+    REQUIRE(verify);
+    CHECK(verify->network.allow_plain_http);
+    CHECK(!verify->network.ca_bundle);
+    CHECK(usage_message(parse_command_line(args{"sync", "o", "m", "--ca-bundle"})).find("--ca-bundle needs a value") !=
+          std::string::npos);
+}

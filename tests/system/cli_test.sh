@@ -17,8 +17,10 @@ expect_status 2 "required signatures without keys" -- "$FDL_MIRROR" sync a b --s
 expect_output "needs --allowed-signers" "required signatures without keys"
 
 "$FDL_PUBLISHER" sample "$work/origin"
-expect_status 2 "http origin not supported yet" -- "$FDL_MIRROR" sync https://example.org/lake/ "$work/m0"
-expect_output "not supported yet" "http origin"
+expect_status 2 "an http mirror is refused" -- "$FDL_MIRROR" sync "$work/origin" https://example.org/lake/
+expect_output "an HTTP store is read-only" "http mirror"
+expect_status 2 "plain http without --allow-plain-http" -- "$FDL_MIRROR" sync http://127.0.0.1:1/lake/ "$work/m0"
+expect_output "plain http:// is refused unless allowed explicitly (--allow-plain-http)" "plain http"
 expect_status 2 "s3 mirror not supported yet" -- "$FDL_MIRROR" sync "$work/origin" s3://bucket/prefix/
 expect_status 2 "a file:// URL with a relative path" -- "$FDL_MIRROR" sync file://relative/path "$work/m0"
 expect_status 3 "absent origin folder" -- "$FDL_MIRROR" sync "$work/absent" "$work/m0"

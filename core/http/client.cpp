@@ -1,0 +1,404 @@
+#include "core/http/client.hpp"
+
+#include "core/store/errors.hpp"
+
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <random>
+
+namespace mirror::http {
+
+namespace beast = boost::beast;
+namespace bhttp = beast::http;
+namespace ssl = net::ssl;
+using tcp = net::ip::tcp;
+using namespace net::experimental::awaitable_operators;
+
+std::optional<std::string> response_head::header(std::string_view lower_case_name) const {
+    for (auto const& [name, value] : headers)
+        if (name == lower_case_name)
+            return value;
+    return std::nullopt;
+}
+
+error status_error(unsigned status, std::string const& what) {
+    std::string message = what + ": HTTP " + std::to_string(status);
+    if (status == 404 || status == 410)
+        return make_error(store::store_errc::not_found, message + " (not found)");
+    if (status == 401 || status == 403)
+        return make_error(store::store_errc::access_denied, message + " (access denied)");
+    if (status == 408 || status == 429 || (status >= 500 && status < 600))
+        return make_error(store::store_errc::transient, message);
+    return make_error(store::store_errc::rejected, message);
+}
+
+namespace {
+
+/// One connection, plain or TLS, with the bytes read past the last message.
+struct connection {
+    std::string pool_key; ///< scheme://host:port
+    std::optional<beast::tcp_stream> plain;
+    std::optional<beast::ssl_stream<beast::tcp_stream>> secure;
+    beast::flat_buffer buffer;
+
+    beast::tcp_stream& lowest() { return secure ? beast::get_lowest_layer(*secure) : *plain; }
+};
+
+error transport_error(std::string const& what, std::string const& step, boost::system::error_code const& ec) {
+    if (ec == beast::error::timeout)
+        return make_error(store::store_errc::transient, what + ": timed out while " + step);
+    return make_error(store::store_errc::transient, what + ": " + step + " failed (" + ec.message() + ")");
+}
+
+bool is_redirect(unsigned status) {
+    return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+std::string lower(std::string_view text) {
+    std::string out(text);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+    return out;
+}
+
+/// Counts what reaches the caller's sink, so that a cut-off body can be resumed.
+class counting_sink final : public store::byte_sink {
+public:
+    explicit counting_sink(store::byte_sink* out) : out_(out) {}
+    awaitable<result<void>> write(std::span<std::byte const> bytes) override {
+        auto written = co_await out_->write(bytes);
+        if (written)
+            delivered_ += bytes.size();
+        co_return written;
+    }
+    std::uint64_t delivered() const { return delivered_; }
+
+private:
+    store::byte_sink* out_;
+    std::uint64_t delivered_ = 0;
+};
+
+/// "bytes N-M/T" -> N.
+std::optional<std::uint64_t> range_start(std::string_view content_range) {
+    if (!content_range.starts_with("bytes "))
+        return std::nullopt;
+    content_range.remove_prefix(6);
+    std::uint64_t start = 0;
+    auto [end, ec] = std::from_chars(content_range.data(), content_range.data() + content_range.size(), start);
+    if (ec != std::errc() || end == content_range.data() + content_range.size() || *end != '-')
+        return std::nullopt;
+    return start;
+}
+
+} // namespace
+
+struct client::impl {
+    client_settings settings;
+    ssl::context tls{ssl::context::tls_client};
+    std::optional<error> tls_setup_failure;
+    std::map<std::string, std::vector<std::unique_ptr<connection>>> idle;
+    std::mt19937_64 random{std::random_device{}()};
+
+    explicit impl(client_settings s) : settings(std::move(s)) {
+        boost::system::error_code ec;
+        SSL_CTX_set_min_proto_version(tls.native_handle(), TLS1_2_VERSION);
+        tls.set_verify_mode(ssl::verify_peer, ec);
+        if (settings.ca_bundle)
+            tls.load_verify_file(settings.ca_bundle->string(), ec);
+        else
+            tls.set_default_verify_paths(ec);
+        if (ec)
+            tls_setup_failure = make_error(store::store_errc::rejected,
+                                           "TLS roots" +
+                                               (settings.ca_bundle ? " from " + settings.ca_bundle->string() : "") +
+                                               " cannot be loaded: " + ec.message());
+    }
+
+    awaitable<result<std::unique_ptr<connection>>> connect(location const& where) {
+        auto ex = co_await net::this_coro::executor;
+        auto c = std::make_unique<connection>();
+        c->pool_key = where.scheme() + "://" + where.host + ":" + where.port;
+        std::string what = where.text();
+        if (where.tls) {
+            if (tls_setup_failure)
+                co_return *tls_setup_failure;
+            c->secure.emplace(ex, tls);
+        } else {
+            c->plain.emplace(ex);
+        }
+        // Resolving has no deadline of its own: race it against a timer.
+        tcp::resolver resolver(ex);
+        net::steady_timer timer(ex, settings.connect_timeout);
+        auto resolving = resolver.async_resolve(where.host, where.port, use_op);
+        auto waiting = timer.async_wait(use_op);
+        auto raced = co_await (std::move(resolving) || std::move(waiting));
+        if (raced.index() == 1)
+            co_return make_error(store::store_errc::transient, what + ": timed out while resolving " + where.host);
+        auto [resolve_ec, endpoints] = std::get<0>(raced);
+        if (resolve_ec)
+            co_return transport_error(what, "resolving " + where.host, resolve_ec);
+
+        c->lowest().expires_after(settings.connect_timeout);
+        auto [connect_ec, endpoint] = co_await c->lowest().async_connect(endpoints, use_op);
+        if (connect_ec)
+            co_return transport_error(what, "connecting", connect_ec);
+        if (!where.tls)
+            co_return c;
+
+        boost::system::error_code ip_ec;
+        net::ip::make_address(where.host, ip_ec);
+        if (ip_ec && !SSL_set_tlsext_host_name(c->secure->native_handle(), where.host.c_str()))
+            co_return make_error(store::store_errc::rejected, what + ": cannot set the TLS server name");
+        c->secure->set_verify_callback(ssl::host_name_verification(where.host));
+        c->lowest().expires_after(settings.handshake_timeout);
+        auto [handshake_ec] = co_await c->secure->async_handshake(ssl::stream_base::client, use_op);
+        if (handshake_ec) {
+            long verified = SSL_get_verify_result(c->secure->native_handle());
+            if (verified != X509_V_OK)
+                co_return make_error(store::store_errc::rejected,
+                                     what + ": the TLS certificate does not verify (" +
+                                         X509_verify_cert_error_string(verified) + ")");
+            co_return transport_error(what, "the TLS handshake", handshake_ec);
+        }
+        co_return c;
+    }
+
+    /// A kept connection to `key` that runs on `ex` (one from another io_context is dropped).
+    std::unique_ptr<connection> take_idle(std::string const& key, net::any_io_executor const& ex) {
+        auto it = idle.find(key);
+        while (it != idle.end() && !it->second.empty()) {
+            auto c = std::move(it->second.back());
+            it->second.pop_back();
+            if (c->lowest().get_executor() == ex)
+                return c;
+        }
+        return nullptr;
+    }
+
+    void give_back(std::unique_ptr<connection> c) {
+        auto& list = idle[c->pool_key];
+        if (list.size() < settings.max_idle_per_host)
+            list.push_back(std::move(c));
+    }
+
+    std::chrono::milliseconds backoff(unsigned attempt) {
+        auto ceiling = std::min<std::int64_t>(settings.backoff_cap.count(),
+                                              settings.backoff_base.count() << std::min(attempt, 20u));
+        std::uniform_int_distribution<std::int64_t> pick(0, std::max<std::int64_t>(ceiling, 0));
+        return std::chrono::milliseconds(pick(random));
+    }
+};
+
+namespace {
+
+/// Sends the request and reads the answer on one stream type (plain or TLS).
+template <class Stream>
+awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, client_settings const& settings,
+                                              request const& req, store::byte_sink* body, bool& reusable,
+                                              bool& got_head, response_head* seen) {
+    std::string what = req.where.text();
+    bhttp::request<bhttp::string_body> out{bhttp::string_to_verb(req.method), req.where.target(), 11};
+    out.set(bhttp::field::host, req.where.host_header());
+    out.set(bhttp::field::user_agent, settings.user_agent);
+    for (auto const& [name, value] : req.headers)
+        out.set(name, value);
+    if (!req.body.empty() || req.method == "PUT" || req.method == "POST") {
+        out.body() = req.body;
+        out.prepare_payload();
+    }
+    c.lowest().expires_after(settings.header_timeout);
+    auto [write_ec, written] = co_await bhttp::async_write(stream, out, use_op);
+    if (write_ec)
+        co_return transport_error(what, "sending the request", write_ec);
+
+    bhttp::response_parser<bhttp::buffer_body> parser;
+    parser.body_limit(boost::none); // the caller's sink checks sizes against what is pinned
+    bool no_body = req.method == "HEAD";
+    if (no_body)
+        parser.skip(true);
+    c.lowest().expires_after(settings.header_timeout);
+    auto [head_ec, head_bytes] = co_await bhttp::async_read_header(stream, c.buffer, parser, use_op);
+    if (head_ec)
+        co_return transport_error(what, "reading the response head", head_ec);
+    got_head = true;
+
+    response_head head;
+    auto const& message = parser.get();
+    head.status = message.result_int();
+    head.where = req.where;
+    for (auto const& field : message)
+        head.headers.emplace_back(lower(field.name_string()), std::string(field.value()));
+    if (auto length = parser.content_length())
+        head.content_length = *length;
+    if (seen != nullptr)
+        *seen = head;
+
+    bool success = head.status >= 200 && head.status < 300;
+    std::vector<char> chunk(64 * 1024);
+    std::size_t kept_error_bytes = 16 * 1024;
+    while (!parser.is_done()) {
+        parser.get().body().data = chunk.data();
+        parser.get().body().size = chunk.size();
+        c.lowest().expires_after(settings.body_idle_timeout);
+        auto [read_ec, n] = co_await bhttp::async_read(stream, c.buffer, parser, use_op);
+        if (read_ec == bhttp::error::need_buffer)
+            read_ec = {};
+        if (read_ec) {
+            if (read_ec == bhttp::error::partial_message || read_ec == net::error::eof)
+                co_return make_error(store::store_errc::transient,
+                                     what + ": the body ended before its Content-Length (" + read_ec.message() + ")");
+            co_return transport_error(what, "reading the body", read_ec);
+        }
+        std::size_t got = chunk.size() - parser.get().body().size;
+        if (got == 0)
+            continue;
+        if (success && body != nullptr) {
+            auto delivered = co_await body->write(std::as_bytes(std::span(chunk.data(), got)));
+            if (!delivered)
+                co_return delivered.error();
+        } else if (!success && head.error_body.size() < kept_error_bytes) {
+            head.error_body.append(chunk.data(), std::min(got, kept_error_bytes - head.error_body.size()));
+        } else if (!success) {
+            co_return head; // a large error body: the connection is not worth draining
+        }
+    }
+    if (c.buffer.size() > 0 && head.content_length && success && !no_body)
+        co_return make_error(store::store_errc::rejected, what + ": the server sent more bytes than its Content-Length (" +
+                                                              std::to_string(*head.content_length) + ")");
+    reusable = message.keep_alive() && c.buffer.size() == 0;
+    co_return head;
+}
+
+} // namespace
+
+client::client(client_settings settings) : impl_(std::make_unique<impl>(std::move(settings))) {}
+client::~client() = default;
+
+client_settings const& client::settings() const { return impl_->settings; }
+
+awaitable<result<response_head>> client::exchange(request const& req, store::byte_sink* body,
+                                                  response_head* seen) {
+    std::string key = req.where.scheme() + "://" + req.where.host + ":" + req.where.port;
+    // A pooled connection may have been closed by the server meanwhile: if it fails before
+    // any answer, the request goes once more on a new connection.
+    auto ex = co_await net::this_coro::executor;
+    for (int round = 0; round < 2; ++round) {
+        auto c = round == 0 ? impl_->take_idle(key, ex) : nullptr;
+        bool reused = c != nullptr;
+        if (!c) {
+            auto opened = co_await impl_->connect(req.where);
+            if (!opened)
+                co_return opened.error();
+            c = std::move(*opened);
+        }
+        bool reusable = false, got_head = false;
+        std::optional<result<response_head>> answer;
+        if (c->secure)
+            answer.emplace(co_await run_exchange(*c->secure, *c, impl_->settings, req, body, reusable, got_head, seen));
+        else
+            answer.emplace(co_await run_exchange(*c->plain, *c, impl_->settings, req, body, reusable, got_head, seen));
+        if (!*answer && reused && !got_head)
+            continue;
+        if (*answer && reusable)
+            impl_->give_back(std::move(c));
+        co_return std::move(*answer);
+    }
+    co_return make_error(store::store_errc::transient, req.where.text() + ": no connection");
+}
+
+awaitable<result<response_head>> client::fetch(request req, store::byte_sink* body) {
+    auto ex = co_await net::this_coro::executor;
+    counting_sink counted(body);
+    store::byte_sink* sink = body != nullptr ? &counted : nullptr;
+    std::optional<std::string> etag; // of the body being streamed, for resuming it
+    unsigned redirects = 0;
+    std::optional<error> last;
+    for (unsigned attempt = 0; attempt < impl_->settings.max_attempts;) {
+        std::uint64_t resume_from = counted.delivered();
+        request sent = req;
+        if (resume_from > 0) {
+            sent.headers.emplace_back("Range", "bytes=" + std::to_string(resume_from) + "-");
+            sent.headers.emplace_back("If-Range", *etag);
+        }
+        response_head seen;
+        auto answer = co_await exchange(sent, sink, &seen);
+        std::optional<std::chrono::milliseconds> wait;
+        if (answer) {
+            auto const status = answer->status;
+            if (is_redirect(status) && req.follow_redirects) {
+                auto target = answer->header("location");
+                if (!target)
+                    co_return make_error(store::store_errc::rejected,
+                                         req.where.text() + ": HTTP " + std::to_string(status) + " without a Location");
+                auto next = resolve_redirect(req.where, *target);
+                if (!next)
+                    co_return next.error();
+                if (req.where.tls && !next->tls)
+                    co_return make_error(store::store_errc::rejected,
+                                         req.where.text() + ": a redirect from https to http (" + next->text() +
+                                             ") is refused");
+                if (++redirects > impl_->settings.max_redirects)
+                    co_return make_error(store::store_errc::rejected,
+                                         req.where.text() + ": more than " +
+                                             std::to_string(impl_->settings.max_redirects) + " redirects");
+                req.where = std::move(*next);
+                continue;
+            }
+            if (resume_from > 0 && status == 200)
+                co_return make_error(store::store_errc::transient,
+                                     req.where.text() + ": changed while it was read (its ETag no longer matches)");
+            if (resume_from > 0 && status == 206) {
+                auto start = answer->header("content-range");
+                if (!start || range_start(*start) != resume_from)
+                    co_return make_error(store::store_errc::rejected,
+                                         req.where.text() + ": a resumed read came back from the wrong offset");
+                answer->status = 200;
+            }
+            if (status < 300 || status == 304)
+                co_return answer;
+            auto failure = status_error(status, req.where.text());
+            if (!store::is_retryable(failure.code))
+                co_return failure;
+            if (auto after = answer->header("retry-after")) {
+                std::uint64_t seconds = 0;
+                auto [end, ec] = std::from_chars(after->data(), after->data() + after->size(), seconds);
+                if (ec == std::errc() && end == after->data() + after->size())
+                    wait = std::chrono::seconds(
+                        std::min<std::uint64_t>(seconds, impl_->settings.retry_after_cap.count()));
+            }
+            last = std::move(failure);
+        } else {
+            if (!store::is_retryable(answer.error().code))
+                co_return answer.error();
+            last = answer.error();
+        }
+        // A body cut off after some bytes resumes only when it can be pinned to a strong
+        // ETag (a weak one may name other bytes).
+        if (counted.delivered() > 0) {
+            if (resume_from == 0)
+                etag = seen.header("etag");
+            if (!etag || etag->starts_with("W/"))
+                co_return *last;
+        }
+        ++attempt;
+        if (attempt >= impl_->settings.max_attempts)
+            break;
+        net::steady_timer timer(ex, wait.value_or(impl_->backoff(attempt - 1)));
+        co_await timer.async_wait(use_op);
+    }
+    last->message += " (after " + std::to_string(impl_->settings.max_attempts) + " attempts)";
+    co_return *last;
+}
+
+} // namespace mirror::http

@@ -1,0 +1,94 @@
+#pragma once
+// An HTTP/1.1 client over Boost.Beast: TLS 1.2+ verified against the system's roots (or a
+// CA bundle) with host name checks and SNI, keep-alive connections pooled per host, a
+// deadline on every step, redirects followed with care, transient failures retried with
+// backoff and jitter, and bodies streamed with their length checked.
+
+#include "core/http/url.hpp"
+#include "core/net.hpp"
+#include "core/store/store.hpp"
+#include "verify/error.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mirror::http {
+
+struct client_settings {
+    std::string user_agent = "fdl-mirror";
+    /// PEM roots to trust instead of the system's (OpenSSL's default paths, which honour
+    /// SSL_CERT_FILE and SSL_CERT_DIR).
+    std::optional<std::filesystem::path> ca_bundle;
+    std::chrono::milliseconds connect_timeout{10'000};   ///< resolve and connect
+    std::chrono::milliseconds handshake_timeout{10'000}; ///< TLS
+    std::chrono::milliseconds header_timeout{30'000};    ///< send the request, receive the head
+    std::chrono::milliseconds body_idle_timeout{30'000}; ///< longest wait for the next body bytes
+    std::size_t max_idle_per_host = 8;                   ///< keep-alive connections kept per host
+    unsigned max_redirects = 5;
+    unsigned max_attempts = 5; ///< tries of one request, transient failures included
+    std::chrono::milliseconds backoff_base{250};
+    std::chrono::milliseconds backoff_cap{20'000};
+    std::chrono::seconds retry_after_cap{120}; ///< the longest Retry-After honoured
+};
+
+struct request {
+    std::string method = "GET";
+    location where;
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::string body;
+    bool follow_redirects = true;
+};
+
+struct response_head {
+    unsigned status = 0;
+    std::vector<std::pair<std::string, std::string>> headers; ///< names in lower case
+    std::optional<std::uint64_t> content_length;
+    location where;         ///< where the answer came from, after redirects
+    std::string error_body; ///< the start of a non-2xx answer's body (S3 puts its <Code> there)
+
+    std::optional<std::string> header(std::string_view lower_case_name) const;
+};
+
+class client {
+public:
+    explicit client(client_settings settings);
+    ~client();
+    client(client const&) = delete;
+    client& operator=(client const&) = delete;
+
+    client_settings const& settings() const;
+
+    /// One exchange, no retry and no redirect: sends `req` on a pooled or new connection
+    /// and reads the head; for a 2xx answer to anything but HEAD, streams the body into
+    /// `body` (when given), failing if it is shorter or longer than its Content-Length.
+    /// Transport failures are store_errc::transient (timeouts say which step), a TLS
+    /// certificate that does not verify store_errc::rejected. The status is returned,
+    /// not judged: see status_error. `seen`, when given, receives the head as soon as it
+    /// is read, before the body streams.
+    awaitable<result<response_head>> exchange(request const& req, store::byte_sink* body,
+                                              response_head* seen = nullptr);
+
+    /// exchange, following redirects (up to max_redirects, never from https to http) and
+    /// retrying transient failures and statuses (429, 5xx) with exponential backoff and
+    /// full jitter, honouring Retry-After. A body cut off after some bytes is resumed
+    /// with a Range request pinned to its ETag. Returns 2xx, 304 and other final
+    /// answers as they are; an error once retries are spent.
+    awaitable<result<response_head>> fetch(request req, store::byte_sink* body);
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+/// The store error a final status means: 404 and 410 not_found, 401 and 403
+/// access_denied, 408, 429 and 5xx transient, other statuses rejected. `what` names the
+/// object. Not for 2xx or 304.
+error status_error(unsigned status, std::string const& what);
+
+} // namespace mirror::http

@@ -1,0 +1,105 @@
+#include "core/http/url.hpp"
+
+#include "core/store/errors.hpp"
+
+#include <boost/url/encode.hpp>
+#include <boost/url/parse.hpp>
+#include <boost/url/rfc/pchars.hpp>
+#include <boost/url/url.hpp>
+
+namespace mirror::http {
+
+namespace urls = boost::urls;
+
+std::string location::host_header() const {
+    bool is_default = (tls && port == "443") || (!tls && port == "80");
+    std::string shown = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+    return is_default ? shown : shown + ":" + port;
+}
+
+std::string location::text() const { return scheme() + "://" + host_header() + target(); }
+
+std::string location::target() const { return query.empty() ? path : path + "?" + query; }
+
+static result<location> from_url(urls::url_view u, std::string_view original) {
+    auto refuse = [&](std::string const& why) {
+        return make_error(store::store_errc::rejected, "'" + std::string(original.substr(0, 200)) + "': " + why);
+    };
+    location out;
+    if (u.scheme_id() == urls::scheme::https)
+        out.tls = true;
+    else if (u.scheme_id() == urls::scheme::http)
+        out.tls = false;
+    else
+        return refuse("not an http or https URL");
+    if (u.has_userinfo())
+        return refuse("user information in a URL is not accepted (credentials never go in URLs)");
+    if (u.has_fragment())
+        return refuse("a URL with a fragment is not accepted");
+    if (u.encoded_host().empty())
+        return refuse("no host");
+    out.host = u.host_type() == urls::host_type::ipv6 ? std::string(u.encoded_host_address())
+                                                        : std::string(u.encoded_host());
+    out.port = u.has_port() ? std::string(u.port()) : (out.tls ? "443" : "80");
+    out.path = u.encoded_path().empty() ? "/" : std::string(u.encoded_path());
+    if (out.path.front() != '/')
+        return refuse("the path is not absolute");
+    out.query = u.has_query() ? std::string(u.encoded_query()) : "";
+    return out;
+}
+
+result<location> parse_location(std::string_view url) {
+    auto parsed = urls::parse_uri(url); // a URI may carry a fragment, which from_url refuses by name
+    if (!parsed)
+        return make_error(store::store_errc::rejected,
+                          "'" + std::string(url.substr(0, 200)) + "': not a URL (" + parsed.error().message() + ")");
+    return from_url(*parsed, url);
+}
+
+result<location> parse_base(std::string_view url) {
+    auto parsed = parse_location(url);
+    if (!parsed)
+        return parsed;
+    if (!parsed->query.empty())
+        return make_error(store::store_errc::rejected,
+                          "'" + std::string(url.substr(0, 200)) + "': a repository URL has no query");
+    if (!parsed->path.ends_with('/'))
+        parsed->path += '/';
+    return parsed;
+}
+
+location key_location(location const& base, std::string_view key) {
+    location out = base;
+    out.query.clear();
+    std::string_view rest = key;
+    bool first = true;
+    while (true) {
+        auto slash = rest.find('/');
+        auto segment = rest.substr(0, slash);
+        if (!first)
+            out.path += '/';
+        out.path += urls::encode(segment, urls::pchars);
+        first = false;
+        if (slash == std::string_view::npos)
+            break;
+        rest.remove_prefix(slash + 1);
+    }
+    return out;
+}
+
+result<location> resolve_redirect(location const& from, std::string_view target) {
+    std::string from_text = from.text(); // the views below point into it
+    auto base = urls::parse_absolute_uri(from_text);
+    auto ref = urls::parse_uri_reference(target);
+    if (!base || !ref)
+        return make_error(store::store_errc::rejected,
+                          from.text() + ": a redirect to '" + std::string(target.substr(0, 200)) + "', not a URL");
+    urls::url resolved;
+    if (auto ok = urls::resolve(*base, *ref, resolved); !ok)
+        return make_error(store::store_errc::rejected,
+                          from.text() + ": a redirect to '" + std::string(target.substr(0, 200)) + "' cannot be resolved");
+    resolved.remove_fragment();
+    return from_url(resolved, resolved.buffer());
+}
+
+} // namespace mirror::http

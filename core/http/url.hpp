@@ -1,0 +1,42 @@
+#pragma once
+// The URLs an HTTP store uses: a checked base (scheme, host, port, path) and the targets
+// of keys below it.
+
+#include "verify/error.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace mirror::http {
+
+struct location {
+    bool tls = true;
+    std::string host; ///< without brackets for IPv6
+    std::string port; ///< explicit, or the scheme's default
+    std::string path; ///< percent-encoded, starts with '/'; a base ends with '/'
+    std::string query; ///< percent-encoded, without '?'; empty when none
+
+    std::string scheme() const { return tls ? "https" : "http"; }
+    /// "host" or "host:port" as sent in the Host header (the port only when not default).
+    std::string host_header() const;
+    /// "https://host:port/path?query", for messages and redirects.
+    std::string text() const;
+    /// path and query as sent in the request line.
+    std::string target() const;
+};
+
+/// Parses an absolute http(s) URL. Fails with store_errc::rejected for another scheme,
+/// user info (credentials never sit in URLs here), a fragment, or no host.
+result<location> parse_location(std::string_view url);
+
+/// A base URL for a store: as parse_location, with the path made to end in '/' and no query.
+result<location> parse_base(std::string_view url);
+
+/// The location of `key` ('/'-separated, checked components) below `base`: each segment
+/// percent-encoded.
+location key_location(location const& base, std::string_view key);
+
+/// Where a redirect's Location header points, resolved against `from`.
+result<location> resolve_redirect(location const& from, std::string_view target);
+
+} // namespace mirror::http

@@ -1,0 +1,109 @@
+#include "core/store/http_store.hpp"
+
+#include "core/store/errors.hpp"
+
+namespace mirror::store {
+
+namespace {
+
+/// Passes bytes on and keeps a copy while they fit under a limit.
+class keeping_sink final : public byte_sink {
+public:
+    keeping_sink(byte_sink& out, std::size_t limit) : out_(out), limit_(limit) {}
+    awaitable<result<void>> write(std::span<std::byte const> bytes) override {
+        if (keeping_ && kept_.size() + bytes.size() <= limit_)
+            kept_.append(reinterpret_cast<char const*>(bytes.data()), bytes.size());
+        else
+            keeping_ = false;
+        co_return co_await out_.write(bytes);
+    }
+    std::optional<std::string> kept() { return keeping_ ? std::optional(std::move(kept_)) : std::nullopt; }
+
+private:
+    byte_sink& out_;
+    std::size_t limit_;
+    bool keeping_ = true;
+    std::string kept_;
+};
+
+} // namespace
+
+result<std::unique_ptr<http_store>> http_store::open(std::string_view url, http_store_settings settings) {
+    auto base = http::parse_base(url);
+    if (!base)
+        return base.error();
+    if (!base->tls && !settings.allow_plain_http)
+        return make_error(store_errc::rejected, base->text() +
+                                                    ": plain http:// is refused unless allowed explicitly "
+                                                    "(--allow-plain-http): nothing would protect the bytes in transit");
+    return std::unique_ptr<http_store>(new http_store(std::move(*base), std::move(settings)));
+}
+
+http_store::http_store(http::location base, http_store_settings settings)
+    : base_(std::move(base)), settings_(std::move(settings)),
+      client_(std::make_unique<http::client>(settings_.client)) {}
+
+http_store::~http_store() = default;
+
+store_caps http_store::caps() const { return {}; }
+
+std::string http_store::describe() const { return base_.text(); }
+
+awaitable<result<object_info>> http_store::stat(std::string key) {
+    http::request head_request{"HEAD", http::key_location(base_, key), {}, {}, true};
+    counts_.requests += 1;
+    auto answer = co_await client_->fetch(head_request, nullptr);
+    if (!answer)
+        co_return answer.error();
+    if (answer->status >= 300)
+        co_return http::status_error(answer->status, answer->where.text());
+    if (!answer->content_length)
+        co_return make_error(store_errc::rejected, answer->where.text() + ": no Content-Length in the answer to HEAD");
+    co_return object_info{*answer->content_length};
+}
+
+awaitable<result<void>> http_store::read(std::string key, byte_sink& out) {
+    http::request get{"GET", http::key_location(base_, key), {}, {}, true};
+    auto known = remembered_.find(key);
+    if (known != remembered_.end())
+        get.headers.emplace_back(known->second.validator_header, known->second.validator);
+    keeping_sink keeping(out, settings_.remembered_object_bytes);
+    counts_.requests += 1;
+    auto answer = co_await client_->fetch(get, &keeping);
+    if (!answer)
+        co_return answer.error();
+    if (answer->status == 304 && known != remembered_.end()) {
+        counts_.not_modified += 1;
+        auto const& bytes = known->second.bytes;
+        co_return co_await out.write(std::as_bytes(std::span(bytes.data(), bytes.size())));
+    }
+    if (answer->status >= 300)
+        co_return http::status_error(answer->status, answer->where.text());
+    if (auto kept = keeping.kept())
+        remember(key, *answer, std::move(*kept));
+    co_return result<void>();
+}
+
+void http_store::remember(std::string const& key, http::response_head const& head, std::string bytes) {
+    remembered entry;
+    if (auto etag = head.header("etag")) {
+        entry.validator_header = "If-None-Match";
+        entry.validator = *etag;
+    } else if (auto modified = head.header("last-modified")) {
+        entry.validator_header = "If-Modified-Since";
+        entry.validator = *modified;
+    } else {
+        return;
+    }
+    if (auto old = remembered_.find(key); old != remembered_.end()) {
+        remembered_bytes_ -= old->second.bytes.size();
+        remembered_.erase(old);
+    }
+    if (remembered_bytes_ + bytes.size() > settings_.remembered_total_bytes)
+        return; // full: later objects are read unconditionally
+    remembered_bytes_ += bytes.size();
+    entry.bytes = std::move(bytes);
+    remembered_.emplace(key, std::move(entry));
+}
+
+} // namespace mirror::store

@@ -1,0 +1,257 @@
+// HTTP(S) origins: a real nginx for the protocol and TLS, the in-process fault server for
+// the failures no real server makes on demand.
+
+#include "core/store/http_store.hpp"
+
+#include "core/store/errors.hpp"
+#include "core/store/open_store.hpp"
+#include "core/sync/audit.hpp"
+#include "core/sync/sync_pass.hpp"
+#include "tests/component/helpers.hpp"
+#include "tests/support/fault_http_server.hpp"
+#include "tests/support/nginx.hpp"
+#include "tests/support/run.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/test_ca.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <doctest/doctest.h>
+
+using namespace mirror;
+using namespace mirror::test;
+using store::store_errc;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Runs coroutines on one io_context that outlives the stores of the test.
+struct loop {
+    net::io_context io{1};
+    template <class T>
+    T operator()(awaitable<T> work) {
+        std::optional<T> out;
+        std::exception_ptr failure;
+        net::co_spawn(io, std::move(work), [&](std::exception_ptr e, T value) {
+            failure = e;
+            if (!e)
+                out = std::move(value);
+        });
+        io.restart();
+        io.run();
+        if (failure)
+            std::rethrow_exception(failure);
+        return std::move(*out);
+    }
+};
+
+/// Collects what a read delivers.
+class string_sink final : public store::byte_sink {
+public:
+    awaitable<result<void>> write(std::span<std::byte const> bytes) override {
+        text.append(reinterpret_cast<char const*>(bytes.data()), bytes.size());
+        co_return result<void>();
+    }
+    std::string text;
+};
+
+awaitable<result<std::string>> read_text(store::store& from, std::string key) {
+    string_sink sink;
+    auto done = co_await from.read(key, sink);
+    if (!done)
+        co_return done.error();
+    co_return sink.text;
+}
+
+/// Files under versions/ and data/, with their bytes.
+std::map<std::string, std::string> content_of(fs::path const& root) {
+    std::map<std::string, std::string> out;
+    for (auto const& top : {"versions", "data"})
+        for (auto const& f : files_under(root / top))
+            out[std::string(top) + "/" + f] = read_file(root / top / f);
+    return out;
+}
+
+/// A sample repository served by nginx over HTTPS, with a CA the test trusts.
+struct https_origin {
+    temp_dir tmp;
+    publisher origin{tmp / "origin"};
+    sample_repo sample = publish_sample(origin);
+    tls_files tls = make_test_ca(tmp / "tls");
+    nginx_server nginx{nginx_options{tmp / "origin", tls.server_cert, tls.server_key,
+                                     "location = /moved { return 301 http://127.0.0.1:1/fdl.json; }"}};
+    loop run_on;
+
+    std::unique_ptr<store::store> open(store::store_options options) {
+        auto opened = store::open_store(nginx.url(), store::store_role::origin, nullptr, options);
+        REQUIRE_MESSAGE(opened.has_value(), (opened ? "" : opened.error().message));
+        return std::move(*opened);
+    }
+    store::store_options trusting() const { return {false, tls.ca_cert}; }
+};
+
+/// The fault server with a small repository-like set of objects and quick retries.
+struct faulty_origin {
+    fault_http_server server{{{"/fdl.json", "{\"fdl\": \"0.1\"}"}, {"/big.bin", std::string(200'000, 'x')}}};
+    loop run_on;
+    std::unique_ptr<store::http_store> store = open();
+
+    std::unique_ptr<store::http_store> open() {
+        store::http_store_settings settings;
+        settings.allow_plain_http = true;
+        settings.client.backoff_base = std::chrono::milliseconds(1);
+        settings.client.header_timeout = std::chrono::milliseconds(300);
+        settings.client.body_idle_timeout = std::chrono::milliseconds(300);
+        auto opened = store::http_store::open(server.url(), settings);
+        REQUIRE(opened.has_value());
+        return std::move(*opened);
+    }
+    result<std::string> read(std::string key) { return run_on(read_text(*store, key)); }
+};
+
+} // namespace
+
+TEST_CASE_FIXTURE(https_origin, "an https origin served by nginx mirrors completely, and verify passes over https") {
+    auto from = open(trusting());
+    auto to = open_folder(tmp / "mirror", true);
+    auto r = run_on(sync::run_sync(*from, *to, {}, nullptr));
+    INFO(describe(r) << nginx.error_log());
+    CHECK(r.exit_code() == 0);
+    CHECK(r.published.size() == 4);
+    CHECK(ref_of(tmp / "mirror", "refs/heads/main") == sample.main.back());
+    CHECK(ref_of(tmp / "mirror", "refs/heads/dev") == sample.dev_tip);
+    CHECK(ref_of(tmp / "mirror", "refs/tags/v1") == sample.main.front());
+    CHECK(content_of(tmp / "mirror") == content_of(tmp / "origin"));
+    CHECK(reader_visible_problems(tmp / "mirror").empty());
+
+    auto audit = run_on(sync::run_audit(*from, nullptr));
+    CHECK(audit.exit_code() == 0);
+    CHECK(audit.versions.size() == 4);
+    CHECK(!audit.fatal);
+}
+
+TEST_CASE_FIXTURE(https_origin, "an unchanged origin costs one conditional request per file a pass reads") {
+    auto opened = store::http_store::open(nginx.url(), {.client = {.ca_bundle = tls.ca_cert}});
+    REQUIRE(opened.has_value());
+    auto& from = **opened;
+    auto to = open_folder(tmp / "mirror", true);
+    REQUIRE(run_on(sync::run_sync(from, *to, {}, nullptr)).exit_code() == 0);
+    auto before = from.counts();
+    auto again = run_on(sync::run_sync(from, *to, {}, nullptr));
+    CHECK(again.exit_code() == 0);
+    CHECK(again.files_copied == 0);
+    auto requests = from.counts().requests - before.requests;
+    INFO(nginx.access_log());
+    auto not_modified = from.counts().not_modified - before.not_modified;
+    // fdl.json, HEAD, refs.json (the list of refs where the origin cannot list), and the
+    // version.json of each of the three ref tips: docs/cli.md, "What a rerun reads".
+    CHECK(requests == 6);
+    CHECK(not_modified == requests);
+}
+
+TEST_CASE_FIXTURE(https_origin, "TLS is verified: an unknown CA is refused, and so is http:// unless allowed") {
+    auto stranger = make_test_ca(tmp / "other", "stranger");
+    auto from = open({false, stranger.ca_cert});
+    auto to = open_folder(tmp / "mirror", true);
+    auto r = run_on(sync::run_sync(*from, *to, {}, nullptr));
+    REQUIRE(r.fatal.has_value());
+    CHECK(r.fatal->message.find("the TLS certificate does not verify") != std::string::npos);
+    CHECK(!fs::exists(tmp / "mirror" / "fdl.json"));
+
+    auto plain = store::open_store("http://127.0.0.1:1/repo/", store::store_role::origin, nullptr, {});
+    REQUIRE(!plain);
+    CHECK(plain.error().code == store_errc::rejected);
+    CHECK(plain.error().message.find("plain http:// is refused unless allowed") != std::string::npos);
+    CHECK(store::open_store("http://127.0.0.1:1/repo/", store::store_role::origin, nullptr, {true, {}}).has_value());
+    auto as_mirror = store::open_store(nginx.url(), store::store_role::mirror, nullptr, trusting());
+    REQUIRE(!as_mirror);
+    CHECK(as_mirror.error().code == store_errc::unsupported);
+}
+
+TEST_CASE_FIXTURE(https_origin, "a redirect from https to http is refused") {
+    auto from = open(trusting());
+    auto r = run_on(read_text(*from, "moved"));
+    REQUIRE(!r);
+    CHECK(r.error().code == store_errc::rejected);
+    CHECK(r.error().message.find("a redirect from https to http") != std::string::npos);
+}
+
+TEST_CASE_FIXTURE(faulty_origin, "transient failures are retried, others are not") {
+    SUBCASE("503 twice, then the object") {
+        server.fail_path("/fdl.json", respond_with(503), 2);
+        CHECK(read("fdl.json").value() == "{\"fdl\": \"0.1\"}");
+        CHECK(server.requests().size() == 3);
+    }
+    SUBCASE("429 with Retry-After is waited out") {
+        server.fail_path("/fdl.json", respond_with(429, {{"Retry-After", "1"}}), 1);
+        auto started = std::chrono::steady_clock::now();
+        CHECK(read("fdl.json").has_value());
+        CHECK(std::chrono::steady_clock::now() - started >= std::chrono::milliseconds(900));
+    }
+    SUBCASE("a connection closed before the answer") {
+        server.fail_path("/fdl.json", close_before_headers(), 1);
+        CHECK(read("fdl.json").has_value());
+    }
+    SUBCASE("an answer that stalls past the deadline") {
+        server.fail_path("/fdl.json", stall_before_headers(std::chrono::milliseconds(1500)), 1);
+        CHECK(read("fdl.json").has_value());
+        CHECK(server.requests().size() == 2);
+    }
+    SUBCASE("404 and 403 are final at once") {
+        auto missing = read("absent.json");
+        REQUIRE(!missing);
+        CHECK(missing.error().code == store_errc::not_found);
+        server.fail_path("/fdl.json", respond_with(403));
+        auto denied = read("fdl.json");
+        REQUIRE(!denied);
+        CHECK(denied.error().code == store_errc::access_denied);
+        CHECK(server.requests().size() == 2);
+    }
+    SUBCASE("retries run out") {
+        server.fail_path("/fdl.json", respond_with(500));
+        auto r = read("fdl.json");
+        REQUIRE(!r);
+        CHECK(r.error().code == store_errc::transient);
+        CHECK(r.error().message.find("HTTP 500") != std::string::npos);
+        CHECK(r.error().message.find("after 5 attempts") != std::string::npos);
+        CHECK(server.requests().size() == 5);
+    }
+}
+
+TEST_CASE_FIXTURE(faulty_origin, "a body cut short is resumed from where it stopped, pinned to its ETag") {
+    server.fail_path("/big.bin", short_body(), 1);
+    auto r = read("big.bin");
+    REQUIRE(r.has_value());
+    CHECK(*r == std::string(200'000, 'x'));
+    auto requests = server.requests();
+    REQUIRE(requests.size() == 2);
+    CHECK(requests[1].header("Range").starts_with("bytes="));
+    CHECK(requests[1].header("Range") != "bytes=0-");
+    CHECK(requests[1].header("If-Range") == fault_http_server::etag_of(std::string(200'000, 'x')));
+}
+
+TEST_CASE_FIXTURE(faulty_origin, "a body longer than its Content-Length is an error, never a truncated file") {
+    server.fail_path("/fdl.json", long_body());
+    auto r = read("fdl.json");
+    REQUIRE(!r);
+    CHECK(r.error().message.find("more bytes than its Content-Length") != std::string::npos);
+}
+
+TEST_CASE_FIXTURE(faulty_origin, "redirects are followed up to a limit") {
+    server.fail_path("/old.json", redirect_to(302, "/fdl.json"));
+    CHECK(read("old.json").value() == "{\"fdl\": \"0.1\"}");
+    server.fail_path("/loop.json", redirect_to(307, "/loop.json"));
+    auto r = read("loop.json");
+    REQUIRE(!r);
+    CHECK(r.error().message.find("more than 5 redirects") != std::string::npos);
+}
+
+TEST_CASE_FIXTURE(faulty_origin, "connections are kept alive and requests name fdl-mirror") {
+    for (int i = 0; i < 5; ++i)
+        REQUIRE(read("fdl.json").has_value());
+    CHECK(server.connections() == 1);
+    CHECK(server.requests().front().header("User-Agent").starts_with("fdl-mirror"));
+    // The second read of a remembered object is conditional, and answered 304.
+    CHECK(server.requests()[1].header("If-None-Match") == fault_http_server::etag_of("{\"fdl\": \"0.1\"}"));
+    CHECK(store->counts().not_modified == 4);
+}

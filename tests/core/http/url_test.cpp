@@ -1,0 +1,74 @@
+#include "core/http/url.hpp"
+#include <doctest/doctest.h>
+
+#include "core/store/errors.hpp"
+#include "tests/support/results.hpp"
+
+using namespace mirror;
+using namespace mirror::http;
+using mirror::test::code_of;
+using mirror::test::message_of;
+
+TEST_CASE("a base URL is checked and made to end in a slash") {
+    auto base = parse_base("https://data.example.org/lake/population");
+    REQUIRE(base.has_value());
+    CHECK(base->tls);
+    CHECK(base->host == "data.example.org");
+    CHECK(base->port == "443");
+    CHECK(base->path == "/lake/population/");
+    CHECK(base->host_header() == "data.example.org");
+    CHECK(base->text() == "https://data.example.org/lake/population/");
+
+    auto plain = parse_base("http://127.0.0.1:8080");
+    REQUIRE(plain.has_value());
+    CHECK(!plain->tls);
+    CHECK(plain->path == "/");
+    CHECK(plain->host_header() == "127.0.0.1:8080");
+
+    auto v6 = parse_base("https://[::1]:8443/repo/");
+    REQUIRE(v6.has_value());
+    CHECK(v6->host == "::1");
+    CHECK(v6->host_header() == "[::1]:8443");
+}
+
+TEST_CASE("URLs a store refuses, each with the reason") {
+    struct refused {
+        char const* url;
+        char const* why;
+    };
+    for (auto const& r : {refused{"ftp://example.org/repo/", "not an http or https URL"},
+                          refused{"https://user:secret@example.org/repo/", "user information"},
+                          refused{"https://example.org/repo/#part", "fragment"},
+                          refused{"https://example.org/repo/?a=b", "no query"},
+                          refused{"not a url at all", "not a URL"}}) {
+        auto base = parse_base(r.url);
+        INFO(r.url, " -> ", message_of(base));
+        REQUIRE(!base);
+        CHECK(code_of(base) == store::store_errc::rejected);
+        CHECK(base.error().message.find(r.why) != std::string::npos);
+    }
+    // The refusal never repeats a password it was given.
+    CHECK(parse_base("https://user:secret@example.org/").error().message.find("user information") !=
+          std::string::npos);
+}
+
+TEST_CASE("keys become percent-encoded paths below the base") {
+    auto base = parse_base("https://example.org/lake/");
+    REQUIRE(base.has_value());
+    CHECK(key_location(*base, "versions/019a/version.json").target() == "/lake/versions/019a/version.json");
+    CHECK(key_location(*base, "data/main/t/a b%c?d#e.parquet").target() == "/lake/data/main/t/a%20b%25c%3Fd%23e.parquet");
+    CHECK(key_location(*base, "refs/heads/feature+x").target() == "/lake/refs/heads/feature+x");
+}
+
+TEST_CASE("redirects resolve against the URL that answered") {
+    auto from = parse_location("https://example.org/lake/refs.json");
+    REQUIRE(from.has_value());
+    auto relative = resolve_redirect(*from, "/mirror/refs.json");
+    REQUIRE(relative.has_value());
+    CHECK(relative->text() == "https://example.org/mirror/refs.json");
+    auto elsewhere = resolve_redirect(*from, "http://cdn.example.net:8080/x?sig=1");
+    REQUIRE(elsewhere.has_value());
+    CHECK(!elsewhere->tls);
+    CHECK(elsewhere->target() == "/x?sig=1");
+    CHECK(!resolve_redirect(*from, "gopher://x/"));
+}
