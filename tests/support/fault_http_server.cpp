@@ -1,0 +1,288 @@
+#include "tests/support/fault_http_server.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/string.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/status.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include <charconv>
+#include <cstdio>
+#include <exception>
+#include <optional>
+
+namespace mirror::test {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+using net::ip::tcp;
+using namespace std::chrono_literals;
+
+fault respond_with(unsigned status, header_list headers) { return {fault::action::none, status, std::move(headers)}; }
+fault redirect_to(unsigned status, std::string location) {
+    return respond_with(status, {{"Location", std::move(location)}});
+}
+fault close_before_headers() { return {fault::action::close_before_headers}; }
+fault short_body() { return {fault::action::short_body}; }
+fault long_body() { return {fault::action::long_body}; }
+fault stall_before_headers(std::chrono::milliseconds how_long) {
+    return {fault::action::stall_before_headers, 0, {}, how_long};
+}
+fault stall_mid_body(std::chrono::milliseconds how_long) { return {fault::action::stall_mid_body, 0, {}, how_long}; }
+
+std::string recorded_request::header(std::string_view name) const {
+    for (auto const& [key, value] : headers)
+        if (beast::iequals(key, name))
+            return value;
+    return "";
+}
+
+namespace {
+
+// Every wait of the server has a deadline, so a test that forgets a client cannot hang it.
+constexpr auto io_deadline = 30s;
+
+std::string text(beast::string_view s) { return std::string(s.data(), s.size()); }
+
+void report_escape(std::exception_ptr escaped) {
+    if (!escaped)
+        return;
+    try {
+        std::rethrow_exception(escaped);
+    } catch (std::exception const& e) {
+        std::fprintf(stderr, "fault_http_server: a connection failed: %s\n", e.what());
+    }
+}
+
+awaitable<void> sleep_for(std::chrono::milliseconds how_long) {
+    net::steady_timer timer(co_await net::this_coro::executor);
+    timer.expires_after(how_long);
+    co_await timer.async_wait(use_op);
+}
+
+/// Writes all of `bytes`; false when the client has gone.
+awaitable<bool> send(beast::tcp_stream& stream, std::string bytes) {
+    stream.expires_after(io_deadline);
+    auto [error, written] = co_await net::async_write(stream, net::buffer(bytes), use_op);
+    co_return !error;
+}
+
+/// A single range of a body of `size` bytes, inclusive.
+struct byte_range {
+    std::uint64_t first = 0, last = 0;
+    bool satisfiable = true;
+};
+
+std::optional<std::uint64_t> number_in(std::string_view digits) {
+    std::uint64_t n = 0;
+    auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+    if (digits.empty() || error != std::errc{} || end != digits.data() + digits.size())
+        return std::nullopt;
+    return n;
+}
+
+/// "bytes=a-b", "bytes=a-" or "bytes=-n"; nullopt for no Range or one not understood
+/// (several ranges included), which is served whole, as RFC 9110 section 14.2 allows.
+std::optional<byte_range> parse_range(std::string_view range, std::uint64_t size) {
+    if (!range.starts_with("bytes=") || range.find(',') != std::string_view::npos)
+        return std::nullopt;
+    range.remove_prefix(6);
+    auto dash = range.find('-');
+    if (dash == std::string_view::npos)
+        return std::nullopt;
+    auto from = range.substr(0, dash), to = range.substr(dash + 1);
+    if (from.empty()) { // the last n bytes
+        auto n = number_in(to);
+        if (!n)
+            return std::nullopt;
+        if (*n == 0 || size == 0)
+            return byte_range{0, 0, false};
+        return byte_range{size - std::min(*n, size), size - 1};
+    }
+    auto first = number_in(from);
+    auto last = to.empty() ? std::optional<std::uint64_t>(size == 0 ? 0 : size - 1) : number_in(to);
+    if (!first || !last || (!to.empty() && *last < *first))
+        return std::nullopt;
+    if (*first >= size)
+        return byte_range{0, 0, false};
+    return byte_range{*first, std::min(*last, size - 1)};
+}
+
+} // namespace
+
+std::string fault_http_server::etag_of(std::string_view body) {
+    std::uint64_t hash = 14695981039346656037ull; // FNV-1a, 64 bits
+    for (unsigned char c : body)
+        hash = (hash ^ c) * 1099511628211ull;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+    return "\"" + std::string(hex) + "\"";
+}
+
+fault_http_server::fault_http_server(std::initializer_list<std::pair<std::string const, std::string>> objects)
+    : objects_(objects) {
+    tcp::endpoint any_port(net::ip::address_v4::loopback(), 0);
+    acceptor_.open(any_port.protocol());
+    acceptor_.bind(any_port);
+    acceptor_.listen();
+    port_ = acceptor_.local_endpoint().port();
+    net::co_spawn(io_, accept_loop(), report_escape);
+    thread_ = std::thread([this] { io_.run(); });
+}
+
+fault_http_server::~fault_http_server() {
+    io_.stop();
+    thread_.join();
+    // io_'s destructor then destroys the suspended connections, closing their sockets.
+}
+
+void fault_http_server::put(std::string path, std::string body) {
+    std::lock_guard lock(mutex_);
+    objects_[std::move(path)] = std::move(body);
+}
+
+void fault_http_server::fail_request(std::size_t n, fault f) {
+    std::lock_guard lock(mutex_);
+    by_number_[n] = std::move(f);
+}
+
+void fault_http_server::fail_path(std::string path, fault f, std::size_t times) {
+    std::lock_guard lock(mutex_);
+    by_path_[std::move(path)] = {std::move(f), times};
+}
+
+std::vector<recorded_request> fault_http_server::requests() const {
+    std::lock_guard lock(mutex_);
+    return requests_;
+}
+
+std::size_t fault_http_server::connections() const {
+    std::lock_guard lock(mutex_);
+    return connections_;
+}
+
+std::string fault_http_server::url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/"; }
+
+awaitable<void> fault_http_server::accept_loop() {
+    for (;;) {
+        auto [error, socket] = co_await acceptor_.async_accept(use_op);
+        if (error)
+            co_return;
+        std::size_t number = 0;
+        {
+            std::lock_guard lock(mutex_);
+            number = ++connections_;
+        }
+        net::co_spawn(io_, serve(std::move(socket), number), report_escape);
+    }
+}
+
+/// Records a request and returns its fault: by its number, else by its path.
+fault fault_http_server::record(recorded_request seen, std::string const& path) {
+    std::lock_guard lock(mutex_);
+    requests_.push_back(std::move(seen));
+    if (auto it = by_number_.find(requests_.size()); it != by_number_.end())
+        return it->second;
+    auto it = by_path_.find(path);
+    if (it == by_path_.end())
+        return {};
+    fault f = it->second.first;
+    if (--it->second.second == 0)
+        by_path_.erase(it);
+    return f;
+}
+
+auto fault_http_server::answer(std::string_view method, std::string const& path, std::string_view if_none_match,
+                               std::string_view range) const -> reply {
+    if (method != "GET" && method != "HEAD")
+        return {405, {{"Allow", "GET, HEAD"}}, "method not allowed\n"};
+    std::string body;
+    {
+        std::lock_guard lock(mutex_);
+        auto it = objects_.find(path);
+        if (it == objects_.end())
+            return {404, {}, "not found\n"};
+        body = it->second;
+    }
+    std::string etag = etag_of(body);
+    if (if_none_match == "*" || (!if_none_match.empty() && if_none_match.find(etag) != std::string_view::npos))
+        return {304, {{"ETag", etag}}, "", false};
+    header_list headers{{"ETag", etag}, {"Accept-Ranges", "bytes"}, {"Content-Type", "application/octet-stream"}};
+    auto wanted = parse_range(range, body.size());
+    if (!wanted)
+        return {200, std::move(headers), std::move(body)};
+    if (!wanted->satisfiable) {
+        headers.emplace_back("Content-Range", "bytes */" + std::to_string(body.size()));
+        return {416, std::move(headers), ""};
+    }
+    headers.emplace_back("Content-Range", "bytes " + std::to_string(wanted->first) + "-" +
+                                              std::to_string(wanted->last) + "/" + std::to_string(body.size()));
+    return {206, std::move(headers), body.substr(wanted->first, wanted->last - wanted->first + 1)};
+}
+
+awaitable<void> fault_http_server::serve(tcp::socket socket, std::size_t connection) {
+    beast::tcp_stream stream(std::move(socket));
+    beast::flat_buffer buffer;
+    for (;;) {
+        http::request<http::string_body> request;
+        stream.expires_after(io_deadline);
+        auto [read_error, read_bytes] = co_await http::async_read(stream, buffer, request, use_op);
+        if (read_error)
+            co_return; // the client closed, or sent what is not HTTP
+
+        recorded_request seen{text(request.method_string()), text(request.target()), {}, connection};
+        for (auto const& field : request)
+            seen.headers.emplace_back(text(field.name_string()), text(field.value()));
+        std::string path = seen.target.substr(0, seen.target.find('?'));
+        fault f = record(seen, path);
+
+        if (f.what == fault::action::close_before_headers)
+            co_return; // the stream's destructor closes the socket
+        if (f.what == fault::action::stall_before_headers)
+            co_await sleep_for(f.stall);
+
+        reply out = f.status != 0 ? reply{f.status, {}, "injected " + std::to_string(f.status) + "\n"}
+                                  : answer(seen.method, path, text(request[http::field::if_none_match]),
+                                           text(request[http::field::range]));
+        out.headers.insert(out.headers.end(), f.headers.begin(), f.headers.end());
+        bool keep_alive = request.keep_alive();
+        std::string head = "HTTP/1.1 " + std::to_string(out.status) + " " +
+                           text(http::obsolete_reason(http::int_to_status(out.status))) + "\r\n";
+        if (out.has_length) // of the body a GET would get, for HEAD too
+            head += "Content-Length: " + std::to_string(out.body.size()) + "\r\n";
+        for (auto const& [name, value] : out.headers)
+            head += name + ": " + value + "\r\n";
+        if (!keep_alive)
+            head += "Connection: close\r\n";
+        head += "\r\n";
+        std::string body = seen.method == "HEAD" ? std::string() : std::move(out.body);
+        std::size_t half = body.size() / 2;
+
+        bool sent = false;
+        switch (f.what) {
+        case fault::action::short_body:
+            co_await send(stream, head + body.substr(0, half));
+            co_return;
+        case fault::action::stall_mid_body:
+            sent = co_await send(stream, head + body.substr(0, half));
+            if (sent)
+                co_await sleep_for(f.stall);
+            sent = sent && co_await send(stream, body.substr(half));
+            break;
+        case fault::action::long_body:
+            sent = co_await send(stream, head + body + "EXCESS BYTES AFTER THE BODY\r\n");
+            break;
+        default:
+            sent = co_await send(stream, head + body);
+        }
+        if (!sent || !keep_alive)
+            co_return;
+    }
+}
+
+} // namespace mirror::test
