@@ -15,7 +15,9 @@ std::string usage_text() {
                                             list the principals whose keys match the signature
   fdl-mirror --help | --version
 
-ORIGIN and REPOSITORY are folder paths, file:///… URLs or https://… URLs; MIRROR is a folder.
+ORIGIN and REPOSITORY are folder paths, file:///… URLs, https://… URLs or s3://BUCKET/PREFIX/;
+MIRROR is a folder or s3://BUCKET/PREFIX/. S3 credentials, region and endpoint come from the
+environment and ~/.aws as the AWS CLI reads them (AWS_PROFILE, AWS_ENDPOINT_URL, …).
 
 sync options:
   --allow-rewind                 let branches move to versions that do not descend from the mirror's
@@ -29,7 +31,8 @@ sync and verify options:
   --signatures POLICY            required | if-present | off (default: required with keys, else off)
   --namespace NS                 signature namespace (default fdl)
   --ca-bundle FILE               PEM certificates to trust for https:// instead of the system's
-  --allow-plain-http             accept http:// origins (nothing protects their bytes in transit)
+  --allow-plain-http             accept http:// origins and S3 endpoints (nothing protects their
+                                 bytes, or S3 credentials, in transit)
 
 exit status: 0 all mirrored and verified (or, for verify, every check passed; for
 check-signature, the signature is accepted); 1 something was held back or a check failed

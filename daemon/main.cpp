@@ -189,7 +189,8 @@ int run_verify_command(daemon::verify_command const& cmd) {
 std::string version_text() {
     return std::string("fdl-mirror ") + FDL_MIRROR_VERSION +
            "\n"
-           "stores: folder (file://), http(s):// origins (read-only; TLS verified); s3:// not built yet\n"
+           "stores: folder (file://), http(s):// origins (read-only; TLS verified), s3:// (SigV4; AWS or a custom "
+           "endpoint)\n"
 #ifdef FDL_MIRROR_HAVE_DUCKDB
            "catalog reader: DuckDB's C library; each version's frozen catalog names its data files and is "
            "checked against version.json, files.json and catalogs/*\n"

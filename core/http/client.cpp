@@ -369,7 +369,7 @@ awaitable<result<response_head>> client::fetch(request req, store::byte_sink* bo
                 co_return answer;
             auto failure = status_error(status, req.where.text());
             if (!store::is_retryable(failure.code))
-                co_return failure;
+                co_return answer; // final: the caller judges it (S3 reads its error body)
             if (auto after = answer->header("retry-after")) {
                 std::uint64_t seconds = 0;
                 auto [end, ec] = std::from_chars(after->data(), after->data() + after->size(), seconds);

@@ -3,6 +3,7 @@
 #include "core/store/errors.hpp"
 #include "core/store/http_store.hpp"
 #include "core/store/local_store.hpp"
+#include "core/store/s3_store.hpp"
 
 namespace mirror::store {
 
@@ -36,8 +37,18 @@ result<std::unique_ptr<store>> open_store(std::string_view location, store_role 
                 return opened.error();
             return std::unique_ptr<store>(std::move(*opened));
         } else if (scheme == "s3") {
-            return make_error(store_errc::unsupported,
-                              where + ": " + std::string(scheme) + ":// stores are not supported yet");
+            auto access = s3::resolve_s3(options.s3, s3::current_environment());
+            if (!access)
+                return with_context(access.error(), where);
+            s3_store_settings settings;
+            settings.access = {access->creds, access->region, access->endpoint, access->path_style};
+            settings.allow_plain_http = options.allow_plain_http;
+            settings.client.ca_bundle = options.ca_bundle ? options.ca_bundle : access->ca_bundle;
+            settings.client.user_agent = user_agent();
+            auto opened = s3_store::open(location, std::move(settings));
+            if (!opened)
+                return opened.error();
+            return std::unique_ptr<store>(std::move(*opened));
         } else {
             return make_error(store_errc::unsupported, where + ": unknown scheme '" + std::string(scheme) + "'");
         }

@@ -1,6 +1,7 @@
 #pragma once
 // The only switch on a location's scheme: which backend serves it.
 
+#include "core/s3/aws_config.hpp"
 #include "core/store/blocking_pool.hpp"
 #include "core/store/store.hpp"
 
@@ -18,13 +19,15 @@ std::string user_agent();
 
 /// How to reach stores over the network.
 struct store_options {
-    bool allow_plain_http = false;                  ///< accept http:// origins
-    std::optional<std::filesystem::path> ca_bundle; ///< TLS roots instead of the system's
+    bool allow_plain_http = false;                  ///< accept http:// origins and S3 endpoints
+    std::optional<std::filesystem::path> ca_bundle; ///< TLS roots instead of the system's (or S3's)
+    s3::s3_settings s3;                             ///< wins over the environment and ~/.aws
 };
 
-/// Opens the store a location names: a folder path or a `file://` URL, or an `http(s)://`
-/// URL (an origin only: HTTP is read-only). `s3://` is refused with
-/// store_errc::unsupported ("not supported yet"), as is any other scheme. A mirror is
+/// Opens the store a location names: a folder path or a `file://` URL, an `http(s)://`
+/// URL (an origin only: HTTP is read-only), or `s3://bucket/prefix/` (credentials,
+/// region, endpoint and addressing resolved as the AWS tools do: s3::resolve_s3, with
+/// the process environment read now). Any other scheme is store_errc::unsupported. A mirror is
 /// opened writable (its folder created when absent); an origin read-only, and a folder
 /// origin must exist. Blocking file I/O runs on `pool` (which must outlive the store) when
 /// one is given.

@@ -105,3 +105,23 @@ install_duckdb() {
   (cd "$duckdb_prefix" && npm ci --no-audit --no-fund --ignore-scripts --omit-lockfile-registry-resolved >/dev/null)
   [ -f "$lib" ] || { echo "DuckDB: $lib is missing after npm ci" >&2; return 1; }
 }
+
+# s3rver, a small S3-compatible server in Node.js that keeps objects in a folder, for the S3
+# store tests (tests/support/s3rver.hpp runs it on 127.0.0.1). Pinned like DuckDB: the
+# version and its dependencies' integrity hashes in scripts/deps/s3rver/package.json and its
+# lock file (no addresses), installed with npm ci into $s3rver_prefix inside the build tree.
+s3rver_prefix=${FDL_MIRROR_S3RVER_PREFIX:-$PWD/$build_dir/deps/s3rver}
+
+install_s3rver() {
+  local cli="$s3rver_prefix/node_modules/s3rver/bin/s3rver.js"
+  if [ -f "$cli" ] && cmp -s scripts/deps/s3rver/package-lock.json "$s3rver_prefix/package-lock.json"; then
+    log_step "s3rver: installed already in $s3rver_prefix"
+    return 0
+  fi
+  command -v npm >/dev/null || install_debian_packages npm
+  log_step "s3rver: installing the pinned S3 test server with npm into $s3rver_prefix"
+  mkdir -p "$s3rver_prefix"
+  cp scripts/deps/s3rver/package.json scripts/deps/s3rver/package-lock.json "$s3rver_prefix/"
+  (cd "$s3rver_prefix" && npm ci --no-audit --no-fund --ignore-scripts --omit-lockfile-registry-resolved >/dev/null)
+  [ -f "$cli" ] || { echo "s3rver: $cli is missing after npm ci" >&2; return 1; }
+}

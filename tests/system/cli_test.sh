@@ -21,7 +21,9 @@ expect_status 2 "an http mirror is refused" -- "$FDL_MIRROR" sync "$work/origin"
 expect_output "an HTTP store is read-only" "http mirror"
 expect_status 2 "plain http without --allow-plain-http" -- "$FDL_MIRROR" sync http://127.0.0.1:1/lake/ "$work/m0"
 expect_output "plain http:// is refused unless allowed explicitly (--allow-plain-http)" "plain http"
-expect_status 2 "s3 mirror not supported yet" -- "$FDL_MIRROR" sync "$work/origin" s3://bucket/prefix/
+expect_status 3 "an s3 mirror without credentials" -- env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_PROFILE \
+    HOME="$work" "$FDL_MIRROR" sync "$work/origin" s3://bucket/prefix/
+expect_output "no S3 credentials for profile default: looked in the environment" "s3 says where it looked"
 expect_status 2 "a file:// URL with a relative path" -- "$FDL_MIRROR" sync file://relative/path "$work/m0"
 expect_status 3 "absent origin folder" -- "$FDL_MIRROR" sync "$work/absent" "$work/m0"
 

@@ -1,0 +1,66 @@
+#pragma once
+// A repository in an S3 bucket (AWS, or an S3-compatible store behind a custom endpoint):
+// read and write, SigV4-signed, listed with ListObjectsV2 page by page, large objects
+// uploaded in parts, create-only writes with If-None-Match: *.
+
+#include "core/http/client.hpp"
+#include "core/s3/sigv4.hpp"
+#include "core/store/store.hpp"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace mirror::store {
+
+/// How to reach the bucket.
+struct s3_access {
+    s3::credentials creds;
+    std::string region = "us-east-1";
+    /// "https://host:port" of an S3-compatible store; AWS's regional endpoint when unset.
+    std::optional<std::string> endpoint;
+    bool path_style = false; ///< bucket in the path, not in the host name
+};
+
+struct s3_store_settings {
+    s3_access access;
+    http::client_settings client;
+    bool allow_plain_http = false;                ///< an http:// endpoint (loopback test stores)
+    std::size_t part_bytes = 16 * 1024 * 1024;    ///< larger objects go up in parts of this size
+    std::size_t max_page_bytes = 16 * 1024 * 1024; ///< a ListObjectsV2 page larger than this is refused
+};
+
+class s3_store final : public store {
+public:
+    /// Opens `url` ("s3://bucket/prefix/"). Fails with store_errc::rejected for a URL or an
+    /// endpoint it refuses. Makes no request.
+    static result<std::unique_ptr<s3_store>> open(std::string_view url, s3_store_settings settings);
+    ~s3_store() override;
+
+    store_caps caps() const override;
+    std::string describe() const override;
+    awaitable<result<object_info>> stat(std::string key) override;
+    awaitable<result<void>> read(std::string key, byte_sink& out) override;
+    awaitable<result<void>> list(std::string prefix, std::function<result<void>(list_entry)> each) override;
+    awaitable<result<std::unique_ptr<object_writer>>> open_writer(std::string key, write_mode mode) override;
+    awaitable<result<void>> remove(std::string key) override;
+
+    /// A signed request for an object key below the root (or the bucket when `key` is
+    /// empty and `bucket_level`). Public for the writer; not for callers.
+    http::request signed_request(std::string method, std::string const& key, bool bucket_level,
+                                 std::vector<std::pair<std::string, std::string>> query,
+                                 std::vector<std::pair<std::string, std::string>> headers, std::string body) const;
+    http::client& client() { return *client_; }
+    s3_store_settings const& settings() const { return settings_; }
+
+private:
+    s3_store(std::string bucket, std::string prefix, http::location endpoint, s3_store_settings settings);
+
+    std::string bucket_;
+    std::string prefix_; ///< "" or ending in '/'
+    http::location endpoint_;
+    s3_store_settings settings_;
+    std::unique_ptr<http::client> client_;
+};
+
+} // namespace mirror::store

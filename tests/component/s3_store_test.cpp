@@ -1,0 +1,213 @@
+// S3 stores against a real S3 server (s3rver on loopback): as a mirror and as an origin,
+// with an independent client (Debian's AWS CLI) reading back what fdl-mirror wrote.
+
+#include "core/store/s3_store.hpp"
+
+#include "core/store/errors.hpp"
+#include "core/sync/audit.hpp"
+#include "core/sync/sync_pass.hpp"
+#include "tests/component/helpers.hpp"
+#include "tests/support/run.hpp"
+#include "tests/support/s3rver.hpp"
+#include "tests/support/temp_dir.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <doctest/doctest.h>
+
+#include <cstdio>
+
+using namespace mirror;
+using namespace mirror::test;
+using store::store_errc;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Runs coroutines on one io_context that outlives the stores of the test.
+struct loop {
+    net::io_context io{1};
+    template <class T>
+    T operator()(awaitable<T> work) {
+        std::optional<T> out;
+        std::exception_ptr failure;
+        net::co_spawn(io, std::move(work), [&](std::exception_ptr e, T value) {
+            failure = e;
+            if (!e)
+                out = std::move(value);
+        });
+        io.restart();
+        io.run();
+        if (failure)
+            std::rethrow_exception(failure);
+        return std::move(*out);
+    }
+};
+
+/// Runs a shell command and returns what it printed; fails the test on a non-zero exit.
+std::string shell(std::string const& command) {
+    std::string out;
+    FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    char buffer[4096];
+    while (auto n = std::fread(buffer, 1, sizeof buffer, pipe))
+        out.append(buffer, n);
+    int status = ::pclose(pipe);
+    INFO(command << "\n" << out);
+    REQUIRE(status == 0);
+    return out;
+}
+
+struct s3_fixture {
+    temp_dir tmp;
+    s3rver_server server{{.buckets = {"mirror", "origin"}}};
+    loop run_on;
+
+    std::unique_ptr<store::s3_store> open(std::string const& url, std::size_t part_bytes = 16 * 1024 * 1024) {
+        store::s3_store_settings settings;
+        settings.access.creds = {std::string(s3rver_server::access_key_id),
+                                 std::string(s3rver_server::secret_access_key), std::nullopt};
+        settings.access.endpoint = server.endpoint();
+        settings.access.path_style = true;
+        settings.allow_plain_http = true;
+        settings.part_bytes = part_bytes;
+        settings.client.backoff_base = std::chrono::milliseconds(1);
+        auto opened = store::s3_store::open(url, settings);
+        REQUIRE_MESSAGE(opened.has_value(), (opened ? "" : opened.error().message));
+        return std::move(*opened);
+    }
+
+    /// The AWS CLI from Debian, pointed at s3rver and at nothing else.
+    std::string aws(std::string const& args) {
+        return shell("env -i PATH=/usr/bin:/bin HOME=" + tmp.path().string() +
+                     " AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=S3RVER AWS_DEFAULT_REGION=us-east-1"
+                     " AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null"
+                     " /usr/bin/aws --endpoint-url " +
+                     server.endpoint() + " " + args);
+    }
+};
+
+} // namespace
+
+TEST_CASE_FIXTURE(s3_fixture, "a folder origin mirrors into S3, and the AWS CLI reads back the same bytes") {
+    publisher origin(tmp / "origin");
+    auto sample = publish_sample(origin);
+    auto from = open_folder(tmp / "origin", false);
+    auto to = open("s3://mirror/lake/population/");
+    auto r = run_on(sync::run_sync(*from, *to, {}, nullptr));
+    INFO(describe(r) << server.log());
+    CHECK(r.exit_code() == 0);
+    CHECK(r.published.size() == 4);
+
+    // An independent client copies the whole prefix down; it must equal the origin.
+    aws("s3 cp --recursive --only-show-errors s3://mirror/lake/population/ " + (tmp / "copy").string());
+    for (auto const& f : files_under(tmp / "origin"))
+        if (f != "refs.json") // the mirror writes its own, from the refs it holds
+            CHECK_MESSAGE(read_file(tmp / "copy" / f) == read_file(tmp / "origin" / f), f);
+    CHECK(ref_of(tmp / "copy", "refs/heads/main") == sample.main.back());
+    CHECK(reader_visible_problems(tmp / "copy").empty());
+
+    // A second pass finds everything in place and writes nothing.
+    auto again = run_on(sync::run_sync(*from, *to, {}, nullptr));
+    CHECK(again.exit_code() == 0);
+    CHECK(again.files_copied == 0);
+
+    // verify audits the S3 mirror, including the ledger's digests.
+    auto audit = run_on(sync::run_audit(*to, nullptr));
+    CHECK(audit.exit_code() == 0);
+    CHECK(audit.versions.size() == 4);
+    std::uint64_t proven = 0;
+    for (auto const& v : audit.versions)
+        proven += v.data_files_proven;
+    CHECK(proven > 0);
+}
+
+TEST_CASE_FIXTURE(s3_fixture, "an S3 origin mirrors into a folder, listed page by page") {
+    publisher origin(tmp / "origin");
+    publish_sample(origin);
+    aws("s3 cp --recursive --only-show-errors " + (tmp / "origin").string() + " s3://origin/repo/");
+    auto from = open("s3://origin/repo/");
+    auto to = open_folder(tmp / "mirror", true);
+    auto r = run_on(sync::run_sync(*from, *to, {}, nullptr));
+    INFO(describe(r) << server.log());
+    CHECK(r.exit_code() == 0);
+    CHECK(r.published.size() == 4);
+    for (auto const& f : files_under(tmp / "mirror" / "versions"))
+        CHECK(read_file(tmp / "mirror" / "versions" / f) == read_file(tmp / "origin" / "versions" / f));
+    CHECK(reader_visible_problems(tmp / "mirror").empty());
+}
+
+TEST_CASE_FIXTURE(s3_fixture, "the store's own operations: stat, read, list across pages, multipart, delete") {
+    auto s3 = open("s3://mirror/p/", 5 * 1024 * 1024);
+    std::string big(12 * 1024 * 1024 + 17, 'z'); // three parts of at most 5 MiB
+    for (std::size_t i = 0; i < big.size(); i += 4096)
+        big[i] = static_cast<char>('a' + (i / 4096) % 26);
+    auto written = run_on(store::write_all(*s3, "data/big.parquet", big, store::write_mode::create_only));
+    REQUIRE_MESSAGE(written.has_value(), (written ? "" : written.error().message));
+    auto size = run_on(s3->stat("data/big.parquet"));
+    REQUIRE(size.has_value());
+    CHECK(size->size == big.size());
+    auto back = run_on(store::read_all(*s3, "data/big.parquet", big.size()));
+    REQUIRE(back.has_value());
+    CHECK(*back == big);
+    aws("s3 cp --only-show-errors s3://mirror/p/data/big.parquet " + (tmp / "big").string());
+    CHECK(read_file(tmp / "big") == big);
+
+    // 1,050 keys: more than one ListObjectsV2 page of 1,000.
+    for (int i = 0; i < 1050; ++i)
+        REQUIRE(run_on(store::write_all(*s3, "many/k" + std::to_string(i), "x", store::write_mode::replace)));
+    std::size_t listed = 0;
+    std::function<result<void>(store::list_entry)> count = [&](store::list_entry e) -> result<void> {
+        CHECK(e.key.starts_with("many/k"));
+        CHECK(e.size == 1);
+        ++listed;
+        return {};
+    };
+    REQUIRE(run_on(s3->list("many/", count)));
+    CHECK(listed == 1050);
+
+    auto missing = run_on(s3->stat("absent"));
+    REQUIRE(!missing);
+    CHECK(missing.error().code == store_errc::not_found);
+    auto missing_read = run_on(store::read_all(*s3, "absent", 10));
+    REQUIRE(!missing_read);
+    CHECK(missing_read.error().code == store_errc::not_found);
+    INFO(missing_read.error().message);
+    CHECK(missing_read.error().message.find("NoSuchKey") != std::string::npos);
+
+    REQUIRE(run_on(s3->remove("data/big.parquet")));
+    CHECK(run_on(s3->stat("data/big.parquet")).error().code == store_errc::not_found);
+}
+
+TEST_CASE_FIXTURE(s3_fixture, "wrong credentials are access denied, and the secret is never in the message") {
+    store::s3_store_settings settings;
+    settings.access.creds = {"NOT-A-KEY", "a-very-secret-value", std::nullopt};
+    settings.access.endpoint = server.endpoint();
+    settings.access.path_style = true;
+    settings.allow_plain_http = true;
+    auto s3 = store::s3_store::open("s3://mirror/", settings);
+    REQUIRE(s3.has_value());
+    auto r = run_on(store::read_all(**s3, "fdl.json", 100));
+    REQUIRE(!r);
+    CHECK(r.error().code == store_errc::access_denied);
+    CHECK(r.error().message.find("a-very-secret-value") == std::string::npos);
+}
+
+TEST_CASE("S3 URLs and endpoints a store refuses") {
+    store::s3_store_settings settings;
+    settings.access.creds = {"k", "s", std::nullopt};
+    for (auto const* bad : {"s3://", "s3://UPPER/x/", "s3://ab/", "s3://bucket/../x/", "https://bucket/"}) {
+        CAPTURE(bad);
+        auto s3 = store::s3_store::open(bad, settings);
+        REQUIRE(!s3);
+        CHECK(s3.error().code == store_errc::rejected);
+    }
+    settings.access.endpoint = "http://127.0.0.1:9000";
+    auto plain = store::s3_store::open("s3://bucket/x/", settings);
+    REQUIRE(!plain);
+    CHECK(plain.error().message.find("plain http://") != std::string::npos);
+    settings.access.endpoint.reset();
+    auto aws = store::s3_store::open("s3://bucket/x/", settings);
+    REQUIRE(aws.has_value());
+    CHECK((*aws)->describe() == "s3://bucket/x/");
+}
