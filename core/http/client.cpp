@@ -208,13 +208,14 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
                                               request const& req, store::byte_sink* body, bool& reusable,
                                               bool& got_head, response_head* seen) {
     std::string what = req.where.text();
-    bhttp::request<bhttp::string_body> out{bhttp::string_to_verb(req.method), req.where.target(), 11};
+    // The body is sent from the caller's string, not copied into the message.
+    bhttp::request<bhttp::span_body<char const>> out{bhttp::string_to_verb(req.method), req.where.target(), 11};
     out.set(bhttp::field::host, req.where.host_header());
     out.set(bhttp::field::user_agent, settings.user_agent);
     for (auto const& [name, value] : req.headers)
         out.set(name, value);
     if (!req.body.empty() || req.method == "PUT" || req.method == "POST") {
-        out.body() = req.body;
+        out.body() = bhttp::span_body<char const>::value_type(req.body.data(), req.body.size());
         out.prepare_payload();
     }
     c.lowest().expires_after(settings.header_timeout);
@@ -326,11 +327,15 @@ awaitable<result<response_head>> client::fetch(request req, store::byte_sink* bo
     std::optional<error> last;
     for (unsigned attempt = 0; attempt < impl_->settings.max_attempts;) {
         std::uint64_t resume_from = counted.delivered();
-        request sent = req;
+        // A resumed read adds two headers; the request (and its body, a part of up to
+        // 16 MiB for S3) is otherwise sent as it is, not copied.
+        std::optional<request> resumed;
         if (resume_from > 0) {
-            sent.headers.emplace_back("Range", "bytes=" + std::to_string(resume_from) + "-");
-            sent.headers.emplace_back("If-Range", *etag);
+            resumed = req;
+            resumed->headers.emplace_back("Range", "bytes=" + std::to_string(resume_from) + "-");
+            resumed->headers.emplace_back("If-Range", *etag);
         }
+        request const& sent = resumed ? *resumed : req;
         response_head seen;
         auto answer = co_await exchange(sent, sink, &seen);
         std::optional<std::chrono::milliseconds> wait;

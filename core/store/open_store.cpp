@@ -27,7 +27,7 @@ result<std::unique_ptr<store>> open_store(std::string_view location, store_role 
         } else if (scheme == "http" || scheme == "https") {
             if (role == store_role::mirror)
                 return make_error(store_errc::unsupported, where + ": an HTTP store is read-only; a mirror must be a "
-                                                                   "folder (or s3:// once supported)");
+                                                                   "folder or s3://");
             http_store_settings settings;
             settings.allow_plain_http = options.allow_plain_http;
             settings.client.ca_bundle = options.ca_bundle;
