@@ -14,8 +14,6 @@
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_ca.hpp"
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/io_context.hpp>
 #include <doctest/doctest.h>
 
 using namespace mirror;
@@ -24,26 +22,6 @@ using store::store_errc;
 namespace fs = std::filesystem;
 
 namespace {
-
-/// Runs coroutines on one io_context that outlives the stores of the test.
-struct loop {
-    net::io_context io{1};
-    template <class T>
-    T operator()(awaitable<T> work) {
-        std::optional<T> out;
-        std::exception_ptr failure;
-        net::co_spawn(io, std::move(work), [&](std::exception_ptr e, T value) {
-            failure = e;
-            if (!e)
-                out = std::move(value);
-        });
-        io.restart();
-        io.run();
-        if (failure)
-            std::rethrow_exception(failure);
-        return std::move(*out);
-    }
-};
 
 /// Collects what a read delivers.
 class string_sink final : public store::byte_sink {
@@ -80,7 +58,7 @@ struct https_origin {
     tls_files tls = make_test_ca(tmp / "tls");
     nginx_server nginx{nginx_options{tmp / "origin", tls.server_cert, tls.server_key,
                                      "location = /moved { return 301 http://127.0.0.1:1/fdl.json; }"}};
-    loop run_on;
+    event_loop run_on;
 
     std::unique_ptr<store::store> open(store::store_options options) {
         auto opened = store::open_store(nginx.url(), store::store_role::origin, nullptr, options);
@@ -93,7 +71,7 @@ struct https_origin {
 /// The fault server with a small repository-like set of objects and quick retries.
 struct faulty_origin {
     fault_http_server server{{{"/fdl.json", "{\"fdl\": \"0.1\"}"}, {"/big.bin", std::string(200'000, 'x')}}};
-    loop run_on;
+    event_loop run_on;
     std::unique_ptr<store::http_store> store = open();
 
     std::unique_ptr<store::http_store> open() {

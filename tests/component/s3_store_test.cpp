@@ -11,8 +11,6 @@
 #include "tests/support/s3rver.hpp"
 #include "tests/support/temp_dir.hpp"
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/io_context.hpp>
 #include <doctest/doctest.h>
 
 #include <cstdio>
@@ -23,26 +21,6 @@ using store::store_errc;
 namespace fs = std::filesystem;
 
 namespace {
-
-/// Runs coroutines on one io_context that outlives the stores of the test.
-struct loop {
-    net::io_context io{1};
-    template <class T>
-    T operator()(awaitable<T> work) {
-        std::optional<T> out;
-        std::exception_ptr failure;
-        net::co_spawn(io, std::move(work), [&](std::exception_ptr e, T value) {
-            failure = e;
-            if (!e)
-                out = std::move(value);
-        });
-        io.restart();
-        io.run();
-        if (failure)
-            std::rethrow_exception(failure);
-        return std::move(*out);
-    }
-};
 
 /// Runs a shell command and returns what it printed; fails the test on a non-zero exit.
 std::string shell(std::string const& command) {
@@ -61,7 +39,7 @@ std::string shell(std::string const& command) {
 struct s3_fixture {
     temp_dir tmp;
     s3rver_server server{{.buckets = {"mirror", "origin"}}};
-    loop run_on;
+    event_loop run_on;
 
     std::unique_ptr<store::s3_store> open(std::string const& url, std::size_t part_bytes = 16 * 1024 * 1024) {
         store::s3_store_settings settings;

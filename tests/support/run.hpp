@@ -6,7 +6,12 @@
 #include "core/sync/audit.hpp"
 #include "core/sync/sync_pass.hpp"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include <exception>
 #include <filesystem>
+#include <optional>
 
 namespace mirror::test {
 
@@ -27,5 +32,27 @@ std::unique_ptr<store::store> open_folder(std::filesystem::path const& root, boo
 
 /// The report's held reasons, violations and fatal error, one per line, for messages.
 std::string describe(sync::sync_report const& report);
+
+/// Runs coroutines one after another on one io_context that outlives the stores a test
+/// keeps across them (an HTTP or S3 store keeps connections bound to it). Declare it
+/// before those stores.
+struct event_loop {
+    net::io_context io{1};
+    template <class T>
+    T operator()(awaitable<T> work) {
+        std::optional<T> out;
+        std::exception_ptr failure;
+        net::co_spawn(io, std::move(work), [&](std::exception_ptr e, T value) {
+            failure = e;
+            if (!e)
+                out = std::move(value);
+        });
+        io.restart();
+        io.run();
+        if (failure)
+            std::rethrow_exception(failure);
+        return std::move(*out);
+    }
+};
 
 } // namespace mirror::test
