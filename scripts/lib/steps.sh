@@ -92,18 +92,26 @@ install_libssh() {
 # installed with npm ci into $duckdb_prefix inside the build tree.
 duckdb_prefix=${FDL_MIRROR_DUCKDB_PREFIX:-$PWD/$build_dir/deps/duckdb}
 
-install_duckdb() {
-  local lib="$duckdb_prefix/node_modules/@duckdb/node-bindings-linux-x64/libduckdb.so"
-  if [ -f "$lib" ] && cmp -s scripts/deps/duckdb/package-lock.json "$duckdb_prefix/package-lock.json"; then
-    log_step "DuckDB: installed already in $duckdb_prefix"
+# Installs the npm package pinned in scripts/deps/NAME (package.json and a lock file with
+# integrity hashes and no addresses) with npm ci into PREFIX, unless FILE is there and the
+# installed lock file is the pinned one. WHAT names it in messages.
+install_pinned_npm() {
+  local name=$1 prefix=$2 file=$3 what=$4
+  if [ -f "$file" ] && cmp -s "scripts/deps/$name/package-lock.json" "$prefix/package-lock.json"; then
+    log_step "$what: installed already in $prefix"
     return 0
   fi
   command -v npm >/dev/null || install_debian_packages npm
-  log_step "DuckDB: installing the pinned C library with npm into $duckdb_prefix"
-  mkdir -p "$duckdb_prefix"
-  cp scripts/deps/duckdb/package.json scripts/deps/duckdb/package-lock.json "$duckdb_prefix/"
-  (cd "$duckdb_prefix" && npm ci --no-audit --no-fund --ignore-scripts --omit-lockfile-registry-resolved >/dev/null)
-  [ -f "$lib" ] || { echo "DuckDB: $lib is missing after npm ci" >&2; return 1; }
+  log_step "$what: installing the pinned version with npm into $prefix"
+  mkdir -p "$prefix"
+  cp "scripts/deps/$name/package.json" "scripts/deps/$name/package-lock.json" "$prefix/"
+  (cd "$prefix" && npm ci --no-audit --no-fund --ignore-scripts --omit-lockfile-registry-resolved >/dev/null)
+  [ -f "$file" ] || { echo "$what: $file is missing after npm ci" >&2; return 1; }
+}
+
+install_duckdb() {
+  install_pinned_npm duckdb "$duckdb_prefix" \
+    "$duckdb_prefix/node_modules/@duckdb/node-bindings-linux-x64/libduckdb.so" "DuckDB's C library"
 }
 
 # s3rver, a small S3-compatible server in Node.js that keeps objects in a folder, for the S3
@@ -113,15 +121,5 @@ install_duckdb() {
 s3rver_prefix=${FDL_MIRROR_S3RVER_PREFIX:-$PWD/$build_dir/deps/s3rver}
 
 install_s3rver() {
-  local cli="$s3rver_prefix/node_modules/s3rver/bin/s3rver.js"
-  if [ -f "$cli" ] && cmp -s scripts/deps/s3rver/package-lock.json "$s3rver_prefix/package-lock.json"; then
-    log_step "s3rver: installed already in $s3rver_prefix"
-    return 0
-  fi
-  command -v npm >/dev/null || install_debian_packages npm
-  log_step "s3rver: installing the pinned S3 test server with npm into $s3rver_prefix"
-  mkdir -p "$s3rver_prefix"
-  cp scripts/deps/s3rver/package.json scripts/deps/s3rver/package-lock.json "$s3rver_prefix/"
-  (cd "$s3rver_prefix" && npm ci --no-audit --no-fund --ignore-scripts --omit-lockfile-registry-resolved >/dev/null)
-  [ -f "$cli" ] || { echo "s3rver: $cli is missing after npm ci" >&2; return 1; }
+  install_pinned_npm s3rver "$s3rver_prefix" "$s3rver_prefix/node_modules/s3rver/bin/s3rver.js" "s3rver"
 }
