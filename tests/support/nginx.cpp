@@ -1,5 +1,7 @@
 #include "tests/support/nginx.hpp"
 
+#include "tests/support/local_servers.hpp"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -26,27 +28,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-/// The nginx binary: the first on PATH, else /usr/sbin/nginx (off a non-root PATH on
-/// Debian); empty when there is none.
-fs::path find_nginx() {
-    if (char const* path = std::getenv("PATH")) {
-        std::istringstream dirs(path);
-        for (std::string dir; std::getline(dirs, dir, ':');)
-            if (!dir.empty() && ::access((fs::path(dir) / "nginx").c_str(), X_OK) == 0)
-                return fs::path(dir) / "nginx";
-    }
-    if (::access("/usr/sbin/nginx", X_OK) == 0)
-        return "/usr/sbin/nginx";
-    return {};
-}
-
-std::string read_text(fs::path const& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 sockaddr_in loopback(std::uint16_t port) {
     sockaddr_in address{};
     address.sin_family = AF_INET;
@@ -69,16 +50,6 @@ std::uint16_t free_port() {
     if (!found)
         throw std::runtime_error("cannot bind 127.0.0.1:0 to find a free port");
     return ntohs(address.sin_port);
-}
-
-bool accepts_connections(std::uint16_t port) {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0)
-        return false;
-    sockaddr_in address = loopback(port);
-    bool connected = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
-    ::close(fd);
-    return connected;
 }
 
 std::string config_for(nginx_options const& o, fs::path const& prefix, std::uint16_t port) {
@@ -124,7 +95,7 @@ std::string config_for(nginx_options const& o, fs::path const& prefix, std::uint
 
 } // namespace
 
-bool nginx_available() { return !find_nginx().empty(); }
+bool nginx_available() { return !find_program("nginx", "/usr/sbin/nginx").empty(); }
 
 nginx_server::nginx_server(nginx_options options) : options_(std::move(options)) {
     if (!nginx_available())
@@ -146,7 +117,7 @@ bool nginx_server::start_on(std::uint16_t port) {
         out << config_for(options_, prefix_.path(), port);
     }
     fs::remove(prefix_ / "nginx.pid");
-    std::string binary = find_nginx().string(), prefix = prefix_.path().string() + "/", conf_path = conf.string(),
+    std::string binary = find_program("nginx", "/usr/sbin/nginx").string(), prefix = prefix_.path().string() + "/", conf_path = conf.string(),
                 early_log = (prefix_ / "error.log").string();
     // -e: the log for errors before nginx.conf is read (nginx >= 1.19.5).
     std::vector<char*> argv{binary.data(), const_cast<char*>("-p"), prefix.data(), const_cast<char*>("-c"),

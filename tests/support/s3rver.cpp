@@ -1,5 +1,7 @@
 #include "tests/support/s3rver.hpp"
 
+#include "tests/support/local_servers.hpp"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -41,39 +43,6 @@ fs::path cli_in(fs::path const& install_dir) {
     return install_dir / "node_modules" / "s3rver" / "bin" / "s3rver.js";
 }
 
-/// The node binary: the first on PATH, else /usr/bin/node; empty when there is none.
-fs::path find_node() {
-    if (char const* path = std::getenv("PATH")) {
-        std::istringstream dirs(path);
-        for (std::string dir; std::getline(dirs, dir, ':');)
-            if (!dir.empty() && ::access((fs::path(dir) / "node").c_str(), X_OK) == 0)
-                return fs::path(dir) / "node";
-    }
-    if (::access("/usr/bin/node", X_OK) == 0)
-        return "/usr/bin/node";
-    return {};
-}
-
-std::string read_text(fs::path const& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-bool accepts_connections(std::uint16_t port) {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0)
-        return false;
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(port);
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bool connected = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
-    ::close(fd);
-    return connected;
-}
-
 /// The port in s3rver's "S3rver listening on 127.0.0.1:PORT" line, 0 before it is printed.
 std::uint16_t printed_port(std::string const& log) {
     auto at = log.find(listening_line);
@@ -112,7 +81,7 @@ s3rver_server::s3rver_server(s3rver_options options) {
                                  cli_in(install_dir.empty() ? fs::path(FDL_MIRROR_S3RVER_DIR) : install_dir)
                                      .string() +
                                  "): run scripts/setup");
-    if (find_node().empty())
+    if (find_program("node", "/usr/bin/node").empty())
         throw std::runtime_error("node is not installed, which s3rver needs: run scripts/setup");
     fs::create_directories(data_dir());
     start(cli_in(install_dir), options.buckets);
@@ -121,7 +90,7 @@ s3rver_server::s3rver_server(s3rver_options options) {
 s3rver_server::~s3rver_server() { stop(); }
 
 void s3rver_server::start(fs::path const& cli, std::vector<std::string> const& buckets) {
-    std::string node = find_node().string(), script = cli.string(), data = data_dir().string();
+    std::string node = find_program("node", "/usr/bin/node").string(), script = cli.string(), data = data_dir().string();
     std::vector<std::string> args{node, script, "--directory", data, "--address", "127.0.0.1", "--port", "0",
                                   "--silent"};
     for (auto const& bucket : buckets) {
