@@ -9,8 +9,10 @@ namespace mirror::store {
 
 std::string user_agent() { return std::string("fdl-mirror/") + FDL_MIRROR_CORE_VERSION; }
 
-result<std::unique_ptr<store>> open_store(std::string_view location, store_role role, blocking_pool* pool,
-                                          store_options const& options) {
+namespace {
+
+result<std::unique_ptr<store>> open_unthrottled(std::string_view location, store_role role, blocking_pool* pool,
+                                                store_options const& options) {
     std::string where(location);
     if (location.empty())
         return make_error(store_errc::rejected, "empty location");
@@ -57,6 +59,16 @@ result<std::unique_ptr<store>> open_store(std::string_view location, store_role 
     if (!opened)
         return opened.error();
     return std::unique_ptr<store>(std::move(*opened));
+}
+
+} // namespace
+
+result<std::unique_ptr<store>> open_store(std::string_view location, store_role role, blocking_pool* pool,
+                                          store_options const& options) {
+    auto opened = open_unthrottled(location, role, pool, options);
+    if (!opened)
+        return opened.error();
+    return throttled(std::move(*opened), options.limits);
 }
 
 } // namespace mirror::store

@@ -4,6 +4,7 @@
 #include "core/s3/aws_config.hpp"
 #include "core/store/blocking_pool.hpp"
 #include "core/store/store.hpp"
+#include "core/store/throttled_store.hpp"
 
 #include <filesystem>
 #include <memory>
@@ -22,6 +23,9 @@ struct store_options {
     bool allow_plain_http = false;                  ///< accept http:// origins and S3 endpoints
     std::optional<std::filesystem::path> ca_bundle; ///< TLS roots instead of the system's (or S3's)
     s3::s3_settings s3;                             ///< wins over the environment and ~/.aws
+    /// Request and byte rates the opened store is held to (throttled()); shared by every
+    /// store opened with the same pointer. Null or without rates: unlimited.
+    std::shared_ptr<throttle> limits;
 };
 
 /// Opens the store a location names: a folder path or a `file://` URL, an `http(s)://`
