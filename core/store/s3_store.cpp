@@ -3,11 +3,10 @@
 #include "core/fdl/paths.hpp"
 #include "core/s3/aws_config.hpp"
 #include "core/s3/s3_error.hpp"
+#include "core/store/detail/s3_exchange.hpp"
 #include "core/store/errors.hpp"
+#include "core/store/s3_writer.hpp"
 #include "verify/sha256.hpp"
-
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 
 #include <charconv>
 
@@ -15,23 +14,10 @@ namespace mirror::store {
 
 namespace {
 
+using detail::send;
+using detail::text_sink;
+
 constexpr std::string_view empty_sha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
-
-/// Collects a small answer body (a listing page, an upload id) under a limit.
-class text_sink final : public byte_sink {
-public:
-    explicit text_sink(std::size_t limit) : limit_(limit) {}
-    awaitable<result<void>> write(std::span<std::byte const> bytes) override {
-        if (text.size() + bytes.size() > limit_)
-            co_return make_error(store_errc::too_large, "an S3 answer larger than " + std::to_string(limit_) + " bytes");
-        text.append(reinterpret_cast<char const*>(bytes.data()), bytes.size());
-        co_return result<void>();
-    }
-    std::string text;
-
-private:
-    std::size_t limit_;
-};
 
 bool valid_bucket(std::string_view bucket) {
     if (bucket.size() < 3 || bucket.size() > 63)
@@ -41,122 +27,6 @@ bool valid_bucket(std::string_view bucket) {
             return false;
     return bucket.front() != '.' && bucket.front() != '-' && bucket.back() != '.' && bucket.back() != '-';
 }
-
-/// Sends a signed request and judges the answer: an error unless 2xx.
-awaitable<result<http::response_head>> send(s3_store& s3, http::request request, byte_sink* body) {
-    std::string what = request.method + " " + request.where.text();
-    auto answer = co_await s3.client().fetch(std::move(request), body);
-    if (!answer)
-        co_return answer.error();
-    if (answer->status < 200 || answer->status >= 300)
-        co_return s3::classify(answer->status, answer->error_body, what);
-    co_return answer;
-}
-
-/// Buffers an object; small ones go up in one PUT at commit, large ones in parts of
-/// part_bytes as they fill, completed at commit. An upload not committed is aborted, so
-/// no orphan parts stay behind.
-class s3_writer final : public object_writer {
-public:
-    s3_writer(s3_store& s3, std::string key, write_mode mode) : s3_(s3), key_(std::move(key)), mode_(mode) {}
-
-    ~s3_writer() override {
-        if (upload_id_ && !committed_) {
-            // Destructors cannot wait: the abort runs on its own, and the store outlives it.
-            auto request = s3_.signed_request("DELETE", key_, false, {{"uploadId", *upload_id_}}, {}, {});
-            net::co_spawn(executor_, abort(s3_, std::move(request)), net::detached);
-        }
-    }
-
-    awaitable<result<void>> write(std::span<std::byte const> bytes) override {
-        buffer_.append(reinterpret_cast<char const*>(bytes.data()), bytes.size());
-        while (buffer_.size() > s3_.settings().part_bytes) {
-            // More than one part's worth: send one (the last part is sent at commit).
-            std::string part = buffer_.substr(0, s3_.settings().part_bytes);
-            buffer_.erase(0, s3_.settings().part_bytes);
-            auto sent = co_await upload_part(std::move(part));
-            if (!sent)
-                co_return sent;
-        }
-        co_return result<void>();
-    }
-
-    awaitable<result<void>> commit() override {
-        std::vector<std::pair<std::string, std::string>> headers;
-        if (mode_ == write_mode::create_only)
-            headers.emplace_back("If-None-Match", "*");
-        if (!upload_id_) {
-            auto request = s3_.signed_request("PUT", key_, false, {}, std::move(headers), std::move(buffer_));
-            auto put = co_await send(s3_, std::move(request), nullptr);
-            if (!put)
-                co_return put.error();
-            committed_ = true;
-            co_return result<void>();
-        }
-        if (!buffer_.empty()) {
-            std::string last = std::move(buffer_);
-            auto sent = co_await upload_part(std::move(last));
-            if (!sent)
-                co_return sent;
-        }
-        std::string xml = "<CompleteMultipartUpload>";
-        for (std::size_t i = 0; i < etags_.size(); ++i)
-            xml += "<Part><PartNumber>" + std::to_string(i + 1) + "</PartNumber><ETag>" + etags_[i] + "</ETag></Part>";
-        xml += "</CompleteMultipartUpload>";
-        auto request = s3_.signed_request("POST", key_, false, {{"uploadId", *upload_id_}}, std::move(headers),
-                                          std::move(xml));
-        text_sink answer(64 * 1024);
-        auto done = co_await send(s3_, std::move(request), &answer);
-        if (!done)
-            co_return done.error();
-        // CompleteMultipartUpload may fail after a 200, with an <Error> in the body.
-        if (answer.text.find("<Error>") != std::string::npos)
-            co_return s3::classify(500, answer.text, "completing the upload of " + key_);
-        committed_ = true;
-        co_return result<void>();
-    }
-
-private:
-    static awaitable<void> abort(s3_store& s3, http::request request) {
-        auto aborted = co_await send(s3, std::move(request), nullptr);
-        (void)aborted; // best effort: a bucket lifecycle rule should clean what this misses
-    }
-
-    awaitable<result<void>> upload_part(std::string part) {
-        executor_ = co_await net::this_coro::executor;
-        if (!upload_id_) {
-            auto request = s3_.signed_request("POST", key_, false, {{"uploads", ""}}, {}, {});
-            text_sink answer(64 * 1024);
-            auto created = co_await send(s3_, std::move(request), &answer);
-            if (!created)
-                co_return created.error();
-            auto id = s3::xml_text(answer.text, "UploadId");
-            if (!id || id->empty())
-                co_return make_error(store_errc::rejected, key_ + ": the store gave no UploadId");
-            upload_id_ = *id;
-        }
-        std::string number = std::to_string(etags_.size() + 1);
-        auto request = s3_.signed_request("PUT", key_, false, {{"partNumber", number}, {"uploadId", *upload_id_}}, {},
-                                          std::move(part));
-        auto put = co_await send(s3_, std::move(request), nullptr);
-        if (!put)
-            co_return put.error();
-        auto etag = put->header("etag");
-        if (!etag)
-            co_return make_error(store_errc::rejected, key_ + ": part " + number + " came back without an ETag");
-        etags_.push_back(*etag);
-        co_return result<void>();
-    }
-
-    s3_store& s3_;
-    std::string key_;
-    write_mode mode_;
-    std::string buffer_;
-    std::optional<std::string> upload_id_;
-    std::vector<std::string> etags_;
-    bool committed_ = false;
-    net::any_io_executor executor_;
-};
 
 } // namespace
 
@@ -197,6 +67,15 @@ s3_store::s3_store(std::string bucket, std::string prefix, http::location endpoi
       settings_(std::move(settings)), client_(std::make_unique<http::client>(settings_.client)) {}
 
 s3_store::~s3_store() = default;
+
+bool s3_store::take_part_slot() {
+    if (parts_in_flight_ >= settings_.parallel_parts)
+        return false;
+    ++parts_in_flight_;
+    return true;
+}
+
+void s3_store::return_part_slot() { --parts_in_flight_; }
 
 store_caps s3_store::caps() const { return {true, true, true}; }
 
@@ -290,7 +169,7 @@ awaitable<result<void>> s3_store::list(std::string prefix, std::function<result<
 }
 
 awaitable<result<std::unique_ptr<object_writer>>> s3_store::open_writer(std::string key, write_mode mode) {
-    co_return std::unique_ptr<object_writer>(std::make_unique<s3_writer>(*this, std::move(key), mode));
+    co_return std::unique_ptr<object_writer>(make_s3_writer(*this, std::move(key), mode));
 }
 
 awaitable<result<void>> s3_store::remove(std::string key) {

@@ -26,7 +26,13 @@ struct s3_store_settings {
     s3_access access;
     http::client_settings client;
     bool allow_plain_http = false;                ///< an http:// endpoint (loopback test stores)
-    std::size_t part_bytes = 16 * 1024 * 1024;    ///< larger objects go up in parts of this size
+    /// Objects larger than this go up in a multipart upload, smaller ones in one PUT.
+    std::size_t multipart_threshold = 16 * 1024 * 1024;
+    /// The size of each part but the last (S3 wants at least 5 MiB, and at most 10,000 parts).
+    std::size_t part_bytes = 16 * 1024 * 1024;
+    /// Parts sent in the background at once, across every upload of the store; each holds
+    /// a part in memory. 0 sends each part before taking more bytes.
+    std::size_t parallel_parts = 4;
     std::size_t max_page_bytes = 16 * 1024 * 1024; ///< a ListObjectsV2 page larger than this is refused
 };
 
@@ -51,6 +57,10 @@ public:
                                  std::vector<std::pair<std::string, std::string>> query,
                                  std::vector<std::pair<std::string, std::string>> headers, std::string body) const;
     http::client& client() { return *client_; }
+    /// The writers' budget of parallel parts: take_part_slot() is false when it is spent;
+    /// every slot taken is given back with return_part_slot(). For the writer only.
+    bool take_part_slot();
+    void return_part_slot();
     s3_store_settings const& settings() const { return settings_; }
 
 private:
@@ -61,6 +71,7 @@ private:
     http::location endpoint_;
     s3_store_settings settings_;
     std::unique_ptr<http::client> client_;
+    std::size_t parts_in_flight_ = 0;
 };
 
 } // namespace mirror::store

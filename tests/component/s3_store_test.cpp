@@ -41,7 +41,8 @@ struct s3_fixture {
     s3rver_server server{{.buckets = {"mirror", "origin"}}};
     event_loop run_on;
 
-    std::unique_ptr<store::s3_store> open(std::string const& url, std::size_t part_bytes = 16 * 1024 * 1024) {
+    std::unique_ptr<store::s3_store> open(std::string const& url, std::size_t part_bytes = 16 * 1024 * 1024,
+                                          std::size_t parallel_parts = 4) {
         store::s3_store_settings settings;
         settings.access.creds = {std::string(s3rver_server::access_key_id),
                                  std::string(s3rver_server::secret_access_key), std::nullopt};
@@ -49,6 +50,8 @@ struct s3_fixture {
         settings.access.path_style = true;
         settings.allow_plain_http = true;
         settings.part_bytes = part_bytes;
+        settings.multipart_threshold = part_bytes;
+        settings.parallel_parts = parallel_parts;
         settings.client.backoff_base = std::chrono::milliseconds(1);
         auto opened = store::s3_store::open(url, settings);
         REQUIRE_MESSAGE(opened.has_value(), (opened ? "" : opened.error().message));
@@ -155,6 +158,31 @@ TEST_CASE_FIXTURE(s3_fixture, "the store's own operations: stat, read, list acro
 
     REQUIRE(run_on(s3->remove("data/big.parquet")));
     CHECK(run_on(s3->stat("data/big.parquet")).error().code == store_errc::not_found);
+}
+
+TEST_CASE_FIXTURE(s3_fixture, "parts go up several at once, or one by one, and the object is whole and in order") {
+    std::string big(23 * 1024 * 1024 + 5, '\0'); // five parts of 5 MiB, the last short
+    for (std::size_t i = 0; i < big.size(); ++i)
+        big[i] = static_cast<char>((i * 7 + i / 4096) % 251);
+    for (std::size_t parallel : {std::size_t(0), std::size_t(3)}) {
+        CAPTURE(parallel);
+        auto s3 = open("s3://mirror/parts/", 5 * 1024 * 1024, parallel);
+        std::string key = "big-" + std::to_string(parallel);
+        auto writer = run_on(s3->open_writer(key, store::write_mode::create_only));
+        REQUIRE(writer.has_value());
+        // In the 64 KiB chunks a copy writes, so parts fill and leave while bytes arrive.
+        for (std::size_t at = 0; at < big.size(); at += 64 * 1024) {
+            auto chunk = std::as_bytes(std::span(big).subspan(at, std::min<std::size_t>(64 * 1024, big.size() - at)));
+            REQUIRE(run_on((*writer)->write(chunk)));
+        }
+        CHECK(run_on(s3->stat(key)).error().code == store_errc::not_found); // nothing before commit
+        auto committed = run_on((*writer)->commit());
+        REQUIRE_MESSAGE(committed.has_value(), (committed ? "" : committed.error().message));
+        auto back = run_on(store::read_all(*s3, key, big.size()));
+        REQUIRE(back.has_value());
+        CHECK(back->size() == big.size());
+        CHECK(*back == big);
+    }
 }
 
 TEST_CASE_FIXTURE(s3_fixture, "wrong credentials are access denied, and the secret is never in the message") {

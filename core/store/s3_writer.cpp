@@ -1,0 +1,191 @@
+#include "core/store/s3_writer.hpp"
+
+#include "core/s3/s3_error.hpp"
+#include "core/store/detail/s3_exchange.hpp"
+#include "core/store/errors.hpp"
+#include "core/store/s3_store.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+
+#include <exception>
+#include <optional>
+#include <vector>
+
+namespace mirror::store {
+
+namespace {
+
+/// One multipart upload, shared with its parts in flight so that it outlives a writer
+/// destroyed mid-upload.
+struct upload_state {
+    upload_state(s3_store& store, std::string object_key, net::any_io_executor executor)
+        : s3(store), key(std::move(object_key)), wake(std::move(executor)) {}
+    s3_store& s3;
+    std::string key;
+    std::string id;                  ///< the UploadId
+    std::vector<std::string> etags;  ///< by part number - 1; empty until that part is stored
+    std::size_t in_flight = 0;       ///< parts sent in the background, not yet answered
+    std::optional<error> failure;    ///< the first part that failed
+    net::steady_timer wake;          ///< cancelled whenever a background part ends
+};
+
+/// Uploads part `number` (from 1) and records its ETag.
+awaitable<result<void>> put_part(std::shared_ptr<upload_state> up, std::size_t number, std::string part) {
+    std::string text = std::to_string(number);
+    auto request = up->s3.signed_request("PUT", up->key, false, {{"partNumber", text}, {"uploadId", up->id}}, {},
+                                         std::move(part));
+    auto put = co_await detail::send(up->s3, std::move(request), nullptr);
+    if (!put)
+        co_return put.error();
+    auto etag = put->header("etag");
+    if (!etag)
+        co_return make_error(store_errc::rejected, up->key + ": part " + text + " came back without an ETag");
+    up->etags[number - 1] = *etag;
+    co_return result<void>();
+}
+
+/// A part sent in the background: records its failure, frees its slot, wakes commit().
+awaitable<void> background_part(std::shared_ptr<upload_state> up, std::size_t number, std::string part) {
+    auto sent = co_await put_part(up, number, std::move(part));
+    if (!sent && !up->failure)
+        up->failure = sent.error();
+    --up->in_flight;
+    up->s3.return_part_slot();
+    up->wake.cancel();
+}
+
+awaitable<void> abort_upload(std::shared_ptr<upload_state> up) {
+    // Wait for the parts in flight: one that lands after the abort would be an orphan.
+    while (up->in_flight > 0) {
+        up->wake.expires_at(net::steady_timer::time_point::max());
+        co_await up->wake.async_wait(use_op);
+    }
+    auto request = up->s3.signed_request("DELETE", up->key, false, {{"uploadId", up->id}}, {}, {});
+    auto aborted = co_await detail::send(up->s3, std::move(request), nullptr);
+    (void)aborted; // best effort: a bucket lifecycle rule should clean what this misses
+}
+
+/// Ends the process on an exception escaping a background coroutine: that is a bug.
+void rethrow_bug(std::exception_ptr bug) {
+    if (bug)
+        std::rethrow_exception(bug);
+}
+
+class s3_writer final : public object_writer {
+public:
+    s3_writer(s3_store& s3, std::string key, write_mode mode) : s3_(s3), key_(std::move(key)), mode_(mode) {}
+
+    ~s3_writer() override {
+        if (upload_ && !committed_) // destructors cannot wait: the abort runs on its own
+            net::co_spawn(upload_->wake.get_executor(), abort_upload(upload_), rethrow_bug);
+    }
+
+    awaitable<result<void>> write(std::span<std::byte const> bytes) override {
+        buffer_.append(reinterpret_cast<char const*>(bytes.data()), bytes.size());
+        auto const& settings = s3_.settings();
+        if (!upload_ && buffer_.size() <= std::max(settings.multipart_threshold, settings.part_bytes))
+            co_return result<void>();
+        // Past the threshold: send whole parts, keeping the last (perhaps short) one for commit.
+        while (buffer_.size() > settings.part_bytes) {
+            std::string part = buffer_.substr(0, settings.part_bytes);
+            buffer_.erase(0, settings.part_bytes);
+            auto sent = co_await send_part(std::move(part));
+            if (!sent)
+                co_return sent;
+        }
+        co_return result<void>();
+    }
+
+    awaitable<result<void>> commit() override {
+        std::vector<std::pair<std::string, std::string>> headers;
+        if (mode_ == write_mode::create_only)
+            headers.emplace_back("If-None-Match", "*");
+        if (!upload_) {
+            auto request = s3_.signed_request("PUT", key_, false, {}, std::move(headers), std::move(buffer_));
+            auto put = co_await detail::send(s3_, std::move(request), nullptr);
+            if (!put)
+                co_return put.error();
+            committed_ = true;
+            co_return result<void>();
+        }
+        if (!buffer_.empty()) {
+            std::string last = std::move(buffer_);
+            auto sent = co_await send_part(std::move(last));
+            if (!sent)
+                co_return sent;
+        }
+        while (upload_->in_flight > 0) {
+            upload_->wake.expires_at(net::steady_timer::time_point::max());
+            co_await upload_->wake.async_wait(use_op);
+        }
+        if (upload_->failure)
+            co_return *upload_->failure;
+        std::string xml = "<CompleteMultipartUpload>";
+        for (std::size_t i = 0; i < upload_->etags.size(); ++i)
+            xml += "<Part><PartNumber>" + std::to_string(i + 1) + "</PartNumber><ETag>" + upload_->etags[i] +
+                   "</ETag></Part>";
+        xml += "</CompleteMultipartUpload>";
+        auto request = s3_.signed_request("POST", key_, false, {{"uploadId", upload_->id}}, std::move(headers),
+                                          std::move(xml));
+        detail::text_sink answer(64 * 1024);
+        auto done = co_await detail::send(s3_, std::move(request), &answer);
+        if (!done)
+            co_return done.error();
+        // CompleteMultipartUpload may fail after a 200, with an <Error> in the body.
+        if (answer.text.find("<Error>") != std::string::npos)
+            co_return s3::classify(500, answer.text, "completing the upload of " + key_);
+        committed_ = true;
+        co_return result<void>();
+    }
+
+private:
+    awaitable<result<void>> start_upload() {
+        auto request = s3_.signed_request("POST", key_, false, {{"uploads", ""}}, {}, {});
+        detail::text_sink answer(64 * 1024);
+        auto created = co_await detail::send(s3_, std::move(request), &answer);
+        if (!created)
+            co_return created.error();
+        auto id = s3::xml_text(answer.text, "UploadId");
+        if (!id || id->empty())
+            co_return make_error(store_errc::rejected, key_ + ": the store gave no UploadId");
+        upload_ = std::make_shared<upload_state>(s3_, key_, co_await net::this_coro::executor);
+        upload_->id = *id;
+        co_return result<void>();
+    }
+
+    /// Sends the next part: in the background when the store has a free slot, else here.
+    awaitable<result<void>> send_part(std::string part) {
+        if (!upload_) {
+            auto started = co_await start_upload();
+            if (!started)
+                co_return started;
+        }
+        if (upload_->failure)
+            co_return *upload_->failure;
+        upload_->etags.emplace_back();
+        std::size_t number = upload_->etags.size();
+        if (!s3_.take_part_slot())
+            co_return co_await put_part(upload_, number, std::move(part));
+        ++upload_->in_flight;
+        net::co_spawn(upload_->wake.get_executor(), background_part(upload_, number, std::move(part)), rethrow_bug);
+        co_return result<void>();
+    }
+
+    s3_store& s3_;
+    std::string key_;
+    write_mode mode_;
+    std::string buffer_;
+    std::shared_ptr<upload_state> upload_;
+    bool committed_ = false;
+};
+
+} // namespace
+
+std::unique_ptr<object_writer> make_s3_writer(s3_store& s3, std::string key, write_mode mode) {
+    return std::make_unique<s3_writer>(s3, std::move(key), mode);
+}
+
+} // namespace mirror::store
