@@ -22,6 +22,9 @@ environment and ~/.aws as the AWS CLI reads them (AWS_PROFILE, AWS_ENDPOINT_URL,
 sync options:
   --allow-rewind                 let branches move to versions that do not descend from the mirror's
   --concurrency N                transfers in flight, at most (default 4)
+  --quick                        look only for new versions and moved refs: skip re-examining the
+                                 versions the mirror has (late signatures and catalogs, expiry,
+                                 rewritten tips); an unchanged https:// origin then costs 3 requests
 verify options:
   --without-key FINGERPRINT      show which versions would lose their trusted signature if that
                                  key were revoked (repeatable)
@@ -107,6 +110,8 @@ std::variant<command, usage_error> parse_sync(arg_reader& in) {
             cmd.allow_rewind = true;
         } else if (arg == "--json") {
             cmd.json = true;
+        } else if (arg == "--quick") {
+            cmd.quick = true;
         } else if (arg == "--concurrency") {
             if (auto value = in.value_for(arg, problem)) {
                 auto n = config::parse_count(*value, 1024);

@@ -32,6 +32,7 @@ struct sync_command {
     network_options network;
     bool allow_rewind = false;
     bool json = false;
+    bool quick = false; ///< --quick: do not re-examine versions the mirror already published
     std::size_t concurrency = 4;
 };
 

@@ -5,6 +5,9 @@
 #include "core/store/errors.hpp"
 #include "core/sync/errors.hpp"
 #include "core/sync/limits.hpp"
+#include "core/sync/workers.hpp"
+
+#include <set>
 
 namespace mirror::sync {
 
@@ -43,6 +46,43 @@ awaitable<result<versions_listing>> list_versions(store::store& from) {
     if (!listed)
         co_return listed.error();
     co_return listing;
+}
+
+awaitable<result<versions_listing>> probe_versions(store::store& from, versions_listing const& held,
+                                                  std::vector<std::string> formats, std::size_t concurrency) {
+    // What to ask for: every (version, path) pair, in order, shared by the workers.
+    std::vector<std::pair<std::string, std::string>> asks;
+    for (auto const& [id, files] : held.versions) {
+        if (!files.contains("version.json"))
+            continue;
+        std::set<std::string, std::less<>> paths{"expired.json", "version.json.sig"};
+        for (auto const& format : formats)
+            if (!fdl::relative_path_problem(format + ".duckdb") && format.find('/') == std::string::npos)
+                paths.insert("catalogs/" + format + ".duckdb");
+        for (auto const& [path, size] : files)
+            paths.insert(path);
+        for (auto const& path : paths)
+            asks.emplace_back(id, path);
+    }
+    versions_listing served;
+    served.complete = false;
+    std::optional<error> failure;
+    std::size_t next = 0;
+    std::function<awaitable<void>()> worker = [&]() -> awaitable<void> {
+        while (next < asks.size() && !failure) {
+            auto const& [id, path] = asks[next++];
+            std::string key = "versions/" + id + "/" + path;
+            auto info = co_await from.stat(std::move(key));
+            if (info)
+                served.versions[id].emplace(path, info->size);
+            else if (info.error().code != store::store_errc::not_found && !failure)
+                failure = info.error();
+        }
+    };
+    co_await run_workers(std::max<std::size_t>(1, concurrency), worker);
+    if (failure)
+        co_return *failure;
+    co_return served;
 }
 
 awaitable<result<std::map<std::string, std::uint64_t>>> list_data_files(store::store& from, std::string data_dir) {

@@ -21,6 +21,9 @@ using folder_files = std::map<std::string, std::uint64_t, std::less<>>;
 struct versions_listing {
     std::map<std::string, folder_files, std::less<>> versions;
     std::vector<std::string> refused; ///< keys whose names no path check accepts: never copied
+    /// False for a probe (probe_versions), which knows only the versions it was asked
+    /// about: a version it lacks may still be served.
+    bool complete = true;
     /// True when the folder holds version.json: the version is published there.
     bool is_published(std::string_view id) const;
     folder_files const* files_of(std::string_view id) const;
@@ -28,6 +31,15 @@ struct versions_listing {
 
 /// Lists versions/ of a store that can list.
 awaitable<result<versions_listing>> list_versions(store::store& from);
+
+/// For an origin that cannot list: what it serves of the versions `held` publishes, as if
+/// listed. Each file the mirror holds in such a version is stat'ed at the origin, and so
+/// are the files that may appear later (expired.json, version.json.sig and
+/// catalogs/<format>.duckdb for each of `formats`); absent ones are left out. Costs one
+/// request per file, `concurrency` at once. Fails with the first error other than
+/// store_errc::not_found (the caller then has no listing, as before).
+awaitable<result<versions_listing>> probe_versions(store::store& from, versions_listing const& held,
+                                                  std::vector<std::string> formats, std::size_t concurrency);
 
 /// Lists `data_dir` of a store that can list: path relative to data_dir -> size. Names
 /// that fail fdl::relative_path_problem are left out.

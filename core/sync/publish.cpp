@@ -128,7 +128,8 @@ awaitable<result<version_plan>> prepare(pass& p, std::string const& id, loaded_v
                                         memory_files& memory) {
     std::string folder = "versions/" + id + "/";
     auto const& record = loaded.record;
-    folder_files const* listed = p.origin_versions ? p.origin_versions->files_of(id) : nullptr;
+    folder_files const* listed =
+        p.origin_versions && p.origin_versions->complete ? p.origin_versions->files_of(id) : nullptr;
     memory.emplace(folder + "version.json", loaded.bytes);
 
     auto expired = co_await is_expired_at_origin(p, folder, listed);
@@ -312,7 +313,7 @@ awaitable<result<void>> run_step(pass& p, copy_step const& step, memory_files co
 
 awaitable<result<std::optional<std::string>>> read_origin_signature(pass& p, std::string id) {
     std::string key = "versions/" + id + "/version.json.sig";
-    if (p.origin_versions) {
+    if (p.origin_versions && p.origin_versions->complete) {
         auto const* listed = p.origin_versions->files_of(id);
         if (listed == nullptr || !listed->contains("version.json.sig"))
             co_return std::optional<std::string>();

@@ -261,7 +261,18 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
         }
     }
 
-    if (p.origin_versions)
+    if (options.recheck_published && !p.origin_versions) {
+        std::vector<std::string> formats;
+        for (auto const& format : p.settings.catalog_formats)
+            formats.push_back(format.ducklake);
+        auto probed = co_await probe_versions(origin, p.mirror_versions, std::move(formats), options.concurrency);
+        if (probed)
+            p.origin_versions = std::move(*probed);
+        else
+            p.report.warnings.push_back("could not re-examine published versions: " +
+                                        with_context(probed.error(), "origin").message);
+    }
+    if (options.recheck_published && p.origin_versions)
         co_await detail::follow_published(p);
     auto order = co_await versions_to_mirror(p, origin_refs->refs);
     for (auto const& id : order) {
@@ -269,7 +280,7 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
             break;
         co_await detail::publish_version(p, id);
     }
-    if (!p.mirror_failure)
+    if (!p.mirror_failure && options.recheck_published)
         co_await check_published_tips(p, origin_refs->refs);
     if (!p.mirror_failure)
         co_await detail::update_refs(p, *origin_refs, *mirror_refs);

@@ -19,6 +19,13 @@ struct sync_options {
     store::blocking_pool* pool = nullptr; ///< where large chunks are hashed; inline when null
     verify::trust_settings trust;         ///< the origin's signature policy and trusted keys
     catalog_settings catalogs;            ///< where and how frozen catalogs are read
+    /// Re-examine the versions the mirror already published: follow late signatures, late
+    /// catalogs and expiry, and compare each ref tip's version.json with the origin's
+    /// bytes. An origin that can list is examined through its listing; one that cannot
+    /// (HTTP) costs a request per file of each published version (probe_versions). When
+    /// false, a pass reads only fdl.json, the refs and the versions it does not have yet:
+    /// an unchanged HTTP origin costs 3 requests. The daemon re-examines periodically.
+    bool recheck_published = true;
 };
 
 /// Runs one pass from `origin` to `mirror` (which must be able to list and write).

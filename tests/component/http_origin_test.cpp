@@ -16,6 +16,8 @@
 
 #include <doctest/doctest.h>
 
+#include <set>
+
 using namespace mirror;
 using namespace mirror::test;
 using store::store_errc;
@@ -108,23 +110,102 @@ TEST_CASE_FIXTURE(https_origin, "an https origin served by nginx mirrors complet
     CHECK(!audit.fatal);
 }
 
-TEST_CASE_FIXTURE(https_origin, "an unchanged origin costs one conditional request per file a pass reads") {
+TEST_CASE_FIXTURE(https_origin, "an unchanged origin costs 3 conditional requests a quick pass, and one per file a recheck") {
     auto opened = store::http_store::open(nginx.url(), {.client = {.ca_bundle = tls.ca_cert}});
     REQUIRE(opened.has_value());
     auto& from = **opened;
     auto to = open_folder(tmp / "mirror", true);
     REQUIRE(run_on(sync::run_sync(from, *to, {}, nullptr)).exit_code() == 0);
+
+    sync::sync_options quick;
+    quick.recheck_published = false;
     auto before = from.counts();
-    auto again = run_on(sync::run_sync(from, *to, {}, nullptr));
+    auto again = run_on(sync::run_sync(from, *to, quick, nullptr));
     CHECK(again.exit_code() == 0);
     CHECK(again.files_copied == 0);
-    auto requests = from.counts().requests - before.requests;
     INFO(nginx.access_log());
-    auto not_modified = from.counts().not_modified - before.not_modified;
-    // fdl.json, HEAD, refs.json (the list of refs where the origin cannot list), and the
-    // version.json of each of the three ref tips: docs/cli.md, "What a rerun reads".
-    CHECK(requests == 6);
-    CHECK(not_modified == requests);
+    // fdl.json, HEAD and refs.json (the list of refs where the origin cannot list), each
+    // answered 304: docs/cli.md, "What a rerun reads".
+    CHECK(from.counts().requests - before.requests == 3);
+    CHECK(from.counts().not_modified - before.not_modified == 3);
+
+    // A recheck also asks, for each published version, after each file the mirror holds
+    // of it and after expired.json and version.json.sig, and reads each ref tip's
+    // version.json again (3 tips: main, dev, v1).
+    std::uint64_t probes = 0;
+    auto published = sample.main;
+    published.push_back(sample.dev_tip);
+    for (auto const& id : published) {
+        std::set<std::string> asked{"expired.json", "version.json.sig"};
+        for (auto const& f : files_under(tmp / "mirror" / "versions" / id))
+            asked.insert(f);
+        probes += asked.size();
+    }
+    before = from.counts();
+    auto full = run_on(sync::run_sync(from, *to, {}, nullptr));
+    CHECK(full.exit_code() == 0);
+    CHECK(full.files_copied == 0);
+    CHECK(full.violations.empty());
+    CHECK(from.counts().requests - before.requests == 3 + probes + 3);
+}
+
+TEST_CASE_FIXTURE(https_origin, "over HTTP, a recheck follows expiry, late signatures and late catalogs; a quick pass does not") {
+    // The sample's fdl.json declares no formats; declare 1.1 so the probe asks for it.
+    auto settings = read_file(tmp / "origin" / "fdl.json");
+    auto brace = settings.rfind('}');
+    settings.insert(brace, ",\"catalog_formats\":[{\"ducklake\":\"1.0\"},{\"ducklake\":\"1.1\"}]");
+    write_file(tmp / "origin" / "fdl.json", settings);
+    auto from = open(trusting());
+    auto to = open_folder(tmp / "mirror", true);
+    auto first = run_on(sync::run_sync(*from, *to, {}, nullptr));
+    INFO(describe(first));
+    REQUIRE(first.exit_code() == 0);
+
+    auto expired = sample.main.front();
+    auto tip = sample.main.back();
+    origin.expire(expired, false);
+    origin.add_signature_placeholder(tip);
+    origin.add_late_catalog(tip, "1.1");
+    sync::sync_options quick;
+    quick.recheck_published = false;
+    auto skipped = run_on(sync::run_sync(*from, *to, quick, nullptr));
+    CHECK(skipped.exit_code() == 0);
+    CHECK(skipped.followed.empty());
+    CHECK(!fs::exists(tmp / "mirror" / "versions" / expired / "expired.json"));
+
+    auto followed = run_on(sync::run_sync(*from, *to, {}, nullptr));
+    INFO(describe(followed));
+    CHECK(followed.exit_code() == 0);
+    CHECK(followed.followed.size() == 3);
+    auto mirror_dir = [&](std::string const& id) { return tmp / "mirror" / "versions" / id; };
+    CHECK(read_file(mirror_dir(expired) / "expired.json") == read_file(origin.version_dir(expired) / "expired.json"));
+    CHECK(!fs::exists(mirror_dir(expired) / "ducklake.duckdb"));
+    CHECK(read_file(mirror_dir(tip) / "version.json.sig") == read_file(origin.version_dir(tip) / "version.json.sig"));
+    CHECK(read_file(mirror_dir(tip) / "catalogs" / "1.1.duckdb") ==
+          read_file(origin.version_dir(tip) / "catalogs" / "1.1.duckdb"));
+    CHECK(reader_visible_problems(tmp / "mirror").empty());
+
+    auto settled = run_on(sync::run_sync(*from, *to, {}, nullptr));
+    CHECK(settled.exit_code() == 0);
+    CHECK(settled.files_copied == 0);
+    CHECK(settled.followed.empty());
+    CHECK(settled.violations.empty());
+}
+
+TEST_CASE_FIXTURE(https_origin, "over HTTP, a recheck reports files deleted or rewritten in published versions") {
+    auto from = open(trusting());
+    auto to = open_folder(tmp / "mirror", true);
+    REQUIRE(run_on(sync::run_sync(*from, *to, {}, nullptr)).exit_code() == 0);
+    auto id = sample.main[1];
+    auto old = sample.main.front();
+    fs::remove(origin.version_dir(id) / "dataset.json");
+    write_file(origin.version_dir(old) / "ducklake.duckdb", "a different catalog");
+    auto r = run_on(sync::run_sync(*from, *to, {}, nullptr));
+    INFO(describe(r));
+    CHECK(r.exit_code() == 1);
+    CHECK(violated(r, sync::sync_errc::file_deleted_at_origin, "versions/" + id + "/dataset.json"));
+    CHECK(violated(r, sync::sync_errc::version_rewritten, "versions/" + old + "/ducklake.duckdb"));
+    CHECK(fs::exists(tmp / "mirror" / "versions" / id / "dataset.json"));
 }
 
 TEST_CASE_FIXTURE(https_origin, "TLS is verified: an unknown CA is refused, and so is http:// unless allowed") {
