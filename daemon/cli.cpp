@@ -1,5 +1,7 @@
 #include "daemon/cli.hpp"
 
+#include "config/units.hpp"
+
 #include <map>
 
 namespace mirror::daemon {
@@ -36,6 +38,9 @@ sync and verify options:
   --ca-bundle FILE               PEM certificates to trust for https:// instead of the system's
   --allow-plain-http             accept http:// origins and S3 endpoints (nothing protects their
                                  bytes, or S3 credentials, in transit)
+  --max-requests-per-second N    ask the origin (the repository, for verify) at most N times a
+                                 second, after a burst of N
+  --max-bytes-per-second SIZE    read at most SIZE a second from it (100MiB, 10MB, 65536)
 
 exit status: 0 all mirrored and verified (or, for verify, every check passed; for
 check-signature, the signature is accepted); 1 something was held back or a check failed
@@ -89,12 +94,25 @@ bool take_signature_flag(std::string const& flag, arg_reader& in, signature_opti
 /// Handles a network flag; returns false when `flag` is not one.
 bool take_network_flag(std::string const& flag, arg_reader& in, network_options& out,
                        std::optional<usage_error>& problem) {
-    if (flag == "--allow-plain-http")
+    if (flag == "--allow-plain-http") {
         out.allow_plain_http = true;
-    else if (flag == "--ca-bundle")
+    } else if (flag == "--ca-bundle") {
         out.ca_bundle = in.value_for(flag, problem);
-    else
+    } else if (flag == "--max-requests-per-second") {
+        if (auto value = in.value_for(flag, problem)) {
+            out.max_requests_per_second = config::parse_count(*value, 1'000'000);
+            if (!out.max_requests_per_second)
+                problem = usage_error{flag + ": '" + *value + "' is not a count from 1 to 1000000"};
+        }
+    } else if (flag == "--max-bytes-per-second") {
+        if (auto value = in.value_for(flag, problem)) {
+            out.max_bytes_per_second = config::parse_size(*value);
+            if (!out.max_bytes_per_second || *out.max_bytes_per_second == 0)
+                problem = usage_error{flag + ": '" + *value + "' is not a size such as 100MiB, 10MB or 65536"};
+        }
+    } else {
         return false;
+    }
     return true;
 }
 

@@ -4,6 +4,7 @@
 #include "config/values.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <variant>
@@ -23,6 +24,8 @@ struct signature_options {
 struct network_options {
     bool allow_plain_http = false;         ///< --allow-plain-http
     std::optional<std::string> ca_bundle; ///< --ca-bundle FILE
+    std::optional<std::uint64_t> max_requests_per_second; ///< --max-requests-per-second N (origin only)
+    std::optional<std::uint64_t> max_bytes_per_second;    ///< --max-bytes-per-second SIZE (origin only)
 };
 
 struct sync_command {

@@ -115,6 +115,18 @@ store::store_options store_options_of(daemon::network_options const& network) {
     return out;
 }
 
+/// The options for the origin: the network's, held to the rate limits asked for.
+store::store_options origin_options_of(daemon::network_options const& network) {
+    store::store_options out = store_options_of(network);
+    store::rate_limits limits;
+    if (network.max_requests_per_second)
+        limits.requests_per_second = static_cast<double>(*network.max_requests_per_second);
+    limits.bytes_per_second = network.max_bytes_per_second;
+    if (limits.any())
+        out.limits = std::make_shared<store::throttle>(limits);
+    return out;
+}
+
 int run_sync_command(daemon::sync_command const& cmd) {
     auto trust = load_trust(cmd.signatures);
     if (auto const* problem = std::get_if<std::string>(&trust)) {
@@ -126,7 +138,7 @@ int run_sync_command(daemon::sync_command const& cmd) {
     net::io_context io(1);
     store::blocking_pool pool(std::clamp<std::size_t>(cmd.concurrency, 2, 8));
     auto network = store_options_of(cmd.network);
-    auto origin = store::open_store(cmd.origin, store::store_role::origin, &pool, network);
+    auto origin = store::open_store(cmd.origin, store::store_role::origin, &pool, origin_options_of(cmd.network));
     if (!origin) {
         std::fprintf(stderr, "fdl-mirror: origin: %s\n", origin.error().message.c_str());
         return is_usage_problem(origin.error()) ? exit_usage : exit_io;
@@ -172,7 +184,7 @@ int run_verify_command(daemon::verify_command const& cmd) {
     }
     net::io_context io(1);
     store::blocking_pool pool(2);
-    auto repo = store::open_store(cmd.repository, store::store_role::origin, &pool, store_options_of(cmd.network));
+    auto repo = store::open_store(cmd.repository, store::store_role::origin, &pool, origin_options_of(cmd.network));
     if (!repo) {
         std::fprintf(stderr, "fdl-mirror: %s\n", repo.error().message.c_str());
         return is_usage_problem(repo.error()) ? exit_usage : exit_io;

@@ -164,3 +164,26 @@ TEST_CASE("network options: --ca-bundle and --allow-plain-http, for sync and ver
     CHECK(usage_message(parse_command_line(args{"sync", "o", "m", "--ca-bundle"})).find("--ca-bundle needs a value") !=
           std::string::npos);
 }
+
+TEST_CASE("rate limits and --quick: counts and sizes are read, anything else is a usage error") {
+    auto sync = parsed_as<sync_command>(parse_command_line(
+        args{"sync", "o", "m", "--quick", "--max-requests-per-second", "20", "--max-bytes-per-second", "100MiB"}));
+    REQUIRE(sync);
+    CHECK(sync->quick);
+    CHECK(sync->network.max_requests_per_second == 20u);
+    CHECK(sync->network.max_bytes_per_second == 100u * 1024 * 1024);
+    auto plain = parsed_as<sync_command>(parse_command_line(args{"sync", "o", "m"}));
+    REQUIRE(plain);
+    CHECK(!plain->quick);
+    CHECK(!plain->network.max_requests_per_second);
+    CHECK(!plain->network.max_bytes_per_second);
+    auto verify = parsed_as<verify_command>(parse_command_line(args{"verify", "r", "--max-bytes-per-second", "65536"}));
+    REQUIRE(verify);
+    CHECK(verify->network.max_bytes_per_second == 65536u);
+    CHECK(usage_message(parse_command_line(args{"sync", "o", "m", "--max-requests-per-second", "0"}))
+              .find("--max-requests-per-second: '0'") != std::string::npos);
+    CHECK(usage_message(parse_command_line(args{"sync", "o", "m", "--max-bytes-per-second", "fast"}))
+              .find("--max-bytes-per-second: 'fast'") != std::string::npos);
+    CHECK(usage_message(parse_command_line(args{"sync", "o", "m", "--max-bytes-per-second", "0"}))
+              .find("is not a size") != std::string::npos);
+}
