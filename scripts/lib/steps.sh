@@ -123,3 +123,34 @@ s3rver_prefix=${FDL_MIRROR_S3RVER_PREFIX:-$PWD/$build_dir/deps/s3rver}
 install_s3rver() {
   install_pinned_npm s3rver "$s3rver_prefix" "$s3rver_prefix/node_modules/s3rver/bin/s3rver.js" "s3rver"
 }
+
+# promtool, which checks and unit-tests the Prometheus alert rules (systemd/fdl-mirror.rules.yml).
+# Debian 12 ships it inside the package prometheus, whose maintainer scripts would create a
+# user and start a Prometheus server (through its init script when systemd is not running):
+# so the package is only downloaded with apt-get and promtool alone is unpacked into
+# $promtool_dir inside the build tree. A promtool already on PATH is used as it is.
+promtool_dir=${FDL_MIRROR_PROMTOOL_DIR:-$PWD/$build_dir/deps/promtool}
+
+install_promtool() {
+  if command -v promtool >/dev/null; then
+    log_step "promtool: $(command -v promtool) is installed"
+    return 0
+  fi
+  if [ -x "$promtool_dir/promtool" ]; then
+    log_step "promtool: unpacked already in $promtool_dir"
+    return 0
+  fi
+  local work
+  work=$(mktemp -d)
+  log_step "promtool: unpacking it from Debian's package prometheus into $promtool_dir"
+  # apt-get download needs the package lists, which a fresh container lacks.
+  if ! (cd "$work" && apt-get -o APT::Sandbox::User=root -qq download prometheus 2>/dev/null); then
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    (cd "$work" && apt-get -o APT::Sandbox::User=root -qq download prometheus)
+  fi
+  dpkg-deb -x "$work"/prometheus_*.deb "$work/root"
+  mkdir -p "$promtool_dir"
+  cp "$work/root/usr/bin/promtool" "$promtool_dir/promtool"
+  rm -rf "$work"
+  "$promtool_dir/promtool" --version >/dev/null
+}
