@@ -286,6 +286,8 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
 client::client(client_settings settings) : impl_(std::make_unique<impl>(std::move(settings))) {}
 client::~client() = default;
 
+std::optional<error> client::tls_setup_failure() const { return impl_->tls_setup_failure; }
+
 client_settings const& client::settings() const { return impl_->settings; }
 
 awaitable<result<response_head>> client::exchange(request const& req, store::byte_sink* body,

@@ -59,6 +59,9 @@ class client {
 public:
     explicit client(client_settings settings);
     ~client();
+    /// Why TLS cannot be used (the CA bundle could not be loaded), when it cannot; every
+    /// https:// request then fails with this error. Stores check it when they open.
+    std::optional<error> tls_setup_failure() const;
     client(client const&) = delete;
     client& operator=(client const&) = delete;
 

@@ -36,7 +36,11 @@ result<std::unique_ptr<http_store>> http_store::open(std::string_view url, http_
         return make_error(store_errc::rejected, base->text() +
                                                     ": plain http:// is refused unless allowed explicitly "
                                                     "(--allow-plain-http): nothing would protect the bytes in transit");
-    return std::unique_ptr<http_store>(new http_store(std::move(*base), std::move(settings)));
+    bool tls = base->tls;
+    std::unique_ptr<http_store> opened(new http_store(std::move(*base), std::move(settings)));
+    if (auto failure = opened->client_->tls_setup_failure(); failure && tls)
+        return *failure; // refused now, not at the first request
+    return opened;
 }
 
 http_store::http_store(http::location base, http_store_settings settings)

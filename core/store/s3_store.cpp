@@ -58,8 +58,12 @@ result<std::unique_ptr<s3_store>> s3_store::open(std::string_view url, s3_store_
         return refuse("the endpoint " + endpoint->text() + " has a path; give the bucket in the s3:// URL");
     if (s3::bucket_needs_path_style(bucket))
         settings.access.path_style = true; // e.g. a dotted name would not match the wildcard certificate
-    return std::unique_ptr<s3_store>(new s3_store(std::move(bucket), std::move(prefix), std::move(*endpoint),
-                                                  std::move(settings)));
+    bool tls = endpoint->tls;
+    std::unique_ptr<s3_store> opened(
+        new s3_store(std::move(bucket), std::move(prefix), std::move(*endpoint), std::move(settings)));
+    if (auto failure = opened->client().tls_setup_failure(); failure && tls)
+        return *failure; // refused now, not at the first request
+    return opened;
 }
 
 s3_store::s3_store(std::string bucket, std::string prefix, http::location endpoint, s3_store_settings settings)

@@ -314,3 +314,26 @@ TEST_CASE_FIXTURE(faulty_origin, "connections are kept alive and requests name f
     CHECK(server.requests()[1].header("If-None-Match") == fault_http_server::etag_of("{\"fdl\": \"0.1\"}"));
     CHECK(store->counts().not_modified == 4);
 }
+
+TEST_CASE("a CA bundle that cannot be loaded is refused when the store opens, naming the file") {
+    temp_dir tmp;
+    write_file(tmp / "not-a-bundle.pem", "not PEM at all\n");
+    write_file(tmp / "s3-credentials", "access_key_id = AKIDEXAMPLE\nsecret_access_key = not-a-secret\n");
+    for (auto const& bundle : {tmp / "absent.pem", tmp / "not-a-bundle.pem"}) {
+        CAPTURE(bundle);
+        store::store_options options;
+        options.ca_bundle = bundle;
+        options.s3.credentials_file = tmp / "s3-credentials";
+        auto https = store::open_store("https://data.example.org/lake/", store::store_role::origin, nullptr, options);
+        REQUIRE(!https);
+        CHECK(https.error().message.find(bundle.string()) != std::string::npos);
+        auto s3 = store::open_store("s3://bucket/lake/", store::store_role::origin, nullptr, options);
+        REQUIRE(!s3);
+        CHECK(s3.error().message.find(bundle.string()) != std::string::npos);
+    }
+    // Over plain http (allowed explicitly) the bundle plays no part.
+    store::store_options plain;
+    plain.allow_plain_http = true;
+    plain.ca_bundle = tmp / "absent.pem";
+    CHECK(store::open_store("http://127.0.0.1:1/lake/", store::store_role::origin, nullptr, plain).has_value());
+}
