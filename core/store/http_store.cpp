@@ -54,6 +54,8 @@ store_caps http_store::caps() const { return {}; }
 std::string http_store::describe() const { return base_.text(); }
 
 awaitable<result<object_info>> http_store::stat(std::string key) {
+    if (auto problem = key_problem(key))
+        co_return make_error(store_errc::rejected, describe() + ": " + *problem);
     http::request head_request{"HEAD", http::key_location(base_, key), {}, {}, true};
     counts_.requests += 1;
     auto answer = co_await client_->fetch(head_request, nullptr);
@@ -67,6 +69,8 @@ awaitable<result<object_info>> http_store::stat(std::string key) {
 }
 
 awaitable<result<void>> http_store::read(std::string key, byte_sink& out) {
+    if (auto problem = key_problem(key))
+        co_return make_error(store_errc::rejected, describe() + ": " + *problem);
     http::request get{"GET", http::key_location(base_, key), {}, {}, true};
     auto known = remembered_.find(key);
     if (known != remembered_.end())

@@ -116,6 +116,8 @@ http::request s3_store::signed_request(std::string method, std::string const& ke
 }
 
 awaitable<result<object_info>> s3_store::stat(std::string key) {
+    if (auto problem = key_problem(key))
+        co_return make_error(store_errc::rejected, describe() + ": " + *problem);
     auto request = signed_request("HEAD", key, false, {}, {}, {});
     auto head = co_await send(*this, std::move(request), nullptr);
     if (!head)
@@ -126,6 +128,8 @@ awaitable<result<object_info>> s3_store::stat(std::string key) {
 }
 
 awaitable<result<void>> s3_store::read(std::string key, byte_sink& out) {
+    if (auto problem = key_problem(key))
+        co_return make_error(store_errc::rejected, describe() + ": " + *problem);
     auto request = signed_request("GET", key, false, {}, {}, {});
     auto got = co_await send(*this, std::move(request), &out);
     if (!got)
@@ -134,6 +138,8 @@ awaitable<result<void>> s3_store::read(std::string key, byte_sink& out) {
 }
 
 awaitable<result<void>> s3_store::list(std::string prefix, std::function<result<void>(list_entry)> each) {
+    if (auto problem = prefix_problem(prefix))
+        co_return make_error(store_errc::rejected, describe() + ": " + *problem);
     std::optional<std::string> token;
     do {
         std::vector<std::pair<std::string, std::string>> query{{"list-type", "2"}, {"prefix", prefix_ + prefix}};
@@ -173,10 +179,14 @@ awaitable<result<void>> s3_store::list(std::string prefix, std::function<result<
 }
 
 awaitable<result<std::unique_ptr<object_writer>>> s3_store::open_writer(std::string key, write_mode mode) {
+    if (auto problem = key_problem(key))
+        co_return make_error(store_errc::rejected, describe() + ": " + *problem);
     co_return std::unique_ptr<object_writer>(make_s3_writer(*this, std::move(key), mode));
 }
 
 awaitable<result<void>> s3_store::remove(std::string key) {
+    if (auto problem = key_problem(key))
+        co_return make_error(store_errc::rejected, describe() + ": " + *problem);
     auto request = signed_request("DELETE", key, false, {}, {}, {});
     auto deleted = co_await send(*this, std::move(request), nullptr);
     if (!deleted)

@@ -67,4 +67,31 @@ awaitable<result<void>> write_all(store& to, std::string key, std::string bytes,
     co_return co_await (*writer)->commit();
 }
 
+std::optional<std::string> key_problem(std::string_view key) {
+    if (key.empty())
+        return "an empty key";
+    std::size_t start = 0;
+    while (true) {
+        std::size_t slash = key.find('/', start);
+        std::string_view segment = key.substr(start, slash == std::string_view::npos ? slash : slash - start);
+        if (segment.empty())
+            return "an empty segment in key '" + std::string(key.substr(0, 200)) + "'";
+        if (segment == "." || segment == "..")
+            return "a '" + std::string(segment) + "' segment in key '" + std::string(key.substr(0, 200)) + "'";
+        if (segment.find('\0') != std::string_view::npos)
+            return "a NUL in key '" + std::string(key.substr(0, 200)) + "'";
+        if (slash == std::string_view::npos)
+            return std::nullopt;
+        start = slash + 1;
+    }
+}
+
+std::optional<std::string> prefix_problem(std::string_view prefix) {
+    if (prefix.empty())
+        return std::nullopt;
+    if (!prefix.ends_with('/'))
+        return "list prefix '" + std::string(prefix.substr(0, 200)) + "' does not end in '/'";
+    return key_problem(prefix.substr(0, prefix.size() - 1));
+}
+
 } // namespace mirror::store

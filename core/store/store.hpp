@@ -13,6 +13,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace mirror::store {
 
@@ -70,9 +71,19 @@ public:
     virtual awaitable<result<void>> list(std::string prefix, std::function<result<void>(list_entry)> each);
     /// Needs caps().can_write.
     virtual awaitable<result<std::unique_ptr<object_writer>>> open_writer(std::string key, write_mode mode);
-    /// Deletes an object; store_errc::not_found when absent. Needs caps().can_write.
+    /// Deletes an object. An absent one is store_errc::not_found on a folder, and success
+    /// on S3 (whose DELETE is idempotent): callers treat both as gone. Needs caps().can_write.
     virtual awaitable<result<void>> remove(std::string key);
 };
+
+/// Why `key` is not a safe object key for any backend: empty, a leading or doubled '/', a
+/// "." or ".." segment, a NUL; nullopt when it is safe. Every backend refuses such a key
+/// with store_errc::rejected before any I/O (a server might resolve the dots outside the
+/// store's root).
+std::optional<std::string> key_problem(std::string_view key);
+
+/// The same for a list() prefix: "" (everything), or a safe key followed by '/'.
+std::optional<std::string> prefix_problem(std::string_view prefix);
 
 /// Reads a whole small object into memory; store_errc::too_large past `limit` bytes.
 awaitable<result<std::string>> read_all(store& from, std::string key, std::size_t limit);
