@@ -72,7 +72,9 @@ std::string lower(std::string_view text) {
     return out;
 }
 
-/// Counts what reaches the caller's sink, so that a cut-off body can be resumed.
+/// Counts what reaches the caller's sink, so that a cut-off body can be resumed, and
+/// keeps the sink's own refusal apart from the network's failures: the caller's sink
+/// said stop, so the read stops, whatever kind of error it gave (never retried).
 class counting_sink final : public store::byte_sink {
 public:
     explicit counting_sink(store::byte_sink* out) : out_(out) {}
@@ -80,13 +82,17 @@ public:
         auto written = co_await out_->write(bytes);
         if (written)
             delivered_ += bytes.size();
+        else if (!refusal_)
+            refusal_ = written.error();
         co_return written;
     }
     std::uint64_t delivered() const { return delivered_; }
+    std::optional<error> const& refusal() const { return refusal_; }
 
 private:
     store::byte_sink* out_;
     std::uint64_t delivered_ = 0;
+    std::optional<error> refusal_;
 };
 
 /// "bytes N-M/T" -> N.
@@ -340,6 +346,8 @@ awaitable<result<response_head>> client::fetch(request req, store::byte_sink* bo
         request const& sent = resumed ? *resumed : req;
         response_head seen;
         auto answer = co_await exchange(sent, sink, &seen);
+        if (counted.refusal())
+            co_return *counted.refusal(); // the caller's sink stopped the read: not the network's doing
         std::optional<std::chrono::milliseconds> wait;
         if (answer) {
             auto const status = answer->status;
