@@ -1,0 +1,131 @@
+#pragma once
+// The backends the store conformance suite runs against (style rule 14: one suite, every
+// backend): each opens its store at "root/" below a parent location it can also reach
+// behind the store's back, to put objects there and to see what is really there.
+
+#include "core/store/blocking_pool.hpp"
+#include "core/store/store.hpp"
+#include "tests/support/nginx.hpp"
+#include "tests/support/run.hpp"
+#include "tests/support/s3rver.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/test_ca.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace mirror::test {
+
+/// One backend under test. Paths given to seed/peek/objects are relative to the parent
+/// location: "root/k" is the store's key "k", and "x" is outside the store's root (what
+/// a hostile key like "../x" would reach). Objects in the parent are made and read
+/// without the store under test (files on disk, or a second store at the bucket's top).
+/// Runs its coroutines on `run_on`, which outlives the stores (declared in this base).
+class store_backend {
+public:
+    virtual ~store_backend();
+
+    /// The store under test, rooted at the parent's "root/".
+    virtual store::store& subject() = 0;
+    /// What this backend must declare; the suite checks caps() against it.
+    virtual store::store_caps expected_caps() const = 0;
+    /// Text that describe() must contain: the folder, URL or bucket and prefix.
+    virtual std::string expected_location() const = 0;
+    /// Puts `bytes` at `path` below the parent, replacing what is there.
+    virtual void seed(std::string const& path, std::string const& bytes) = 0;
+    /// The bytes at `path` below the parent, or nullopt when there is no object.
+    virtual std::optional<std::string> peek(std::string const& path) = 0;
+    /// Every object below the parent, with its size.
+    virtual std::map<std::string, std::uint64_t> objects() = 0;
+
+    /// Whether the server refuses a create-only write to a taken key. Not a caps()
+    /// matter: the store sends If-None-Match: *, but s3rver 3.7.1 ignores it on PUT
+    /// (docs/design.md, "s3rver").
+    virtual bool server_honours_create_only() const { return true; }
+    /// Whether remove() of a missing key is not_found. S3 answers 204 to either, and
+    /// docs/mirroring-rules.md documents it: "A delete of a missing key succeeds".
+    virtual bool remove_reports_missing() const { return true; }
+
+    event_loop run_on;
+};
+
+/// A local folder opened through open_store, its file I/O on a pool: as a mirror
+/// (writable, can list, create-only) or as an origin (read-only, can list).
+class folder_backend : public store_backend {
+public:
+    store::store& subject() override { return *store_; }
+    store::store_caps expected_caps() const override { return {true, writable_, writable_}; }
+    std::string expected_location() const override;
+    void seed(std::string const& path, std::string const& bytes) override;
+    std::optional<std::string> peek(std::string const& path) override;
+    std::map<std::string, std::uint64_t> objects() override;
+
+protected:
+    explicit folder_backend(bool writable);
+
+private:
+    bool writable_;
+    temp_dir tmp_;
+    store::blocking_pool pool_{2};
+    std::unique_ptr<store::store> store_;
+};
+
+class folder_mirror_backend final : public folder_backend {
+public:
+    folder_mirror_backend() : folder_backend(true) {}
+};
+
+class folder_origin_backend final : public folder_backend {
+public:
+    folder_origin_backend() : folder_backend(false) {}
+};
+
+/// nginx serving the parent folder over HTTPS with a test CA; the store is opened
+/// through open_store at "https://localhost:PORT/root/" as an origin: read-only, no list.
+class https_backend final : public store_backend {
+public:
+    https_backend();
+    store::store& subject() override { return *store_; }
+    store::store_caps expected_caps() const override { return {false, false, false}; }
+    std::string expected_location() const override;
+    void seed(std::string const& path, std::string const& bytes) override;
+    std::optional<std::string> peek(std::string const& path) override;
+    std::map<std::string, std::uint64_t> objects() override;
+
+private:
+    temp_dir tmp_;
+    tls_files tls_;
+    std::unique_ptr<nginx_server> nginx_;
+    std::unique_ptr<store::store> store_;
+};
+
+/// s3rver with one bucket; the store is opened through open_store at
+/// "s3://conformance/root/" (endpoint, path-style addressing and a credentials file in
+/// store_options), and a second store at "s3://conformance/" seeds and inspects the bucket.
+class s3rver_backend final : public store_backend {
+public:
+    s3rver_backend();
+    store::store& subject() override { return *store_; }
+    store::store_caps expected_caps() const override { return {true, true, true}; }
+    std::string expected_location() const override { return "s3://conformance/root/"; }
+    void seed(std::string const& path, std::string const& bytes) override;
+    std::optional<std::string> peek(std::string const& path) override;
+    std::map<std::string, std::uint64_t> objects() override;
+    bool server_honours_create_only() const override { return false; }
+    bool remove_reports_missing() const override { return false; }
+
+    /// s3rver's log, for a failing test's INFO.
+    std::string log() const { return server_.log(); }
+
+private:
+    temp_dir tmp_;
+    s3rver_server server_{{.buckets = {"conformance"}}};
+    std::unique_ptr<store::store> bucket_;
+    std::unique_ptr<store::store> store_;
+};
+
+} // namespace mirror::test
