@@ -1,0 +1,120 @@
+#include "config/daemon_config.hpp"
+
+#include "config/detail/schema.hpp"
+#include "config/detail/yaml_reader.hpp"
+
+#include <fstream>
+#include <iterator>
+#include <system_error>
+
+namespace mirror::config {
+
+namespace {
+
+// Far above any real configuration (one repository is a few hundred bytes); a bound so
+// that a wrong path (a log, a device) is refused rather than read whole.
+constexpr std::uintmax_t max_file_size = 4 * mebibyte;
+
+std::filesystem::path absolute_or_as_is(std::filesystem::path const& path) {
+    std::error_code ec;
+    auto out = std::filesystem::absolute(path, ec);
+    return (ec ? path : out).lexically_normal();
+}
+
+/// A system message as ours are written: "permission denied", not "Permission denied".
+std::string lower_first(std::string text) {
+    if (!text.empty() && text.front() >= 'A' && text.front() <= 'Z')
+        text.front() = static_cast<char>(text.front() - 'A' + 'a');
+    return text;
+}
+
+} // namespace
+
+std::string_view to_string(log_format format) noexcept { return format == log_format::json ? "json" : "plain"; }
+
+std::string_view to_string(log_level level) noexcept {
+    switch (level) {
+    case log_level::debug: return "debug";
+    case log_level::info: return "info";
+    case log_level::notice: return "notice";
+    case log_level::warning: return "warning";
+    case log_level::error: return "error";
+    }
+    return "info";
+}
+
+std::string_view to_string(s3_addressing addressing) noexcept {
+    switch (addressing) {
+    case s3_addressing::path: return "path";
+    case s3_addressing::virtual_hosted: return "virtual";
+    case s3_addressing::automatic: return "auto";
+    }
+    return "auto";
+}
+
+load_result parse_config(std::string_view text, std::string_view file_name) {
+    detail::problem_list problems{std::string(file_name)};
+    std::filesystem::path const file = absolute_or_as_is(std::filesystem::path(std::string(file_name)));
+    std::vector<YAML::Node> documents;
+    try {
+        documents = YAML::LoadAll(std::string(text));
+    } catch (YAML::Exception const& e) {
+        // yaml-cpp's own text ("end of map not found", "illegal map value"), at its place.
+        problems.add(e.mark, "invalid YAML: " + e.msg);
+        return problems.take();
+    }
+    if (documents.empty() || documents.front().IsNull()) {
+        problems.add_whole_file("the configuration is empty: it needs at least 'repositories'");
+        return problems.take();
+    }
+    if (documents.size() > 1)
+        problems.add(documents[1].Mark(), "a second YAML document: the configuration is one document");
+    auto const& root = documents.front();
+    if (!root.IsMap()) {
+        problems.add(root.Mark(),
+                     "the configuration must be a mapping of keys, not " + std::string(detail::kind_of(root)));
+        return problems.take();
+    }
+    daemon_config cfg;
+    try {
+        cfg = detail::read_daemon_config(root, file.parent_path(), problems);
+    } catch (YAML::Exception const& e) {
+        // Not expected: the reader asks only what a node's type allows. Reported, not thrown.
+        problems.add(e.mark, "cannot read this node: " + e.msg);
+    }
+    if (!problems.empty())
+        return problems.take();
+    cfg.file = file;
+    return cfg;
+}
+
+load_result load_config(std::filesystem::path const& path) {
+    std::string const name = path.string();
+    auto problem = [&](std::string message) { return config_problems{{name, 0, 0, std::move(message)}}; };
+    std::error_code ec;
+    auto const status = std::filesystem::status(path, ec);
+    if (status.type() == std::filesystem::file_type::not_found)
+        return problem("cannot read: no such file");
+    if (ec)
+        return problem("cannot read: " + lower_first(ec.message()));
+    if (!std::filesystem::is_regular_file(status))
+        return problem("cannot read: not a regular file");
+    auto const size = std::filesystem::file_size(path, ec);
+    if (ec)
+        return problem("cannot read: " + lower_first(ec.message()));
+    if (size > max_file_size)
+        return problem("cannot read: larger than 4MiB, too large for a configuration");
+    std::ifstream in(path, std::ios::binary);
+    if (!in.is_open())
+        return problem("cannot read: cannot open it");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad())
+        return problem("cannot read: the read failed");
+    return parse_config(text, name);
+}
+
+store_entry const* match_store(daemon_config const& cfg, std::string_view location) noexcept {
+    return detail::longest_match(cfg.stores, location);
+}
+
+} // namespace mirror::config

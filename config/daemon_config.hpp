@@ -1,0 +1,121 @@
+#pragma once
+// The daemon's configuration file (YAML; docs/configuration.md is the reference): plain
+// structs, with every default and inherited value already filled in, and the functions
+// that read them reporting every problem at once as `file:line:col: message`.
+
+#include "config/config_problem.hpp"
+#include "config/listen_address.hpp"
+#include "config/values.hpp"
+
+#include <boost/system/result.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mirror::config {
+
+inline constexpr std::uint64_t mebibyte = std::uint64_t{1} << 20;
+
+enum class log_format { plain, json };
+enum class log_level { debug, info, notice, warning, error };
+
+/// How requests name an S3 bucket: "path", "virtual" (virtual-hosted) or "auto".
+enum class s3_addressing { path, virtual_hosted, automatic };
+
+std::string_view to_string(log_format format) noexcept;
+std::string_view to_string(log_level level) noexcept;
+std::string_view to_string(s3_addressing addressing) noexcept; ///< the word the file uses
+
+struct log_settings {
+    log_format format = log_format::plain;
+    log_level level = log_level::info;
+};
+
+/// Limits on reading one frozen DuckLake catalog.
+struct catalog_settings {
+    std::optional<std::filesystem::path> scratch_dir;                ///< absolute; nullopt: $TMPDIR, else /tmp
+    std::uint64_t max_bytes = 1024 * mebibyte;                       ///< largest catalog file fetched
+    std::chrono::milliseconds time_limit = std::chrono::seconds(60); ///< for opening and reading one catalog
+    std::uint64_t memory_limit = 256 * mebibyte;                     ///< DuckDB's memory_limit
+};
+
+/// What `defaults` and each repository may set. A repository's copy is resolved: the
+/// repository's own value, else the one in `defaults`, else the default shown here.
+struct repository_settings {
+    std::chrono::milliseconds interval = std::chrono::minutes(5); ///< between the starts of two passes; >= 1s
+    double jitter = 0.10;                                         ///< each wait is interval ± up to this fraction
+    std::uint32_t concurrency = 16;                               ///< transfers at once for this repository, 1..1024
+    signature_policy signatures = signature_policy::required;
+    std::string signature_namespace = "fdl"; ///< the key `namespace`
+    /// Absolute. nullopt only with `signatures: off` (required and if-present need it).
+    std::optional<std::filesystem::path> allowed_signers;
+    bool allow_rewind = false;                                      ///< accept a ref moving to a non-descendant
+    std::chrono::milliseconds pass_timeout = std::chrono::hours(1); ///< deadline of one pass; >= 1s
+    std::chrono::milliseconds backoff_max = std::chrono::hours(1);  ///< cap of the backoff after failed passes; >= 1s
+};
+
+/// One repository to mirror.
+struct repository_config {
+    std::string name;   ///< [A-Za-z0-9][A-Za-z0-9._-]{0,63}: a metric label and a folder name
+    std::string origin; ///< an absolute folder path, or a file://, http(s):// or s3:// URL as written
+    std::string mirror; ///< an absolute folder path, or a file:// or s3:// URL as written
+    repository_settings settings;
+};
+
+/// How to reach the S3 or HTTP stores whose locations start with `match`. Unset optionals
+/// leave the choice to the environment and the AWS files (core's s3::resolve_s3).
+struct store_entry {
+    std::string match;                       ///< "s3://bucket/", "s3://bucket/prefix/", "https://host/path/"
+    std::optional<std::string> endpoint;     ///< s3 only: "https://host[:port]"
+    std::optional<std::string> region;       ///< s3 only
+    std::optional<std::string> profile;      ///< s3 only: the AWS profile
+    std::optional<s3_addressing> addressing; ///< s3 only
+    std::optional<std::filesystem::path> credentials_file; ///< s3 only; absolute
+    std::optional<std::filesystem::path> ca_bundle;        ///< absolute; nullopt: the system's roots
+    bool allow_plain_http = false;                         ///< an http:// endpoint or location is refused without it
+    std::optional<std::uint64_t> max_requests_per_second;  ///< nullopt: no limit
+    std::optional<std::uint64_t> max_bytes_per_second;     ///< nullopt: no limit
+    std::uint64_t part_size = 16 * mebibyte;               ///< s3 only: multipart part size, 5MiB..5GiB
+    std::uint64_t multipart_threshold = 16 * mebibyte;     ///< s3 only: objects this large go multipart; 1..5GiB
+};
+
+/// The whole file, resolved: defaults applied, inheritance done, paths absolute.
+struct daemon_config {
+    std::filesystem::path file; ///< the configuration file, absolute
+    listen_address listen{"127.0.0.1", 9464};
+    std::filesystem::path state_dir = "/var/lib/fdl-mirror";
+    log_settings log;
+    std::uint32_t max_transfers = 64; ///< transfers at once across all repositories, 1..65536
+    std::chrono::milliseconds shutdown_timeout =
+        std::chrono::seconds(30); ///< grace after SIGTERM before passes are cut
+    catalog_settings catalogs;
+    repository_settings defaults;                ///< as written in `defaults` over the built-in ones
+    std::vector<repository_config> repositories; ///< at least one, in file order
+    std::vector<store_entry> stores;             ///< in file order
+};
+
+/// A configuration, or every problem found in it.
+using load_result = boost::system::result<daemon_config, config_problems>;
+
+/// Reads and checks the YAML configuration in `text`. `file_name` is used in messages
+/// and locates relative paths: they resolve against its folder, made absolute against
+/// the current directory. Reports every problem (syntax errors stop the reading, since
+/// nothing after them can be trusted). Reads no file, the ones the configuration names
+/// included; never throws but std::bad_alloc.
+load_result parse_config(std::string_view text, std::string_view file_name);
+
+/// Reads the file at `path` (at most 4 MiB) and parses it as parse_config does, with
+/// `path` as the file name. A file that cannot be read is one problem at line 0.
+load_result load_config(std::filesystem::path const& path);
+
+/// The entry of `cfg.stores` whose `match` is the longest prefix of `location`, or null.
+/// A match ends at a '/' boundary: "s3://bucket/pre" matches "s3://bucket/pre/x" but
+/// not "s3://bucket/prefix/".
+store_entry const* match_store(daemon_config const& cfg, std::string_view location) noexcept;
+
+} // namespace mirror::config

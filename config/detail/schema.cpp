@@ -1,0 +1,130 @@
+#include "config/detail/schema.hpp"
+
+#include "config/detail/locations.hpp"
+#include "config/units.hpp"
+
+#include <limits>
+
+namespace mirror::config::detail {
+
+using std::chrono::milliseconds;
+
+std::optional<std::filesystem::path> read_path(map_reader& section, std::string_view key,
+                                               std::filesystem::path const& base) {
+    auto found = section.scalar(key, "a path");
+    if (!found)
+        return std::nullopt;
+    auto path = resolve_path(found->first, base);
+    if (!path.value)
+        section.problems().add(found->second, section.subject(key) + " " + quote(found->first) + " " + path.why);
+    return path.value;
+}
+
+partial_settings read_partial_settings(map_reader& section, std::filesystem::path const& base) {
+    partial_settings out;
+    out.interval = section.duration("interval", std::chrono::seconds(1));
+    out.jitter = section.percentage("jitter");
+    out.concurrency = section.count("concurrency", 1024);
+    out.signatures = section.word<signature_policy>("signatures", {{"required", signature_policy::required},
+                                                                   {"if-present", signature_policy::if_present},
+                                                                   {"off", signature_policy::off}});
+    out.signature_namespace = section.text("namespace");
+    out.allowed_signers = read_path(section, "allowed_signers", base);
+    out.allow_rewind = section.flag("allow_rewind");
+    out.pass_timeout = section.duration("pass_timeout", std::chrono::seconds(1));
+    out.backoff_max = section.duration("backoff_max", std::chrono::seconds(1));
+    out.signature_keys_refused =
+        (section.find("signatures") && !out.signatures) || (section.find("allowed_signers") && !out.allowed_signers);
+    return out;
+}
+
+repository_settings apply(partial_settings const& own, repository_settings inherited) {
+    repository_settings& out = inherited;
+    out.interval = own.interval.value_or(out.interval);
+    out.jitter = own.jitter.value_or(out.jitter);
+    out.concurrency = static_cast<std::uint32_t>(own.concurrency.value_or(out.concurrency));
+    out.signatures = own.signatures.value_or(out.signatures);
+    out.signature_namespace = own.signature_namespace.value_or(out.signature_namespace);
+    if (own.allowed_signers)
+        out.allowed_signers = own.allowed_signers;
+    out.allow_rewind = own.allow_rewind.value_or(out.allow_rewind);
+    out.pass_timeout = own.pass_timeout.value_or(out.pass_timeout);
+    out.backoff_max = own.backoff_max.value_or(out.backoff_max);
+    return out;
+}
+
+namespace {
+
+log_settings read_log(map_reader& top, problem_list& problems) {
+    log_settings out;
+    auto node = top.mapping("log");
+    if (!node)
+        return out;
+    map_reader log(*node, "log", problems);
+    out.format =
+        log.word<log_format>("format", {{"plain", log_format::plain}, {"json", log_format::json}}).value_or(out.format);
+    out.level = log.word<log_level>("level", {{"debug", log_level::debug},
+                                              {"info", log_level::info},
+                                              {"notice", log_level::notice},
+                                              {"warning", log_level::warning},
+                                              {"error", log_level::error}})
+                    .value_or(out.level);
+    log.finish();
+    return out;
+}
+
+catalog_settings read_catalogs(map_reader& top, std::filesystem::path const& base, problem_list& problems) {
+    catalog_settings out;
+    auto node = top.mapping("catalogs");
+    if (!node)
+        return out;
+    map_reader catalogs(*node, "catalogs", problems);
+    out.scratch_dir = read_path(catalogs, "scratch_dir", base);
+    auto constexpr largest = std::numeric_limits<std::uint64_t>::max();
+    out.max_bytes = catalogs.size("max_bytes", 1, largest).value_or(out.max_bytes);
+    out.time_limit = catalogs.duration("time_limit", std::chrono::seconds(1)).value_or(out.time_limit);
+    // DuckDB refuses less than a few MiB for any real catalog; 16MiB is a floor with room.
+    out.memory_limit = catalogs.size("memory_limit", 16 * mebibyte, largest).value_or(out.memory_limit);
+    catalogs.finish();
+    return out;
+}
+
+defaults_section read_defaults(map_reader& top, std::filesystem::path const& base, problem_list& problems) {
+    auto node = top.mapping("defaults");
+    if (!node)
+        return {};
+    map_reader defaults(*node, "defaults", problems);
+    defaults_section out;
+    out.own = read_partial_settings(defaults, base);
+    out.resolved = apply(out.own, {});
+    defaults.finish();
+    return out;
+}
+
+} // namespace
+
+daemon_config read_daemon_config(YAML::Node const& root, std::filesystem::path const& base, problem_list& problems) {
+    daemon_config cfg;
+    map_reader top(root, "", problems);
+    if (auto found = top.scalar("listen", "host:port such as 127.0.0.1:9464 (quote an IPv6 one: \"[::1]:9464\")")) {
+        if (auto address = parse_listen_address(found->first))
+            cfg.listen = *address;
+        else
+            problems.add(found->second, "listen " + quote(found->first) +
+                                            " is not host:port with a port from 1 to 65535 (such as 127.0.0.1:9464, "
+                                            "or \"[::1]:9464\" for IPv6)");
+    }
+    cfg.state_dir = read_path(top, "state_dir", base).value_or(cfg.state_dir);
+    cfg.log = read_log(top, problems);
+    cfg.max_transfers = static_cast<std::uint32_t>(top.count("max_transfers", 65536).value_or(cfg.max_transfers));
+    cfg.shutdown_timeout = top.duration("shutdown_timeout", milliseconds(0)).value_or(cfg.shutdown_timeout);
+    cfg.catalogs = read_catalogs(top, base, problems);
+    auto const defaults = read_defaults(top, base, problems);
+    cfg.defaults = defaults.resolved;
+    cfg.stores = read_stores(top, base);
+    cfg.repositories = read_repositories(top, defaults, cfg.stores, base);
+    top.finish();
+    return cfg;
+}
+
+} // namespace mirror::config::detail
