@@ -90,6 +90,15 @@ std::string sync_json(sync::sync_report const& r, std::string const& origin, std
         ref["from"] = change.from ? json::value(*change.from) : json::value(nullptr);
         refs.push_back(std::move(ref));
     }
+    json::array drift;
+    for (auto const& state : r.refs) {
+        json::object ref{{"name", state.name},
+                         {"origin", state.origin_target},
+                         {"in_sync", state.in_sync()},
+                         {"versions_behind", state.versions_behind}};
+        ref["mirror"] = state.mirror_target ? json::value(*state.mirror_target) : json::value(nullptr);
+        drift.push_back(std::move(ref));
+    }
     json::object out{
         {"command", "sync"},
         {"origin", origin},
@@ -99,6 +108,7 @@ std::string sync_json(sync::sync_report const& r, std::string const& origin, std
         {"held", std::move(held)},
         {"violations", errors_json(r.violations)},
         {"refs_updated", std::move(refs)},
+        {"refs", std::move(drift)},
         {"followed", strings_json(r.followed)},
         {"warnings", strings_json(r.warnings)},
         {"files_copied", r.files_copied},

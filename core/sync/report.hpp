@@ -24,6 +24,19 @@ struct ref_change {
     std::string to;
 };
 
+/// Where an origin ref stands in the mirror once a pass is over: the drift a monitor
+/// watches.
+struct ref_state {
+    std::string name;
+    std::string origin_target;
+    std::optional<std::string> mirror_target; ///< absent when the mirror lacks the ref
+    /// Versions on the origin ref's first-parent line that the mirror has not published,
+    /// counted from its target back to the first version the mirror has (as far as this
+    /// pass read the line). 0 for a ref in sync, and for a moved tag.
+    std::uint64_t versions_behind = 0;
+    bool in_sync() const { return mirror_target == origin_target; }
+};
+
 struct sync_report {
     std::vector<std::string> published;      ///< versions published by this pass, in order
     std::vector<held_version> held;          ///< versions not published, with why
@@ -31,6 +44,7 @@ struct sync_report {
     std::vector<std::string> warnings;       ///< worth knowing, not a failure
     std::vector<ref_change> refs_updated;    ///< refs moved or created in the mirror
     std::vector<std::string> followed;       ///< allowed late changes taken: expiry, signature, catalog
+    std::vector<ref_state> refs;             ///< each origin ref after the pass; empty when it stopped early
     std::map<std::string, verify::signer_info> signers; ///< who signed each version published or followed
     verify::key_differences announced_keys;  ///< fdl.json's signers against the trusted keys
     std::uint64_t files_copied = 0;

@@ -102,6 +102,33 @@ std::optional<std::string> desired_head(pass const& p, refs_snapshot const& orig
     return mirror_refs.head_bytes;
 }
 
+/// Versions of `target`'s first-parent line the mirror lacks, back to one it has.
+std::uint64_t versions_behind(pass const& p, std::string target) {
+    std::uint64_t behind = 0;
+    while (!p.is_published(target) && behind < limits::history_length) {
+        ++behind;
+        auto it = p.origin_records.find(target);
+        if (it == p.origin_records.end() || !it->second)
+            break; // not read this pass (held early): the count is a lower bound
+        auto parent = it->second->record.first_parent();
+        if (!parent)
+            break;
+        target = *parent;
+    }
+    return behind;
+}
+
+void report_ref_states(pass& p, refs_snapshot const& origin_refs, fdl::ref_map const& held) {
+    for (auto const& [name, target] : origin_refs.refs) {
+        ref_state state{name, target, std::nullopt, 0};
+        if (auto it = held.find(name); it != held.end())
+            state.mirror_target = it->second;
+        if (!state.in_sync())
+            state.versions_behind = versions_behind(p, target);
+        p.report.refs.push_back(std::move(state));
+    }
+}
+
 } // namespace
 
 awaitable<void> update_refs(pass& p, refs_snapshot const& origin_refs, refs_snapshot const& mirror_refs) {
@@ -115,6 +142,7 @@ awaitable<void> update_refs(pass& p, refs_snapshot const& origin_refs, refs_snap
     for (auto const& [name, id] : held)
         if (!origin_refs.refs.contains(name))
             p.report.warnings.push_back(name + ": gone from the origin; the mirror keeps it at " + id);
+    report_ref_states(p, origin_refs, held);
 
     auto head = desired_head(p, origin_refs, held, mirror_refs);
     fdl::refs_document document;

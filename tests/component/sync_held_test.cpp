@@ -81,6 +81,21 @@ TEST_CASE_FIXTURE(fixture, "a missing data file holds its version and every desc
     CHECK(ref_of(mirror, "refs/heads/main").empty());
     CHECK(r.exit_code() == 1);
     CHECK(reader_visible_problems(mirror).empty());
+    // The drift: main lacks main[1] and main[2], dev those and its own tip; v1 is in sync.
+    auto state_of = [](sync::sync_report const& report, std::string const& name) {
+        for (auto const& s : report.refs)
+            if (s.name == name)
+                return s;
+        FAIL("no state for " << name);
+        return sync::ref_state{};
+    };
+    CHECK(r.refs.size() == 3);
+    CHECK(!state_of(r, "refs/heads/main").in_sync());
+    CHECK(!state_of(r, "refs/heads/main").mirror_target);
+    CHECK(state_of(r, "refs/heads/main").versions_behind == 2);
+    CHECK(state_of(r, "refs/heads/dev").versions_behind == 3);
+    CHECK(state_of(r, "refs/tags/v1").in_sync());
+    CHECK(state_of(r, "refs/tags/v1").versions_behind == 0);
     // Once the origin serves the file again, everything is published.
     write_file(origin.data_path("main/towns/ducklake-0003.parquet"), std::string(700, 'c'));
     auto fixed = pass();
@@ -88,6 +103,11 @@ TEST_CASE_FIXTURE(fixture, "a missing data file holds its version and every desc
     CHECK(fixed.exit_code() == 0);
     CHECK(fixed.published.size() == 3);
     CHECK(ref_of(mirror, "refs/heads/main") == sample.main.back());
+    for (auto const& s : fixed.refs) {
+        CAPTURE(s.name);
+        CHECK(s.in_sync());
+        CHECK(s.versions_behind == 0);
+    }
 }
 
 TEST_CASE_FIXTURE(fixture, "unsafe paths in files.json and version.json hold the version") {
