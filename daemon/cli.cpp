@@ -15,6 +15,7 @@ std::string usage_text() {
                                             verify an SSH signature as ssh-keygen -Y verify does
   fdl-mirror find-principals -f ALLOWED_SIGNERS -s SIGNATURE_FILE [-n NAMESPACE] [--verify-time T]
                                             list the principals whose keys match the signature
+  fdl-mirror check-config --config FILE     validate the daemon's configuration (exit 78 when wrong)
   fdl-mirror --help | --version
 
 ORIGIN and REPOSITORY are folder paths, file:///… URLs, https://… URLs or s3://BUCKET/PREFIX/;
@@ -229,6 +230,25 @@ std::variant<command, usage_error> parse_find_principals(arg_reader& in) {
     return command(cmd);
 }
 
+std::variant<command, usage_error> parse_check_config(arg_reader& in) {
+    check_config_command cmd;
+    std::optional<usage_error> problem;
+    while (!in.done() && !problem) {
+        std::string const& arg = in.take();
+        if (arg == "--config") {
+            if (auto value = in.value_for(arg, problem))
+                cmd.config = *value;
+        } else {
+            problem = usage_error{"check-config: unexpected " + arg};
+        }
+    }
+    if (problem)
+        return *problem;
+    if (cmd.config.empty())
+        return usage_error{"check-config needs --config FILE"};
+    return command(cmd);
+}
+
 } // namespace
 
 std::variant<command, usage_error> parse_command_line(std::vector<std::string> const& args) {
@@ -248,6 +268,8 @@ std::variant<command, usage_error> parse_command_line(std::vector<std::string> c
         return parse_check_signature(in);
     if (first == "find-principals")
         return parse_find_principals(in);
+    if (first == "check-config")
+        return parse_check_config(in);
     return usage_error{"unknown command '" + first + "'"};
 }
 

@@ -65,11 +65,16 @@ struct find_principals_command {
     std::optional<std::string> verify_time;
 };
 
+/// `check-config --config FILE`: validate the daemon's configuration without starting it.
+struct check_config_command {
+    std::string config; ///< --config FILE
+};
+
 struct help_command {};
 struct version_command {};
 
 using command = std::variant<help_command, version_command, sync_command, verify_command, check_signature_command,
-                             find_principals_command>;
+                             find_principals_command, check_config_command>;
 
 /// A usage error: the message, to print with the usage text; exit 2.
 struct usage_error {

@@ -2,6 +2,7 @@
 // one command on one io_context thread, print its report, exit with its status.
 
 #include "daemon/build_info.hpp"
+#include "daemon/check_config.hpp"
 #include "daemon/cli.hpp"
 #include "daemon/mirror_lock.hpp"
 #include "daemon/progress.hpp"
@@ -240,6 +241,8 @@ int main(int argc, char** argv) {
             return daemon::run_check_signature(*c);
         if (auto const* f = std::get_if<daemon::find_principals_command>(&cmd))
             return daemon::run_find_principals(*f);
+        if (auto const* c = std::get_if<daemon::check_config_command>(&cmd))
+            return daemon::run_check_config(c->config);
         return run_verify_command(std::get<daemon::verify_command>(cmd));
     } catch (std::exception const& e) {
         std::fprintf(stderr, "fdl-mirror: internal error: %s\n", e.what());

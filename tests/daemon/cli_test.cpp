@@ -187,3 +187,14 @@ TEST_CASE("rate limits and --quick: counts and sizes are read, anything else is 
     CHECK(usage_message(parse_command_line(args{"sync", "o", "m", "--max-bytes-per-second", "0"}))
               .find("is not a size") != std::string::npos);
 }
+
+TEST_CASE("check-config takes --config FILE and nothing else") {
+    auto cmd = parsed_as<check_config_command>(parse_command_line(args{"check-config", "--config", "/etc/f.yaml"}));
+    REQUIRE(cmd);
+    CHECK(cmd->config == "/etc/f.yaml");
+    CHECK(usage_message(parse_command_line(args{"check-config"})).find("needs --config FILE") != std::string::npos);
+    CHECK(usage_message(parse_command_line(args{"check-config", "--config"})).find("--config needs a value") !=
+          std::string::npos);
+    CHECK(usage_message(parse_command_line(args{"check-config", "--config", "a", "b"})).find("unexpected b") !=
+          std::string::npos);
+}
