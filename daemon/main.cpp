@@ -93,7 +93,8 @@ std::variant<verify::trust_settings, std::string> load_trust(daemon::signature_o
 /// A location that cannot name a store (a scheme not built, file://relative) is the
 /// operator's mistake (exit 2); one that names a store that cannot be opened is I/O (3).
 bool is_usage_problem(error const& e) {
-    return e.code == store::store_errc::unsupported || e.code == store::store_errc::rejected;
+    return e.code == store::store_errc::unsupported || e.code == store::store_errc::rejected ||
+           e.code == store::store_errc::not_a_file; // a location that is not a folder
 }
 
 /// FDL_MIRROR_TEST_KILL_AFTER_WRITES=N: die by SIGKILL right after the N-th write to the

@@ -11,10 +11,11 @@ enum class store_errc {
     already_exists, ///< a create-only write lost: the key is taken
     access_denied,  ///< permissions
     transient,      ///< worth retrying: interrupted, busy, throttled, timed out
-    rejected,       ///< refused for what it is: a symbolic link, not a regular file, a bad key
+    rejected,       ///< refused: an unsafe key, a request the server refuses (4xx), a bad answer
     unsupported,    ///< the backend cannot do this (see its caps) or the scheme is not built
     io_error,       ///< a permanent failure of the medium: disk full, read-only, EIO
     too_large,      ///< an object past the size the caller accepts
+    not_a_file,     ///< a folder store's key names a symbolic link, a folder or a special file
 };
 
 boost::system::error_category const& store_category() noexcept;

@@ -190,7 +190,7 @@ awaitable<result<object_info>> local_store::stat(std::string key) {
     if (S_ISLNK(st.st_mode))
         co_return errno_error(ELOOP, key);
     if (!S_ISREG(st.st_mode))
-        co_return make_error(store_errc::rejected, key + ": not a regular file");
+        co_return make_error(store_errc::not_a_file, key + ": not a regular file");
     co_return object_info{static_cast<std::uint64_t>(st.st_size)};
 }
 
@@ -208,7 +208,7 @@ awaitable<result<void>> local_store::read(std::string key, byte_sink& out) {
     if (::fstat(file.get(), &st) != 0)
         co_return errno_error(errno, key);
     if (!S_ISREG(st.st_mode))
-        co_return make_error(store_errc::rejected, key + ": not a regular file");
+        co_return make_error(store_errc::not_a_file, key + ": not a regular file");
     ::posix_fadvise(file.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
 
     std::vector<std::byte> buffer(std::min<std::uint64_t>(read_chunk_bytes, std::max<off_t>(st.st_size, 1)));

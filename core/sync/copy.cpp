@@ -39,7 +39,7 @@ result<void> check_bytes(std::string_view bytes, expectation const& expect, std:
 error as_content_error(error e) {
     if (e.code == store::store_errc::not_found)
         e.code = make_error_code(sync_errc::missing_file);
-    else if (e.code == store::store_errc::rejected)
+    else if (e.code == store::store_errc::not_a_file)
         e.code = make_error_code(sync_errc::not_a_regular_file);
     return e;
 }

@@ -32,9 +32,9 @@ error errno_error(int err, std::string const& what) {
     case EEXIST: code = store_errc::already_exists, reason = "already exists"; break;
     case EACCES:
     case EPERM: code = store_errc::access_denied; break;
-    case ELOOP: code = store_errc::rejected, reason = "is a symbolic link (links are not followed)"; break;
-    case ENOTDIR: code = store_errc::rejected, reason = "a path component is not a folder"; break;
-    case EISDIR: code = store_errc::rejected, reason = "is a folder, not a file"; break;
+    case ELOOP: code = store_errc::not_a_file, reason = "is a symbolic link (links are not followed)"; break;
+    case ENOTDIR: code = store_errc::not_a_file, reason = "a path component is not a folder"; break;
+    case EISDIR: code = store_errc::not_a_file, reason = "is a folder, not a file"; break;
     case EINTR:
     case EAGAIN:
     case EBUSY:

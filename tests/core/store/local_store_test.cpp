@@ -94,14 +94,14 @@ TEST_CASE("local store: symbolic links are refused, not followed") {
     auto s = open(tmp / "repo", false);
     auto linked = read(*s, "link.txt");
     REQUIRE(!linked);
-    CHECK(linked.error().code == store::store_errc::rejected);
+    CHECK(linked.error().code == store::store_errc::not_a_file);
     CHECK(linked.error().message.find("symbolic link") != std::string::npos);
     auto through = read(*s, "d/up/secret");
     REQUIRE(!through);
-    CHECK(through.error().code == store::store_errc::rejected);
+    CHECK(through.error().code == store::store_errc::not_a_file);
     auto st = wait(s->stat("link.txt"));
     REQUIRE(!st);
-    CHECK(st.error().code == store::store_errc::rejected);
+    CHECK(st.error().code == store::store_errc::not_a_file);
     std::map<std::string, std::uint64_t> listed;
     REQUIRE(wait(s->list("", [&](store::list_entry e) -> result<void> {
         listed.emplace(e.key, e.size);
