@@ -1,0 +1,278 @@
+#include "daemon/metrics.hpp"
+
+#include "core/sync/errors.hpp"
+#include "verify/errors.hpp"
+
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace mirror::daemon {
+
+char const* to_string(pass_outcome outcome) noexcept {
+    switch (outcome) {
+    case pass_outcome::ok: return "ok";
+    case pass_outcome::failed: return "failed";
+    case pass_outcome::held: return "held";
+    case pass_outcome::timeout: return "timeout";
+    }
+    return "failed";
+}
+
+namespace {
+
+using prometheus::Counter;
+using prometheus::Family;
+using prometheus::Gauge;
+using prometheus::Histogram;
+using prometheus::Labels;
+
+// Label values created at 0 with each repository, so the alert rules' increase() and
+// absent() see a series before its first event (systemd/fdl-mirror.rules.yml).
+constexpr char const* pass_results[] = {"ok", "failed", "held", "timeout"};
+constexpr char const* signature_results[] = {"valid", "invalid", "missing", "untrusted"};
+constexpr char const* integrity_kinds[] = {"size_mismatch", "sha256_mismatch", "missing_file"};
+constexpr char const* violation_kinds[] = {"version_rewritten", "file_deleted_at_origin", "file_added_at_origin",
+                                           "tag_moved", "branch_rewound"};
+
+/// "valid" is counted from the signers; a held version's verify error says which failure.
+char const* signature_result_of(boost::system::error_code const& code) {
+    if (code == verify::verify_errc::missing_signature)
+        return "missing";
+    if (code == verify::verify_errc::untrusted_key || code == verify::verify_errc::principal_not_allowed ||
+        code == verify::verify_errc::namespace_not_allowed || code == verify::verify_errc::outside_validity)
+        return "untrusted";
+    return "invalid";
+}
+
+/// A held reason that says the origin's bytes or records are wrong (not a signature, not
+/// the medium, not a consequence of another version being held).
+bool is_integrity_failure(boost::system::error_code const& code) {
+    if (code.category() == verify::verify_category() || code.category().name() == std::string_view("store"))
+        return false;
+    return code != sync::sync_errc::ancestor_held;
+}
+
+} // namespace
+
+struct metrics::impl {
+    std::shared_ptr<prometheus::Registry> registry = std::make_shared<prometheus::Registry>();
+    Family<Gauge>& build_info = prometheus::BuildGauge()
+                                    .Name("fdl_mirror_build_info")
+                                    .Help("Always 1; the labels say what this build is and can do")
+                                    .Register(*registry);
+    Family<Gauge>& repositories = prometheus::BuildGauge()
+                                      .Name("fdl_mirror_repositories")
+                                      .Help("Repositories in the configuration")
+                                      .Register(*registry);
+    Gauge& repository_count = repositories.Add({});
+    Family<Gauge>& interval = gauge("fdl_mirror_interval_seconds", "Configured time between two passes");
+    Family<Gauge>& last_success =
+        gauge("fdl_mirror_last_success_timestamp_seconds", "When a pass last completed (held versions included); 0: never");
+    Family<Gauge>& last_attempt = gauge("fdl_mirror_last_attempt_timestamp_seconds", "When a pass last started");
+    Family<Histogram>& pass_duration = prometheus::BuildHistogram()
+                                           .Name("fdl_mirror_pass_duration_seconds")
+                                           .Help("How long passes take")
+                                           .Register(*registry);
+    Family<Counter>& passes = counter("fdl_mirror_passes_total", "Passes by result: ok, held, failed, timeout");
+    Family<Gauge>& ref_in_sync = gauge("fdl_mirror_ref_in_sync", "1 when the mirror's ref names the origin's version");
+    Family<Gauge>& ref_behind =
+        gauge("fdl_mirror_ref_versions_behind", "Versions on the origin ref's line the mirror has not published");
+    Family<Gauge>& ref_lag =
+        gauge("fdl_mirror_ref_lag_seconds", "How long the origin has had a version of this ref the mirror lacks");
+    Family<Gauge>& versions_held = gauge("fdl_mirror_versions_held", "Versions held by the last pass, by reason");
+    Family<Counter>& signature_checks =
+        counter("fdl_mirror_signature_checks_total", "Signature checks by result: valid, invalid, missing, untrusted");
+    Family<Counter>& integrity_failures =
+        counter("fdl_mirror_integrity_failures_total", "Versions held for a failed integrity check, by kind");
+    Family<Counter>& violations =
+        counter("fdl_mirror_immutability_violations_total", "Broken promises of the origin, by kind");
+    Family<Gauge>& untrusted_keys = gauge("fdl_mirror_untrusted_announced_keys",
+                                          "Keys the origin's fdl.json announces that are not configured here");
+    Family<Gauge>& origin_up = gauge("fdl_mirror_origin_up", "1 when the last pass could read the origin");
+    Family<Counter>& copied_bytes = counter("fdl_mirror_copied_bytes_total", "Bytes copied into the mirror");
+    Family<Counter>& copied_files = counter("fdl_mirror_copied_files_total", "Files copied into the mirror");
+
+    /// Series already made per repository, so a repository removed by a reload loses them.
+    std::map<std::string, std::set<std::string>> refs_seen, held_seen, integrity_seen, violation_seen;
+    std::map<std::string, double> intervals;
+
+    Family<Gauge>& gauge(char const* name, char const* help) {
+        return prometheus::BuildGauge().Name(name).Help(help).Register(*registry);
+    }
+    Family<Counter>& counter(char const* name, char const* help) {
+        return prometheus::BuildCounter().Name(name).Help(help).Register(*registry);
+    }
+    Histogram& duration_of(std::string const& repo) {
+        static const Histogram::BucketBoundaries buckets{1, 5, 15, 30, 60, 300, 900, 1800, 3600, 7200};
+        return pass_duration.Add({{"repo", repo}}, buckets);
+    }
+
+    void create(std::string const& repo, double interval_seconds) {
+        Labels r{{"repo", repo}};
+        interval.Add(r).Set(interval_seconds);
+        last_success.Add(r);
+        last_attempt.Add(r);
+        duration_of(repo);
+        for (auto result : pass_results)
+            passes.Add({{"repo", repo}, {"result", result}});
+        for (auto result : signature_results)
+            signature_checks.Add({{"repo", repo}, {"result", result}});
+        for (auto kind : integrity_kinds)
+            integrity_failures.Add({{"repo", repo}, {"kind", kind}});
+        for (auto kind : violation_kinds)
+            violations.Add({{"repo", repo}, {"kind", kind}});
+        untrusted_keys.Add(r);
+        origin_up.Add(r).Set(1);
+        copied_bytes.Add(r);
+        copied_files.Add(r);
+    }
+
+    template <class T>
+    static void remove_repo(Family<T>& family, std::string const& repo, std::vector<Labels> const& label_sets) {
+        for (auto const& labels : label_sets)
+            if (labels.at("repo") == repo && family.Has(labels))
+                family.Remove(&family.Add(labels));
+    }
+
+    void forget(std::string const& repo) {
+        Labels r{{"repo", repo}};
+        for (auto* family : {&interval, &last_success, &last_attempt, &untrusted_keys, &origin_up})
+            remove_repo(*family, repo, {r});
+        for (auto* family : {&copied_bytes, &copied_files})
+            remove_repo(*family, repo, {r});
+        if (pass_duration.Has(r))
+            pass_duration.Remove(&duration_of(repo));
+        std::vector<Labels> results, signatures, integrity, violated, refs, held;
+        for (auto result : pass_results)
+            results.push_back({{"repo", repo}, {"result", result}});
+        for (auto result : signature_results)
+            signatures.push_back({{"repo", repo}, {"result", result}});
+        for (auto kind : integrity_kinds)
+            integrity_seen[repo].insert(kind);
+        for (auto kind : violation_kinds)
+            violation_seen[repo].insert(kind);
+        for (auto const& kind : integrity_seen[repo])
+            integrity.push_back({{"repo", repo}, {"kind", kind}});
+        for (auto const& kind : violation_seen[repo])
+            violated.push_back({{"repo", repo}, {"kind", kind}});
+        for (auto const& ref : refs_seen[repo])
+            refs.push_back({{"repo", repo}, {"ref", ref}});
+        for (auto const& reason : held_seen[repo])
+            held.push_back({{"repo", repo}, {"reason", reason}});
+        remove_repo(passes, repo, results);
+        remove_repo(signature_checks, repo, signatures);
+        remove_repo(integrity_failures, repo, integrity);
+        remove_repo(violations, repo, violated);
+        for (auto* family : {&ref_in_sync, &ref_behind, &ref_lag})
+            remove_repo(*family, repo, refs);
+        remove_repo(versions_held, repo, held);
+        for (auto* seen : {&refs_seen, &held_seen, &integrity_seen, &violation_seen})
+            seen->erase(repo);
+    }
+};
+
+metrics::metrics(build_facts facts) : impl_(std::make_unique<impl>()) {
+    impl_->build_info
+        .Add({{"version", facts.version}, {"libssh", facts.libssh}, {"duckdb", facts.duckdb ? "yes" : "no"}})
+        .Set(1);
+}
+
+metrics::~metrics() = default;
+
+void metrics::set_repositories(std::vector<repository_info> const& repositories) {
+    std::set<std::string> wanted;
+    for (auto const& repo : repositories) {
+        wanted.insert(repo.name);
+        auto known = impl_->intervals.find(repo.name);
+        if (known == impl_->intervals.end())
+            impl_->create(repo.name, repo.interval_seconds);
+        else if (known->second != repo.interval_seconds) // a reload keeps counters, updates the interval
+            impl_->interval.Add({{"repo", repo.name}}).Set(repo.interval_seconds);
+        impl_->intervals[repo.name] = repo.interval_seconds;
+    }
+    for (auto it = impl_->intervals.begin(); it != impl_->intervals.end();) {
+        if (wanted.contains(it->first)) {
+            ++it;
+            continue;
+        }
+        impl_->forget(it->first);
+        it = impl_->intervals.erase(it);
+    }
+    impl_->repository_count.Set(static_cast<double>(repositories.size()));
+}
+
+void metrics::pass_started(std::string const& repo, double now) {
+    impl_->last_attempt.Add({{"repo", repo}}).Set(now);
+}
+
+void metrics::pass_finished(std::string const& repo, sync::sync_report const& report, finished_pass const& pass) {
+    auto& m = *impl_;
+    Labels r{{"repo", repo}};
+    m.passes.Add({{"repo", repo}, {"result", to_string(pass.outcome)}}).Increment();
+    m.duration_of(repo).Observe(pass.duration_seconds);
+    if (pass.outcome == pass_outcome::ok || pass.outcome == pass_outcome::held)
+        m.last_success.Add(r).Set(pass.finished_at);
+    m.origin_up.Add(r).Set(pass.origin_reached ? 1 : 0);
+    m.copied_bytes.Add(r).Increment(static_cast<double>(report.bytes_copied));
+    m.copied_files.Add(r).Increment(static_cast<double>(report.files_copied));
+    m.untrusted_keys.Add(r).Set(static_cast<double>(report.announced_keys.announced_not_trusted.size()));
+
+    // Drift: only when the pass got as far as the refs (an early stop keeps the last known).
+    if (!report.refs.empty()) {
+        std::map<std::string, double> lag(pass.ref_lag_seconds.begin(), pass.ref_lag_seconds.end());
+        auto& seen = m.refs_seen[repo];
+        std::set<std::string> now;
+        for (auto const& state : report.refs) {
+            Labels labels{{"repo", repo}, {"ref", state.name}};
+            m.ref_in_sync.Add(labels).Set(state.in_sync() ? 1 : 0);
+            m.ref_behind.Add(labels).Set(static_cast<double>(state.versions_behind));
+            m.ref_lag.Add(labels).Set(state.in_sync() ? 0 : lag[state.name]);
+            now.insert(state.name);
+        }
+        for (auto const& gone : seen)
+            if (!now.contains(gone))
+                for (auto* family : {&m.ref_in_sync, &m.ref_behind, &m.ref_lag})
+                    family->Remove(&family->Add({{"repo", repo}, {"ref", gone}}));
+        seen = std::move(now);
+    }
+
+    std::map<std::string, double> held_by_reason;
+    for (auto const& reason : m.held_seen[repo])
+        held_by_reason[reason] = 0; // a reason no longer seen drops to 0
+    for (auto const& held : report.held) {
+        std::string kind = sync::kind_of(held.why.code);
+        held_by_reason[kind] += 1;
+        if (held.why.code.category() == verify::verify_category())
+            m.signature_checks.Add({{"repo", repo}, {"result", signature_result_of(held.why.code)}}).Increment();
+        else if (is_integrity_failure(held.why.code)) {
+            m.integrity_failures.Add({{"repo", repo}, {"kind", kind}}).Increment();
+            m.integrity_seen[repo].insert(kind);
+        }
+    }
+    for (auto const& [reason, count] : held_by_reason) {
+        m.versions_held.Add({{"repo", repo}, {"reason", reason}}).Set(count);
+        m.held_seen[repo].insert(reason);
+    }
+    if (!report.signers.empty())
+        m.signature_checks.Add({{"repo", repo}, {"result", "valid"}}).Increment(static_cast<double>(report.signers.size()));
+    for (auto const& violation : report.violations) {
+        std::string kind = sync::kind_of(violation.code);
+        m.violations.Add({{"repo", repo}, {"kind", kind}}).Increment();
+        m.violation_seen[repo].insert(kind);
+    }
+}
+
+std::string metrics::text() const {
+    std::ostringstream out;
+    prometheus::TextSerializer().Serialize(out, impl_->registry->Collect());
+    return out.str();
+}
+
+} // namespace mirror::daemon

@@ -1,0 +1,70 @@
+#pragma once
+// The daemon's Prometheus metrics: the only file pair that knows prometheus-cpp (style rule
+// 12). Names and labels are the ones docs/operations.md and systemd/fdl-mirror.rules.yml
+// use. Every series a rule watches is created at 0 when its repository is declared, so
+// that increase() sees the first failure.
+
+#include "core/sync/report.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mirror::daemon {
+
+/// What fdl_mirror_build_info says.
+struct build_facts {
+    std::string version;
+    std::string libssh; ///< "0.12.2"
+    bool duckdb = false;
+};
+
+/// A repository as the metrics know it.
+struct repository_info {
+    std::string name;
+    double interval_seconds = 300;
+};
+
+enum class pass_outcome { ok, failed, held, timeout };
+
+/// One finished pass, as the metrics take it.
+struct finished_pass {
+    pass_outcome outcome = pass_outcome::ok;
+    double finished_at = 0;      ///< unix seconds
+    double duration_seconds = 0;
+    bool origin_reached = true;  ///< false when the origin could not be read at all
+    /// How long each ref has been out of sync, by ref name (0 when in sync); refs missing
+    /// here count 0.
+    std::vector<std::pair<std::string, double>> ref_lag_seconds;
+};
+
+/// Used from the I/O thread only (prometheus-cpp's own locks make scraping from it safe).
+class metrics {
+public:
+    explicit metrics(build_facts facts);
+    ~metrics();
+    metrics(metrics const&) = delete;
+    metrics& operator=(metrics const&) = delete;
+
+    /// Declares the configured repositories: creates their series at 0 and removes those
+    /// of repositories no longer configured. Called at start and after each reload.
+    void set_repositories(std::vector<repository_info> const& repositories);
+    /// A pass of `repo` starts at `now` (unix seconds).
+    void pass_started(std::string const& repo, double now);
+    /// A pass of `repo` ended with `report`: drift, held versions, violations, signature
+    /// checks and traffic are taken from it.
+    void pass_finished(std::string const& repo, sync::sync_report const& report, finished_pass const& pass);
+
+    /// The exposition, in Prometheus' text format 0.0.4.
+    std::string text() const;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+/// "ok", "failed", "held", "timeout".
+char const* to_string(pass_outcome outcome) noexcept;
+
+} // namespace mirror::daemon

@@ -1,0 +1,139 @@
+#include "daemon/metrics.hpp"
+
+#include "core/store/errors.hpp"
+#include "core/sync/errors.hpp"
+#include "tests/support/local_servers.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "verify/errors.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+
+using namespace mirror;
+using daemon::finished_pass;
+using daemon::pass_outcome;
+
+namespace {
+
+bool has_line(std::string const& text, std::string const& line) {
+    return ("\n" + text).find("\n" + line + "\n") != std::string::npos;
+}
+
+sync::sync_report troubled_report() {
+    sync::sync_report r;
+    r.held.push_back({"v2", make_error(sync::sync_errc::sha256_mismatch, "versions/v2/ducklake.duckdb: sha256")});
+    r.held.push_back({"v3", make_error(sync::sync_errc::ancestor_held, "versions/v3: its parent is held")});
+    r.held.push_back({"v4", make_error(verify::verify_errc::missing_signature, "versions/v4: no signature")});
+    r.held.push_back({"v5", make_error(verify::verify_errc::untrusted_key, "versions/v5: untrusted")});
+    r.violations.push_back(make_error(sync::sync_errc::tag_moved, "refs/tags/v1: moved"));
+    r.signers["v1"] = verify::signer_info{};
+    r.announced_keys.announced_not_trusted = {"SHA256:abc"};
+    r.refs.push_back({"refs/heads/main", "v5", std::string("v1"), 4});
+    r.refs.push_back({"refs/tags/v1", "v1", std::string("v1"), 0});
+    r.files_copied = 3;
+    r.bytes_copied = 1000;
+    return r;
+}
+
+} // namespace
+
+TEST_CASE("declared repositories get every watched series at 0, and build_info says what the build is") {
+    daemon::metrics m({"0.1.0", "0.12.2", true});
+    m.set_repositories({{"population", 60}, {"towns", 300}});
+    auto text = m.text();
+    CHECK(has_line(text, R"(fdl_mirror_build_info{duckdb="yes",libssh="0.12.2",version="0.1.0"} 1)"));
+    CHECK(has_line(text, "fdl_mirror_repositories 2"));
+    CHECK(has_line(text, R"(fdl_mirror_interval_seconds{repo="population"} 60)"));
+    CHECK(has_line(text, R"(fdl_mirror_last_success_timestamp_seconds{repo="towns"} 0)"));
+    CHECK(has_line(text, R"(fdl_mirror_passes_total{repo="towns",result="failed"} 0)"));
+    CHECK(has_line(text, R"(fdl_mirror_signature_checks_total{repo="towns",result="invalid"} 0)"));
+    CHECK(has_line(text, R"(fdl_mirror_immutability_violations_total{kind="tag_moved",repo="towns"} 0)"));
+    CHECK(has_line(text, R"(fdl_mirror_integrity_failures_total{kind="sha256_mismatch",repo="towns"} 0)"));
+    CHECK(has_line(text, R"(fdl_mirror_origin_up{repo="towns"} 1)"));
+}
+
+TEST_CASE("a pass's report becomes drift, held versions, signature checks, integrity failures and violations") {
+    daemon::metrics m({"0.1.0", "0.12.2", false});
+    m.set_repositories({{"population", 60}});
+    m.pass_started("population", 1000);
+    finished_pass pass{pass_outcome::held, 1042, 42, true, {{"refs/heads/main", 600}}};
+    m.pass_finished("population", troubled_report(), pass);
+    auto text = m.text();
+    INFO(text);
+    CHECK(has_line(text, R"(fdl_mirror_last_attempt_timestamp_seconds{repo="population"} 1000)"));
+    CHECK(has_line(text, R"(fdl_mirror_last_success_timestamp_seconds{repo="population"} 1042)"));
+    CHECK(has_line(text, R"(fdl_mirror_passes_total{repo="population",result="held"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_pass_duration_seconds_count{repo="population"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_ref_in_sync{ref="refs/heads/main",repo="population"} 0)"));
+    CHECK(has_line(text, R"(fdl_mirror_ref_versions_behind{ref="refs/heads/main",repo="population"} 4)"));
+    CHECK(has_line(text, R"(fdl_mirror_ref_lag_seconds{ref="refs/heads/main",repo="population"} 600)"));
+    CHECK(has_line(text, R"(fdl_mirror_ref_in_sync{ref="refs/tags/v1",repo="population"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_ref_lag_seconds{ref="refs/tags/v1",repo="population"} 0)"));
+    CHECK(has_line(text, R"(fdl_mirror_versions_held{reason="sha256_mismatch",repo="population"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_versions_held{reason="ancestor_held",repo="population"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_integrity_failures_total{kind="sha256_mismatch",repo="population"} 1)"));
+    // ancestor_held is a consequence, not a failure of its own.
+    CHECK(text.find(R"(fdl_mirror_integrity_failures_total{kind="ancestor_held")") == std::string::npos);
+    CHECK(has_line(text, R"(fdl_mirror_signature_checks_total{repo="population",result="valid"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_signature_checks_total{repo="population",result="missing"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_signature_checks_total{repo="population",result="untrusted"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_immutability_violations_total{kind="tag_moved",repo="population"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_untrusted_announced_keys{repo="population"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_copied_bytes_total{repo="population"} 1000)"));
+    CHECK(has_line(text, R"(fdl_mirror_copied_files_total{repo="population"} 3)"));
+
+    // The next pass finds everything in sync: held reasons drop to 0, counters stay.
+    sync::sync_report clean;
+    clean.refs.push_back({"refs/heads/main", "v5", std::string("v5"), 0});
+    m.pass_finished("population", clean, {pass_outcome::ok, 1100, 5, true, {}});
+    text = m.text();
+    CHECK(has_line(text, R"(fdl_mirror_versions_held{reason="sha256_mismatch",repo="population"} 0)"));
+    CHECK(has_line(text, R"(fdl_mirror_ref_in_sync{ref="refs/heads/main",repo="population"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_ref_lag_seconds{ref="refs/heads/main",repo="population"} 0)"));
+    CHECK(text.find(R"(ref="refs/tags/v1")") == std::string::npos); // gone from the origin's refs
+    CHECK(has_line(text, R"(fdl_mirror_integrity_failures_total{kind="sha256_mismatch",repo="population"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_passes_total{repo="population",result="ok"} 1)"));
+
+    // A failed pass moves no success time and marks an unreachable origin.
+    m.pass_finished("population", sync::sync_report{}, {pass_outcome::failed, 1200, 1, false, {}});
+    text = m.text();
+    CHECK(has_line(text, R"(fdl_mirror_last_success_timestamp_seconds{repo="population"} 1100)"));
+    CHECK(has_line(text, R"(fdl_mirror_origin_up{repo="population"} 0)"));
+}
+
+TEST_CASE("a reload keeps the counters of unchanged repositories and drops those removed") {
+    daemon::metrics m({"0.1.0", "0.12.2", true});
+    m.set_repositories({{"population", 60}, {"towns", 60}});
+    m.pass_finished("population", troubled_report(), {pass_outcome::held, 10, 1, true, {}});
+    m.pass_finished("towns", troubled_report(), {pass_outcome::held, 10, 1, true, {}});
+    m.set_repositories({{"population", 120}});
+    auto text = m.text();
+    CHECK(has_line(text, "fdl_mirror_repositories 1"));
+    CHECK(has_line(text, R"(fdl_mirror_interval_seconds{repo="population"} 120)"));
+    CHECK(has_line(text, R"(fdl_mirror_passes_total{repo="population",result="held"} 1)"));
+    CHECK(text.find(R"(repo="towns")") == std::string::npos);
+}
+
+TEST_CASE("promtool check metrics accepts the exposition") {
+    daemon::metrics m({"0.1.0", "0.12.2", true});
+    m.set_repositories({{"population", 60}});
+    m.pass_finished("population", troubled_report(), {pass_outcome::held, 1042, 42, true, {{"refs/heads/main", 6}}});
+    auto promtool = test::find_program("promtool", FDL_MIRROR_PROMTOOL);
+    if (promtool.empty())
+        promtool = test::find_program("promtool", FDL_MIRROR_PROMTOOL_SOURCE_TREE);
+    REQUIRE_MESSAGE(!promtool.empty(), "promtool is not installed: run scripts/setup");
+    test::temp_dir tmp;
+    std::ofstream(tmp / "metrics.txt") << m.text();
+    std::string command = promtool.string() + " check metrics < " + (tmp / "metrics.txt").string() + " 2>&1";
+    FILE* pipe = ::popen(command.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::string out;
+    char buffer[4096];
+    while (auto n = std::fread(buffer, 1, sizeof buffer, pipe))
+        out.append(buffer, n);
+    int status = ::pclose(pipe);
+    INFO(out);
+    CHECK(status == 0);
+}
