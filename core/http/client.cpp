@@ -17,6 +17,7 @@
 #include <charconv>
 #include <map>
 #include <random>
+#include <utility>
 
 namespace mirror::http {
 
@@ -252,32 +253,43 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
         *seen = head;
 
     bool success = head.status >= 200 && head.status < 300;
-    std::vector<char> chunk(64 * 1024);
+    // Beast sizes each socket read by the room left in the connection's buffer, which the
+    // head left at 512 bytes: without room, a 256 MiB body takes half a million reads.
+    // Chunks of 256 KiB reach copy_object's threshold for hashing on the thread pool, so
+    // large bodies are hashed off the I/O thread, on the other core.
+    constexpr std::size_t chunk_bytes = 256 * 1024;
+    c.buffer.reserve(chunk_bytes);
+    std::vector<char> chunk(chunk_bytes);
     std::size_t kept_error_bytes = 16 * 1024;
+    std::size_t filled = 0; // bytes of `chunk` read and not yet delivered
     while (!parser.is_done()) {
-        parser.get().body().data = chunk.data();
-        parser.get().body().size = chunk.size();
+        parser.get().body().data = chunk.data() + filled;
+        parser.get().body().size = chunk.size() - filled;
+        // One socket read per wait, so the deadline is one of idleness, whatever the speed.
         c.lowest().expires_after(settings.body_idle_timeout);
-        auto [read_ec, n] = co_await bhttp::async_read(stream, c.buffer, parser, use_op);
+        auto [read_ec, n] = co_await bhttp::async_read_some(stream, c.buffer, parser, use_op);
         if (read_ec == bhttp::error::need_buffer)
             read_ec = {};
+        filled = chunk.size() - parser.get().body().size;
+        // Deliver a full chunk, the last one, or what came before a failure (so that a
+        // resumed read starts after it).
+        if (filled > 0 && (filled == chunk.size() || parser.is_done() || read_ec)) {
+            std::size_t got = std::exchange(filled, 0);
+            if (success && body != nullptr) {
+                auto delivered = co_await body->write(std::as_bytes(std::span(chunk.data(), got)));
+                if (!delivered)
+                    co_return delivered.error();
+            } else if (!success && head.error_body.size() < kept_error_bytes) {
+                head.error_body.append(chunk.data(), std::min(got, kept_error_bytes - head.error_body.size()));
+            } else if (!success) {
+                co_return head; // a large error body: the connection is not worth draining
+            }
+        }
         if (read_ec) {
             if (read_ec == bhttp::error::partial_message || read_ec == net::error::eof)
                 co_return make_error(store::store_errc::transient,
                                      what + ": the body ended before its Content-Length (" + read_ec.message() + ")");
             co_return transport_error(what, "reading the body", read_ec);
-        }
-        std::size_t got = chunk.size() - parser.get().body().size;
-        if (got == 0)
-            continue;
-        if (success && body != nullptr) {
-            auto delivered = co_await body->write(std::as_bytes(std::span(chunk.data(), got)));
-            if (!delivered)
-                co_return delivered.error();
-        } else if (!success && head.error_body.size() < kept_error_bytes) {
-            head.error_body.append(chunk.data(), std::min(got, kept_error_bytes - head.error_body.size()));
-        } else if (!success) {
-            co_return head; // a large error body: the connection is not worth draining
         }
     }
     if (c.buffer.size() > 0 && head.content_length && success && !no_body)
