@@ -395,6 +395,13 @@ awaitable<result<response_head>> client::fetch(request req, store::byte_sink* bo
             if (status < 300 || status == 304)
                 co_return answer;
             auto failure = status_error(status, req.where.text());
+            // An S3-style <Code> (SlowDown, InternalError) says more than the status, and
+            // survives into the message when the retries run out.
+            if (auto code_at = answer->error_body.find("<Code>"); code_at != std::string::npos) {
+                auto end = answer->error_body.find("</Code>", code_at);
+                if (end != std::string::npos && end - code_at - 6 <= 64)
+                    failure.message += " " + answer->error_body.substr(code_at + 6, end - code_at - 6);
+            }
             if (!store::is_retryable(failure.code))
                 co_return answer; // final: the caller judges it (S3 reads its error body)
             if (auto after = answer->header("retry-after")) {

@@ -146,8 +146,14 @@ awaitable<result<void>> s3_store::list(std::string prefix, std::function<result<
         if (token)
             query.emplace_back("continuation-token", *token);
         auto request = signed_request("GET", "", true, std::move(query), {}, {});
+        // A page goes into memory, so a page cut short is asked for again whole (the
+        // client resumes only bodies pinned to an ETag, and a listing has none).
         text_sink page(settings_.max_page_bytes);
-        auto listed = co_await send(*this, std::move(request), &page);
+        auto listed = co_await send(*this, request, &page);
+        for (int again = 1; !listed && is_retryable(listed.error().code) && again < 3; ++again) {
+            page.text.clear();
+            listed = co_await send(*this, request, &page);
+        }
         if (!listed)
             co_return listed.error();
         // One page at a time: a listing of any length never sits in memory whole.

@@ -253,8 +253,16 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
             report.fatal = empty.error();
             co_return finish();
         }
+        std::string wanted = **create_fdl;
         auto created = co_await store::write_all(mirror, "fdl.json", std::move(**create_fdl),
                                                  store::write_mode::create_only);
+        if (!created && created.error().code == store::store_errc::already_exists) {
+            // On S3 a PUT can land while its answer is lost, and the retry then finds the
+            // object this pass wrote: the same bytes are ours; anything else is not.
+            auto there = co_await store::read_all(mirror, "fdl.json", limits::fdl_json);
+            if (there && *there == wanted)
+                created = result<void>();
+        }
         if (!created) {
             report.fatal = with_context(created.error(), "mirror: fdl.json");
             co_return finish();

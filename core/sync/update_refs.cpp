@@ -47,11 +47,27 @@ awaitable<bool> descends_from(pass& p, std::string id, std::string ancestor) {
     co_return false;
 }
 
-awaitable<bool> write_ref(pass& p, std::string const& name, std::string const& id, store::write_mode mode) {
-    auto written = co_await store::write_all(p.mirror, name, fdl::render_ref_file(id), mode);
+/// Writes a ref file. Returns nullopt when the pass must stop, false when the mirror keeps
+/// another tag it found there (reported), true when the ref names `id`.
+awaitable<std::optional<bool>> write_ref(pass& p, std::string const& name, std::string const& id,
+                                         store::write_mode mode) {
+    std::string bytes = fdl::render_ref_file(id);
+    auto written = co_await store::write_all(p.mirror, name, bytes, mode);
+    if (!written && written.error().code == store::store_errc::already_exists) {
+        // A create-only write whose answer was lost finds its own ref on the retry: the
+        // same bytes are this pass's; another tag there is the mirror's, which it keeps.
+        auto there = co_await store::read_all(p.mirror, name, limits::ref_file);
+        if (there && *there == bytes)
+            co_return true;
+        if (there) {
+            p.report.violations.push_back(make_error(
+                sync_errc::tag_moved, name + ": the mirror already holds another target for it (it keeps its own)"));
+            co_return false;
+        }
+    }
     if (!written) {
         p.note_failure(with_context(written.error(), "mirror"), true);
-        co_return false;
+        co_return std::nullopt;
     }
     co_return true;
 }
@@ -84,8 +100,11 @@ awaitable<bool> update_one(pass& p, std::string const& name, std::string const& 
         p.report.warnings.push_back(name + ": rewound from " + *from + " to " + target + " (rewinds allowed)");
     }
     auto mode = is_tag ? store::write_mode::create_only : store::write_mode::replace;
-    if (!co_await write_ref(p, name, target, mode))
+    auto written = co_await write_ref(p, name, target, mode);
+    if (!written)
         co_return false;
+    if (!*written)
+        co_return true; // another tag was there: reported, the mirror keeps it
     held[name] = target;
     p.report.refs_updated.push_back({name, from, target});
     co_return true;
