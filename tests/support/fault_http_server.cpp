@@ -1,14 +1,12 @@
 #include "tests/support/fault_http_server.hpp"
 
+#include "tests/support/detail/fault_writer.hpp"
+
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/this_coro.hpp>
-#include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/read.hpp>
-#include <boost/beast/http/status.hpp>
 #include <boost/beast/http/string_body.hpp>
 
 #include <charconv>
@@ -21,31 +19,8 @@ namespace mirror::test {
 namespace beast = boost::beast;
 namespace http = beast::http;
 using net::ip::tcp;
-using namespace std::chrono_literals;
-
-fault respond_with(unsigned status, header_list headers) { return {fault::action::none, status, std::move(headers)}; }
-fault redirect_to(unsigned status, std::string location) {
-    return respond_with(status, {{"Location", std::move(location)}});
-}
-fault close_before_headers() { return {fault::action::close_before_headers}; }
-fault short_body() { return {fault::action::short_body}; }
-fault long_body() { return {fault::action::long_body}; }
-fault stall_before_headers(std::chrono::milliseconds how_long) {
-    return {fault::action::stall_before_headers, 0, {}, how_long};
-}
-fault stall_mid_body(std::chrono::milliseconds how_long) { return {fault::action::stall_mid_body, 0, {}, how_long}; }
-
-std::string recorded_request::header(std::string_view name) const {
-    for (auto const& [key, value] : headers)
-        if (beast::iequals(key, name))
-            return value;
-    return "";
-}
 
 namespace {
-
-// Every wait of the server has a deadline, so a test that forgets a client cannot hang it.
-constexpr auto io_deadline = 30s;
 
 std::string text(beast::string_view s) { return std::string(s.data(), s.size()); }
 
@@ -57,19 +32,6 @@ void report_escape(std::exception_ptr escaped) {
     } catch (std::exception const& e) {
         std::fprintf(stderr, "fault_http_server: a connection failed: %s\n", e.what());
     }
-}
-
-awaitable<void> sleep_for(std::chrono::milliseconds how_long) {
-    net::steady_timer timer(co_await net::this_coro::executor);
-    timer.expires_after(how_long);
-    co_await timer.async_wait(use_op);
-}
-
-/// Writes all of `bytes`; false when the client has gone.
-awaitable<bool> send(beast::tcp_stream& stream, std::string bytes) {
-    stream.expires_after(io_deadline);
-    auto [error, written] = co_await net::async_write(stream, net::buffer(bytes), use_op);
-    co_return !error;
 }
 
 /// A single range of a body of `size` bytes, inclusive.
@@ -230,7 +192,7 @@ awaitable<void> fault_http_server::serve(tcp::socket socket, std::size_t connect
     beast::flat_buffer buffer;
     for (;;) {
         http::request<http::string_body> request;
-        stream.expires_after(io_deadline);
+        stream.expires_after(detail::io_deadline);
         auto [read_error, read_bytes] = co_await http::async_read(stream, buffer, request, use_op);
         if (read_error)
             co_return; // the client closed, or sent what is not HTTP
@@ -243,44 +205,23 @@ awaitable<void> fault_http_server::serve(tcp::socket socket, std::size_t connect
 
         if (f.what == fault::action::close_before_headers)
             co_return; // the stream's destructor closes the socket
+        if (f.what == fault::action::lose_answer) {
+            detail::reset(stream); // an origin has no work to lose: a reset without a byte
+            co_return;
+        }
         if (f.what == fault::action::stall_before_headers)
-            co_await sleep_for(f.stall);
+            co_await detail::sleep_for(f.stall);
 
-        reply out = f.status != 0 ? reply{f.status, {}, "injected " + std::to_string(f.status) + "\n"}
+        std::string injected = f.body.empty() ? "injected " + std::to_string(f.status) + "\n" : f.body;
+        reply out = f.status != 0 ? reply{f.status, {}, std::move(injected)}
                                   : answer(seen.method, path, text(request[http::field::if_none_match]),
                                            text(request[http::field::range]));
         out.headers.insert(out.headers.end(), f.headers.begin(), f.headers.end());
-        bool keep_alive = request.keep_alive();
-        std::string head = "HTTP/1.1 " + std::to_string(out.status) + " " +
-                           text(http::obsolete_reason(http::int_to_status(out.status))) + "\r\n";
+        raw_response response{out.status, std::move(out.headers), std::move(out.body), std::nullopt,
+                              seen.method != "HEAD", request.keep_alive()};
         if (out.has_length) // of the body a GET would get, for HEAD too
-            head += "Content-Length: " + std::to_string(out.body.size()) + "\r\n";
-        for (auto const& [name, value] : out.headers)
-            head += name + ": " + value + "\r\n";
-        if (!keep_alive)
-            head += "Connection: close\r\n";
-        head += "\r\n";
-        std::string body = seen.method == "HEAD" ? std::string() : std::move(out.body);
-        std::size_t half = body.size() / 2;
-
-        bool sent = false;
-        switch (f.what) {
-        case fault::action::short_body:
-            co_await send(stream, head + body.substr(0, half));
-            co_return;
-        case fault::action::stall_mid_body:
-            sent = co_await send(stream, head + body.substr(0, half));
-            if (sent)
-                co_await sleep_for(f.stall);
-            sent = sent && co_await send(stream, body.substr(half));
-            break;
-        case fault::action::long_body:
-            sent = co_await send(stream, head + body + "EXCESS BYTES AFTER THE BODY\r\n");
-            break;
-        default:
-            sent = co_await send(stream, head + body);
-        }
-        if (!sent || !keep_alive)
+            response.length = response.body.size();
+        if (!co_await detail::write_response(stream, std::move(response), f))
             co_return;
     }
 }

@@ -1,9 +1,11 @@
 #pragma once
 // An in-process HTTP/1.1 origin on 127.0.0.1 for the failures no real server makes on
-// demand: statuses, early closes, wrong lengths, stalls. Boost.Beast reads the requests;
-// responses are written byte by byte as programmed, so they can be wrong on purpose.
+// demand: statuses, early closes, resets, wrong lengths, stalls (tests/support/http_fault.hpp).
+// Boost.Beast reads the requests; responses are written byte by byte as programmed, so
+// they can be wrong on purpose.
 
 #include "core/net.hpp"
+#include "tests/support/http_fault.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -22,41 +24,6 @@
 #include <vector>
 
 namespace mirror::test {
-
-using header_list = std::vector<std::pair<std::string, std::string>>;
-
-/// What to do to one response. The default serves it normally.
-struct fault {
-    enum class action {
-        none,
-        close_before_headers, ///< read the request, then close without a byte
-        short_body,           ///< headers, then half the body, then close
-        long_body,            ///< headers, the body, then excess bytes; the connection stays open
-        stall_before_headers, ///< wait `stall`, then respond
-        stall_mid_body,       ///< headers and half the body, wait `stall`, then the rest
-    };
-    action what = action::none;
-    unsigned status = 0;     ///< when not 0: this status and a short text body, not the object
-    header_list headers;     ///< added to the response (Retry-After, Location…)
-    std::chrono::milliseconds stall{0};
-};
-
-fault respond_with(unsigned status, header_list headers = {});   ///< 429, 500, 503, 403, 404…
-fault redirect_to(unsigned status, std::string location);        ///< 301, 302, 307, 308
-fault close_before_headers();
-fault short_body();
-fault long_body();
-fault stall_before_headers(std::chrono::milliseconds how_long);
-fault stall_mid_body(std::chrono::milliseconds how_long);
-
-/// One request as the server read it.
-struct recorded_request {
-    std::string method, target;
-    header_list headers;
-    std::size_t connection = 0; ///< which accepted connection carried it, from 1
-    /// The value of a header (case-insensitive name), "" when absent.
-    std::string header(std::string_view name) const;
-};
 
 /// Serves `objects` (path -> body) on a free port of 127.0.0.1 from its own thread and
 /// io_context. GET and HEAD (else 405); 404 for an unknown path. Each object has a strong
