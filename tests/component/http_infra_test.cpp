@@ -4,6 +4,7 @@
 
 #include "tests/support/fault_http_server.hpp"
 #include "tests/support/nginx.hpp"
+#include "tests/support/local_servers.hpp"
 #include "tests/support/publisher.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_ca.hpp"
@@ -25,23 +26,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct curl_result {
-    int exit_code = -1; ///< curl's: 0, 18 partial body, 28 timeout, 52 empty reply, 60 bad certificate
-    std::string out;    ///< stdout: with -i, the response head then the body
-};
-
-curl_result curl(std::string const& args) {
-    std::string command = "curl -s --max-time 10 " + args + " 2>/dev/null";
-    curl_result result;
-    FILE* pipe = ::popen(command.c_str(), "r");
-    REQUIRE_MESSAGE(pipe != nullptr, "cannot run curl");
-    char chunk[4096];
-    for (std::size_t n; (n = std::fread(chunk, 1, sizeof chunk, pipe)) > 0;)
-        result.out.append(chunk, n);
-    int status = ::pclose(pipe);
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return result;
-}
+/// curl's exit code (0, 18 partial body, 28 timeout, 52 empty reply, 60 bad certificate)
+/// and stdout (with -i, the response head then the body).
+command_output curl(std::string const& args) { return run_shell("curl -s --max-time 10 " + args + " 2>/dev/null"); }
 
 /// The body of a `curl -i` output (after the last response head, for -L).
 std::string body_of(std::string const& out) {

@@ -8,6 +8,7 @@
 #include "core/sync/sync_pass.hpp"
 #include "tests/component/helpers.hpp"
 #include "tests/support/run.hpp"
+#include "tests/support/local_servers.hpp"
 #include "tests/support/s3rver.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -24,16 +25,10 @@ namespace {
 
 /// Runs a shell command and returns what it printed; fails the test on a non-zero exit.
 std::string shell(std::string const& command) {
-    std::string out;
-    FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    char buffer[4096];
-    while (auto n = std::fread(buffer, 1, sizeof buffer, pipe))
-        out.append(buffer, n);
-    int status = ::pclose(pipe);
-    INFO(command << "\n" << out);
-    REQUIRE(status == 0);
-    return out;
+    auto ran = run_shell(command + " 2>&1");
+    INFO(command << "\n" << ran.out);
+    REQUIRE(ran.exit_code == 0);
+    return ran.out;
 }
 
 struct s3_fixture {

@@ -126,14 +126,7 @@ TEST_CASE("promtool check metrics accepts the exposition") {
     REQUIRE_MESSAGE(!promtool.empty(), "promtool is not installed: run scripts/setup");
     test::temp_dir tmp;
     std::ofstream(tmp / "metrics.txt") << m.text();
-    std::string command = promtool.string() + " check metrics < " + (tmp / "metrics.txt").string() + " 2>&1";
-    FILE* pipe = ::popen(command.c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    std::string out;
-    char buffer[4096];
-    while (auto n = std::fread(buffer, 1, sizeof buffer, pipe))
-        out.append(buffer, n);
-    int status = ::pclose(pipe);
-    INFO(out);
-    CHECK(status == 0);
+    auto checked = test::run_shell(promtool.string() + " check metrics < " + (tmp / "metrics.txt").string() + " 2>&1");
+    INFO(checked.out);
+    CHECK(checked.exit_code == 0);
 }

@@ -1,4 +1,7 @@
 #include "tests/support/local_servers.hpp"
+#include <sys/wait.h>
+#include <stdexcept>
+#include <cstdio>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -43,6 +46,19 @@ bool accepts_connections(std::uint16_t port) {
     bool connected = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
     ::close(fd);
     return connected;
+}
+
+command_output run_shell(std::string const& command) {
+    command_output result;
+    FILE* pipe = ::popen(command.c_str(), "r");
+    if (pipe == nullptr)
+        throw std::runtime_error("cannot run: " + command);
+    char chunk[4096];
+    for (std::size_t n; (n = std::fread(chunk, 1, sizeof chunk, pipe)) > 0;)
+        result.out.append(chunk, n);
+    int status = ::pclose(pipe);
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return result;
 }
 
 } // namespace mirror::test
