@@ -1,0 +1,49 @@
+#pragma once
+// The daemon's own HTTP server (Boost.Beast): GET /metrics (the Prometheus exposition),
+// /healthz (the process answers) and /readyz (configuration loaded, listeners bound). It
+// serves nothing else, reads no body and holds no connection longer than a deadline.
+
+#include "config/listen_address.hpp"
+#include "core/net.hpp"
+#include "verify/error.hpp"
+
+#include <boost/asio/ip/tcp.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace mirror::daemon {
+
+/// What the server shows, asked for at each request (on the I/O thread).
+struct status_sources {
+    std::function<std::string()> metrics; ///< the text exposition
+    std::function<bool()> ready;          ///< what /readyz says
+};
+
+class status_server {
+public:
+    /// Binds `where` (a host name is resolved; port 0 picks a free one). Fails with the
+    /// address and the system's reason (in use, permission) without starting anything.
+    static result<std::unique_ptr<status_server>> bind(net::any_io_executor executor,
+                                                       config::listen_address const& where,
+                                                       status_sources sources);
+    ~status_server();
+
+    /// Starts accepting on the executor given to bind().
+    void start();
+    /// Stops accepting; connections in hand end at their next request or deadline.
+    void stop();
+    /// The bound port (the chosen one when bind() asked for 0).
+    std::uint16_t port() const;
+
+private:
+    status_server(net::ip::tcp::acceptor acceptor, status_sources sources);
+    awaitable<void> accept_loop();
+
+    net::ip::tcp::acceptor acceptor_;
+    status_sources sources_;
+};
+
+} // namespace mirror::daemon

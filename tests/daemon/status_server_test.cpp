@@ -1,0 +1,91 @@
+#include "daemon/status_server.hpp"
+
+#include "core/store/errors.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+#include <doctest/doctest.h>
+
+#include <thread>
+
+using namespace mirror;
+using tcp = net::ip::tcp;
+
+namespace {
+
+/// One raw HTTP/1.1 exchange with the server, from a plain blocking socket on another
+/// thread (the server runs on the test's io_context).
+std::string ask(std::uint16_t port, std::string request) {
+    net::io_context io;
+    tcp::socket socket(io);
+    socket.connect({net::ip::make_address("127.0.0.1"), port});
+    net::write(socket, net::buffer(request));
+    std::string out;
+    boost::system::error_code ec;
+    char buffer[4096];
+    while (auto n = socket.read_some(net::buffer(buffer), ec))
+        out.append(buffer, n);
+    return out;
+}
+
+struct running_server {
+    net::io_context io{1};
+    bool ready = false;
+    std::unique_ptr<daemon::status_server> server;
+    std::thread thread;
+
+    running_server() {
+        auto bound = daemon::status_server::bind(io.get_executor(), {"127.0.0.1", 0},
+                                                 {[] { return std::string("fdl_mirror_repositories 2\n"); },
+                                                  [this] { return ready; }});
+        REQUIRE(bound);
+        server = std::move(*bound);
+        server->start();
+        thread = std::thread([this] { io.run(); });
+    }
+    ~running_server() {
+        net::post(io, [this] { server->stop(); });
+        io.stop();
+        thread.join();
+    }
+    std::string get(std::string const& path, std::string const& method = "GET") {
+        return ask(server->port(), method + " " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    }
+};
+
+} // namespace
+
+TEST_CASE("the status server serves /metrics, /healthz and /readyz, and nothing else") {
+    running_server s;
+    CHECK(s.server->port() != 0);
+    auto metrics = s.get("/metrics");
+    CHECK(metrics.starts_with("HTTP/1.1 200"));
+    CHECK(metrics.find("Content-Type: text/plain; version=0.0.4") != std::string::npos);
+    CHECK(metrics.ends_with("\r\n\r\nfdl_mirror_repositories 2\n"));
+    CHECK(s.get("/healthz").starts_with("HTTP/1.1 200"));
+    CHECK(s.get("/readyz").starts_with("HTTP/1.1 503"));
+    net::post(s.io, [&] { s.ready = true; });
+    CHECK(s.get("/readyz?verbose").starts_with("HTTP/1.1 200"));
+    CHECK(s.get("/").starts_with("HTTP/1.1 404"));
+    CHECK(s.get("/metrics/../etc/passwd").starts_with("HTTP/1.1 404"));
+    auto post = s.get("/metrics", "POST");
+    CHECK(post.starts_with("HTTP/1.1 405"));
+    CHECK(post.find("Allow: GET, HEAD") != std::string::npos);
+    auto head = s.get("/metrics", "HEAD");
+    CHECK(head.starts_with("HTTP/1.1 200"));
+    CHECK(head.find("fdl_mirror_repositories") == std::string::npos);
+}
+
+TEST_CASE("binding an address in use, or one that does not resolve, fails naming it") {
+    net::io_context io{1};
+    tcp::acceptor taken(io, {net::ip::make_address("127.0.0.1"), 0});
+    auto port = taken.local_endpoint().port();
+    auto second = daemon::status_server::bind(io.get_executor(), {"127.0.0.1", port}, {});
+    REQUIRE(!second);
+    CHECK(second.error().message.find("listen 127.0.0.1:" + std::to_string(port)) != std::string::npos);
+    auto nowhere = daemon::status_server::bind(io.get_executor(), {"no-such-host.invalid", 9464}, {});
+    REQUIRE(!nowhere);
+    CHECK(nowhere.error().message.find("no-such-host.invalid") != std::string::npos);
+}
