@@ -2,16 +2,12 @@
 // AWS CLI, so that these tests do not depend on the S3 client under test.
 
 #include "tests/support/s3rver.hpp"
+#include "tests/support/local_servers.hpp"
 #include "tests/support/publisher.hpp"
 #include "tests/support/temp_dir.hpp"
 
 #include <doctest/doctest.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -48,14 +44,8 @@ aws_result aws(s3rver_server const& server, temp_dir const& tmp, std::string con
         " AWS_MAX_ATTEMPTS=1 AWS_RETRY_MODE=standard AWS_EC2_METADATA_DISABLED=true"
         " /usr/bin/aws --endpoint-url " + server.endpoint() + " --output text " + args +
         " 2>'" + err_file + "'";
-    aws_result result;
-    FILE* pipe = ::popen(command.c_str(), "r");
-    REQUIRE_MESSAGE(pipe != nullptr, "cannot run /usr/bin/aws");
-    char chunk[4096];
-    for (std::size_t n; (n = std::fread(chunk, 1, sizeof chunk, pipe)) > 0;)
-        result.out.append(chunk, n);
-    int status = ::pclose(pipe);
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    auto ran = run_shell(command);
+    aws_result result{ran.exit_code, std::move(ran.out), {}};
     result.err = read_file(err_file);
     return result;
 }
@@ -78,17 +68,6 @@ std::string binary_payload() {
         bytes.push_back(static_cast<char>((x = x * 1103515245 + 12345) >> 16));
     bytes += "\r\n\0end"sv; // a CRLF and a NUL near the end
     return bytes;
-}
-
-bool accepts_connections(std::uint16_t port) {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(port);
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bool connected = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
-    ::close(fd);
-    return connected;
 }
 
 } // namespace
