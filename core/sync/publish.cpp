@@ -279,6 +279,11 @@ awaitable<result<void>> run_step(pass& p, copy_step const& step, memory_files co
             co_return copies.error();
         source = *copies;
     }
+    std::optional<transfer_slots::slot> slot;
+    if (p.options.shared_transfers) {
+        auto granted = co_await p.options.shared_transfers->acquire();
+        slot.emplace(std::move(granted));
+    }
     bool on_mirror = false;
     auto copied =
         co_await copy_object(*source, p.mirror, step.key, step.expect, mode, on_mirror, p.observer, p.options.pool);
@@ -355,6 +360,26 @@ awaitable<void> publish_version(pass& p, std::string id) {
         co_return;
     }
     data_ledger copied_data;
+    // However this ends, the data files still missing are pending (fdl_mirror_pending_files).
+    struct count_pending {
+        pass& p;
+        std::string const& id;
+        version_plan const& plan;
+        data_ledger const& copied;
+        ~count_pending() {
+            bool const published = p.published_now.contains(id);
+            for (auto const& step : plan.steps) {
+                if (step.kind != step_kind::data_file)
+                    continue;
+                std::string const path = step.key.substr(p.settings.data_dir.size());
+                bool const present = copied.contains(path) || (p.mirror_data && p.mirror_data->contains(path));
+                if (published || present)
+                    p.pending_data.erase(step.key);
+                else
+                    p.pending_data.emplace(step.key, step.expect.bytes.value_or(0));
+            }
+        }
+    } pending{p, id, *plan, copied_data};
     // Data files first, by up to `concurrency` workers; the rest in order, one at a time.
     std::size_t data_steps = 0;
     while (data_steps < plan->steps.size() && plan->steps[data_steps].kind == step_kind::data_file)

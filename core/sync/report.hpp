@@ -49,6 +49,10 @@ struct sync_report {
     verify::key_differences announced_keys;  ///< fdl.json's signers against the trusted keys
     std::uint64_t files_copied = 0;
     std::uint64_t bytes_copied = 0;
+    /// Data files (and their bytes) that versions not yet published still need in the
+    /// mirror when the pass ended: 0 after a pass that published everything.
+    std::uint64_t pending_files = 0;
+    std::uint64_t pending_bytes = 0;
     std::optional<std::uint64_t> versions_in_mirror; ///< published versions after the pass, when known
     std::optional<error> fatal;              ///< the pass stopped early (refused or I/O)
     bool io_failure = false;                 ///< an origin read or mirror write failed

@@ -192,6 +192,9 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
                 published += files.contains("version.json") ? 1 : 0;
             report.versions_in_mirror = published;
         }
+        report.pending_files = p.pending_data.size();
+        for (auto const& [key, bytes] : p.pending_data)
+            report.pending_bytes += bytes;
         report.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
         return std::move(report);
     };

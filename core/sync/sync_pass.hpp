@@ -8,8 +8,10 @@
 #include "core/store/store.hpp"
 #include "core/sync/catalog_check.hpp"
 #include "core/sync/report.hpp"
+#include "core/sync/transfer_slots.hpp"
 
 #include <cstddef>
+#include <memory>
 
 namespace mirror::sync {
 
@@ -26,6 +28,9 @@ struct sync_options {
     /// false, a pass reads only fdl.json, the refs and the versions it does not have yet:
     /// an unchanged HTTP origin costs 3 requests. The daemon re-examines periodically.
     bool recheck_published = true;
+    /// Transfers in flight across every pass sharing it (the daemon's max_transfers), on
+    /// top of `concurrency`; null: no shared cap.
+    std::shared_ptr<transfer_slots> shared_transfers;
 };
 
 /// Runs one pass from `origin` to `mirror` (which must be able to list and write).

@@ -68,6 +68,9 @@ TEST_CASE_FIXTURE(fixture, "a data file of the wrong size holds the version and 
     CHECK(held_for(r, sample.dev_tip, sync_errc::size_mismatch));
     CHECK(!fs::exists(mirror / "data/main/population/ducklake-0004.parquet"));
     expect_dev_held_and_main_mirrored(r);
+    // The held version still needs that file (at least): the daemon's pending gauges.
+    CHECK(r.pending_files >= 1);
+    CHECK(r.pending_bytes > 5);
 }
 
 TEST_CASE_FIXTURE(fixture, "a missing data file holds its version and every descendant, and the tag still mirrors") {
@@ -96,12 +99,16 @@ TEST_CASE_FIXTURE(fixture, "a missing data file holds its version and every desc
     CHECK(state_of(r, "refs/heads/dev").versions_behind == 3);
     CHECK(state_of(r, "refs/tags/v1").in_sync());
     CHECK(state_of(r, "refs/tags/v1").versions_behind == 0);
+    CHECK(r.pending_files >= 1); // at least the missing file; descendants were not planned
+    CHECK(r.pending_bytes >= 700);
     // Once the origin serves the file again, everything is published.
     write_file(origin.data_path("main/towns/ducklake-0003.parquet"), std::string(700, 'c'));
     auto fixed = pass();
     INFO(describe(fixed));
     CHECK(fixed.exit_code() == 0);
     CHECK(fixed.published.size() == 3);
+    CHECK(fixed.pending_files == 0);
+    CHECK(fixed.pending_bytes == 0);
     CHECK(ref_of(mirror, "refs/heads/main") == sample.main.back());
     for (auto const& s : fixed.refs) {
         CAPTURE(s.name);

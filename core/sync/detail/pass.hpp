@@ -44,6 +44,8 @@ struct pass {
     std::map<std::string, verify::signer_info, std::less<>> signer_of; ///< trusted signers found by the gate
     scratch_space scratch{options.catalogs.scratch_parent, options.pool}; ///< private catalog copies
     std::set<std::string, std::less<>> checked_copies; ///< keys in `scratch`, checked: publish from there
+    /// Data files (key -> bytes) that versions planned but not published still need.
+    std::map<std::string, std::uint64_t, std::less<>> pending_data;
 
     bool is_published(std::string_view id) const {
         return mirror_versions.is_published(id) || published_now.contains(id);
