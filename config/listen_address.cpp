@@ -43,7 +43,9 @@ std::optional<listen_address> parse_listen_address(std::string_view text) {
     if (colon == std::string_view::npos)
         return std::nullopt;
     std::string_view host = text.substr(0, colon);
-    auto port = parse_count(text.substr(colon + 1), 65535);
+    // Port 0 lets the system pick a free port, which the daemon logs (tests use it).
+    std::string_view port_text = text.substr(colon + 1);
+    auto port = port_text == "0" ? std::optional<std::uint64_t>(0) : parse_count(port_text, 65535);
     if (!port)
         return std::nullopt;
     if (host.starts_with('[')) {

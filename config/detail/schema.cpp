@@ -111,7 +111,7 @@ daemon_config read_daemon_config(YAML::Node const& root, std::filesystem::path c
             cfg.listen = *address;
         else
             problems.add(found->second, "listen " + quote(found->first) +
-                                            " is not host:port with a port from 1 to 65535 (such as 127.0.0.1:9464, "
+                                            " is not host:port with a port from 0 to 65535 (such as 127.0.0.1:9464, "
                                             "or \"[::1]:9464\" for IPv6)");
     }
     cfg.state_dir = read_path(top, "state_dir", base).value_or(cfg.state_dir);

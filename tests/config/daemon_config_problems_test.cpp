@@ -94,10 +94,10 @@ TEST_CASE("daemon config: each broken configuration gives its one exact problem"
          "mirror.yaml:6:22: repository 'a': allowed_signers '~/keys' starts with '~', which is not expanded: write the "
          "full path"},
         {"a bad listen address", "listen: localhost\n" + std::string(repo),
-         "mirror.yaml:1:9: listen 'localhost' is not host:port with a port from 1 to 65535 (such as 127.0.0.1:9464, "
+         "mirror.yaml:1:9: listen 'localhost' is not host:port with a port from 0 to 65535 (such as 127.0.0.1:9464, "
          "or \"[::1]:9464\" for IPv6)"},
         {"a listen port out of range", "listen: 127.0.0.1:65536\n" + std::string(repo),
-         "mirror.yaml:1:9: listen '127.0.0.1:65536' is not host:port with a port from 1 to 65535 (such as "
+         "mirror.yaml:1:9: listen '127.0.0.1:65536' is not host:port with a port from 0 to 65535 (such as "
          "127.0.0.1:9464, or \"[::1]:9464\" for IPv6)"},
         {"an unquoted IPv6 listen address", "listen: [::1]:9464\n" + std::string(repo),
          "mirror.yaml:1:14: invalid YAML: end of map not found"},
@@ -220,7 +220,7 @@ TEST_CASE("daemon config: a long value is cut in messages") {
 }
 
 TEST_CASE("daemon config: every problem of a file is reported at once, in the order of their places") {
-    auto const found = problems_of(R"(listen: 127.0.0.1:0
+    auto const found = problems_of(R"(listen: 127.0.0.1:-1
 log: { format: plain, level: loud }
 defaults:
   interval: 5
@@ -243,7 +243,7 @@ stores:
     max_requests_per_second: many
 )");
     std::vector<std::string> const expected = {
-        "mirror.yaml:1:9: listen '127.0.0.1:0' is not host:port with a port from 1 to 65535 (such as "
+        "mirror.yaml:1:9: listen '127.0.0.1:-1' is not host:port with a port from 0 to 65535 (such as "
         "127.0.0.1:9464, or \"[::1]:9464\" for IPv6)",
         "mirror.yaml:2:30: log: level 'loud' is not one of debug, info, notice, warning, error",
         "mirror.yaml:4:13: defaults: interval '5' is not a duration such as 30s, 5m or 1h30m: give a unit",
