@@ -15,6 +15,7 @@ TEST_CASE("config listen: host:port for names, IPv4 and bracketed IPv6") {
     } const cases[] = {
         {"127.0.0.1:9464", "127.0.0.1", 9464},
         {"0.0.0.0:1", "0.0.0.0", 1},
+        {"127.0.0.1:0", "127.0.0.1", 0}, // any free port
         {"localhost:65535", "localhost", 65535},
         {"metrics.internal-1.example:80", "metrics.internal-1.example", 80},
         {"[::1]:9464", "::1", 9464},
@@ -38,9 +39,9 @@ TEST_CASE("config listen: refused without a host or port, with a bad port, or un
                       ":9464"sv,
                       "localhost"sv,
                       "localhost:"sv,
-                      "localhost:0"sv,
                       "localhost:65536"sv,
                       "localhost:-1"sv,
+                      "localhost:00"sv,
                       "localhost:+80"sv,
                       "localhost:80x"sv,
                       "::1:9464"sv,
