@@ -2,6 +2,8 @@
 
 #include "core/store/errors.hpp"
 
+#include <optional>
+
 namespace mirror::store {
 
 namespace {
@@ -72,21 +74,32 @@ awaitable<result<void>> http_store::read(std::string key, byte_sink& out) {
     if (auto problem = key_problem(key))
         co_return make_error(store_errc::rejected, describe() + ": " + *problem);
     http::request get{"GET", http::key_location(base_, key), {}, {}, true};
-    auto known = remembered_.find(key);
-    if (known != remembered_.end())
+    std::optional<std::string> sent; // the validator asked with
+    if (auto known = remembered_.find(key); known != remembered_.end()) {
         get.headers.emplace_back(known->second.validator_header, known->second.validator);
+        sent = known->second.validator;
+    }
     keeping_sink keeping(out, settings_.remembered_object_bytes);
     counts_.requests += 1;
     auto answer = co_await client_->fetch(get, &keeping);
     if (!answer)
         co_return answer.error();
-    if (answer->status == 304 && known != remembered_.end()) {
+    if (answer->status == 304 && sent) {
+        // Found again and copied: another read of the same key may replace or drop the
+        // entry while this one waits on the network, or on `out`.
+        auto known = remembered_.find(key);
+        if (known == remembered_.end() || known->second.validator != *sent)
+            co_return make_error(store_errc::transient,
+                                 answer->where.text() + ": the remembered copy changed during the read");
         counts_.not_modified += 1;
-        auto const& bytes = known->second.bytes;
+        std::string bytes = known->second.bytes;
         co_return co_await out.write(std::as_bytes(std::span(bytes.data(), bytes.size())));
     }
     if (answer->status >= 300)
         co_return http::status_error(answer->status, answer->where.text());
+    // A 200 replaces what was remembered, even when nothing new can be (too large, no
+    // validator): old bytes must never outlive the answer that superseded them.
+    forget(key);
     if (auto kept = keeping.kept())
         remember(key, *answer, std::move(*kept));
     co_return result<void>();
@@ -103,15 +116,54 @@ void http_store::remember(std::string const& key, http::response_head const& hea
     } else {
         return;
     }
+    entry.bytes = std::move(bytes);
+    keep(key, std::move(entry));
+}
+
+void http_store::keep(std::string key, remembered entry) {
+    forget(key);
+    if (remembered_bytes_ + entry.bytes.size() > settings_.remembered_total_bytes)
+        return; // full: later objects are read unconditionally
+    remembered_bytes_ += entry.bytes.size();
+    remembered_.emplace(std::move(key), std::move(entry));
+}
+
+void http_store::forget(std::string const& key) {
     if (auto old = remembered_.find(key); old != remembered_.end()) {
         remembered_bytes_ -= old->second.bytes.size();
         remembered_.erase(old);
     }
-    if (remembered_bytes_ + bytes.size() > settings_.remembered_total_bytes)
-        return; // full: later objects are read unconditionally
-    remembered_bytes_ += bytes.size();
-    entry.bytes = std::move(bytes);
-    remembered_.emplace(key, std::move(entry));
+}
+
+std::vector<remembered_object> http_store::remembered_objects() const {
+    std::vector<remembered_object> out;
+    out.reserve(remembered_.size());
+    for (auto const& [key, entry] : remembered_)
+        out.push_back({key, entry.validator_header, entry.validator, entry.bytes});
+    return out;
+}
+
+/// Whether `value` can be sent as a header value as it is: visible ASCII, spaces and tabs
+/// (RFC 9110, section 5.5; obs-text aside). A CR or LF would end the header early.
+static bool is_plain_header_value(std::string_view value) {
+    if (value.empty())
+        return false;
+    for (char c : value)
+        if (!(c == ' ' || c == '\t' || (c > ' ' && c < 0x7f)))
+            return false;
+    return true;
+}
+
+void http_store::restore(std::vector<remembered_object> objects) {
+    for (auto& object : objects) {
+        bool header_known =
+            object.validator_header == "If-None-Match" || object.validator_header == "If-Modified-Since";
+        if (key_problem(object.key) || !header_known || !is_plain_header_value(object.validator) ||
+            object.bytes.size() > settings_.remembered_object_bytes || remembered_.contains(object.key))
+            continue;
+        keep(std::move(object.key), remembered{std::move(object.validator_header), std::move(object.validator),
+                                               std::move(object.bytes)});
+    }
 }
 
 } // namespace mirror::store

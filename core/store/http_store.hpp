@@ -3,11 +3,13 @@
 // refs.json and the version.json records, as the spec intends.
 
 #include "core/http/client.hpp"
+#include "core/store/remembered_object.hpp"
 #include "core/store/store.hpp"
 
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace mirror::store {
 
@@ -43,6 +45,17 @@ public:
     };
     counters const& counts() const { return counts_; }
 
+    /// What is remembered for conditional requests, ordered by key, to keep across a
+    /// restart (restore() takes it back).
+    std::vector<remembered_object> remembered_objects() const;
+    /// Remembers `objects` as if this store had read them: a 304 serves their bytes, a 200
+    /// replaces them. Skipped, since they come from outside the process: an unsafe key
+    /// (key_problem), a validator header other than If-None-Match or If-Modified-Since, a
+    /// validator that is empty or not a printable header value, a key already remembered
+    /// (what this process read is newer), and whatever exceeds remembered_object_bytes or,
+    /// in the given order, remembered_total_bytes.
+    void restore(std::vector<remembered_object> objects);
+
 private:
     struct remembered {
         std::string validator_header; ///< "If-None-Match" or "If-Modified-Since"
@@ -51,6 +64,8 @@ private:
     };
     http_store(http::location base, http_store_settings settings);
     void remember(std::string const& key, http::response_head const& head, std::string bytes);
+    void keep(std::string key, remembered entry); ///< within remembered_total_bytes
+    void forget(std::string const& key);
 
     http::location base_;
     http_store_settings settings_;

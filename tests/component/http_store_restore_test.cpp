@@ -1,0 +1,157 @@
+// What an HTTP origin store remembers survives a restart: a store restored from another's
+// remembered_objects(), directly or through the daemon's state folder, rereads with 304s
+// from a real nginx, and a changed object is still read in full.
+
+#include "core/store/http_store.hpp"
+
+#include "daemon/state_file.hpp"
+#include "tests/support/nginx.hpp"
+#include "tests/support/publisher.hpp"
+#include "tests/support/run.hpp"
+#include "tests/support/temp_dir.hpp"
+
+#include <doctest/doctest.h>
+
+#include <ctime>
+#include <sys/stat.h>
+
+using namespace mirror;
+using namespace mirror::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+class string_sink final : public store::byte_sink {
+public:
+    awaitable<result<void>> write(std::span<std::byte const> bytes) override {
+        text.append(reinterpret_cast<char const*>(bytes.data()), bytes.size());
+        co_return result<void>();
+    }
+    std::string text;
+};
+
+awaitable<result<std::string>> read_text(store::store& from, std::string key) {
+    string_sink sink;
+    auto done = co_await from.read(key, sink);
+    if (!done)
+        co_return done.error();
+    co_return sink.text;
+}
+
+/// The objects a quick pass rereads, served by nginx over plain HTTP.
+struct small_origin {
+    temp_dir tmp;
+    std::map<std::string, std::string> files = {{"fdl.json", "{\"fdl\": \"0.1\"}\n"},
+                                                {"HEAD", "ref: refs/heads/main\n"},
+                                                {"refs.json", "{\"refs/heads/main\": \"019a\"}\n"}};
+    bool written = [this] {
+        for (auto const& [name, bytes] : files)
+            write_file(tmp / "origin" / name, bytes);
+        return true;
+    }();
+    nginx_server nginx{nginx_options{tmp / "origin"}};
+    event_loop run_on;
+
+    std::unique_ptr<store::http_store> open() {
+        store::http_store_settings settings;
+        settings.allow_plain_http = true;
+        auto opened = store::http_store::open(nginx.url(), settings);
+        REQUIRE(opened.has_value());
+        return std::move(*opened);
+    }
+    std::string read(store::http_store& from, std::string const& key) {
+        auto text = run_on(read_text(from, key));
+        REQUIRE_MESSAGE(text.has_value(), (text ? "" : text.error().message));
+        return *text;
+    }
+    /// A store that has read every file once, as a daemon before its restart.
+    std::unique_ptr<store::http_store> warmed() {
+        auto first = open();
+        for (auto const& [name, bytes] : files)
+            CHECK(read(*first, name) == bytes);
+        CHECK(first->counts().not_modified == 0);
+        CHECK(first->remembered_objects().size() == files.size());
+        return first;
+    }
+};
+
+/// A file's modification time as an HTTP date (RFC 9110, section 5.6.7), as nginx sends
+/// it in Last-Modified.
+std::string http_date_of(fs::path const& path) {
+    struct stat about {};
+    REQUIRE(::stat(path.c_str(), &about) == 0);
+    std::tm utc{};
+    ::gmtime_r(&about.st_mtime, &utc);
+    char text[64];
+    std::strftime(text, sizeof text, "%a, %d %b %Y %H:%M:%S GMT", &utc);
+    return text;
+}
+
+} // namespace
+
+TEST_CASE_FIXTURE(small_origin, "http_store: a store restored from another's remembered objects rereads with 304s") {
+    auto first = warmed();
+    auto second = open();
+    second->restore(first->remembered_objects());
+    for (auto const& [name, bytes] : files)
+        CHECK(read(*second, name) == bytes);
+    INFO(nginx.access_log());
+    CHECK(second->counts().requests == files.size());
+    CHECK(second->counts().not_modified == files.size());
+}
+
+TEST_CASE_FIXTURE(small_origin, "http_store: remembered objects kept in a state folder across a restart answer 304") {
+    {
+        auto first = warmed();
+        auto dir = daemon::state_dir::open(tmp / "state");
+        REQUIRE(dir.has_value());
+        daemon::repository_state state;
+        state.origin = first->describe();
+        state.origin_cache = first->remembered_objects();
+        REQUIRE(dir->save("small", state).has_value());
+    }
+    auto dir = daemon::state_dir::open(tmp / "state");
+    REQUIRE(dir.has_value());
+    std::string warning;
+    auto state = dir->load("small", &warning);
+    CHECK(warning.empty());
+    auto second = open();
+    REQUIRE(state.origin == second->describe());
+    second->restore(state.origin_cache);
+    for (auto const& [name, bytes] : files)
+        CHECK(read(*second, name) == bytes);
+    CHECK(second->counts().not_modified == files.size());
+}
+
+TEST_CASE_FIXTURE(small_origin, "http_store: a 200 replaces a restored object, and the next reread is a 304 for the new bytes") {
+    auto first = warmed();
+    auto second = open();
+    second->restore(first->remembered_objects());
+    std::string changed = "{\"refs/heads/main\": \"019b\", \"refs/tags/v1\": \"019a\"}\n"; // new size: new ETag
+    write_file(tmp / "origin" / "refs.json", changed);
+
+    CHECK(read(*second, "refs.json") == changed);
+    CHECK(second->counts().not_modified == 0);
+    CHECK(read(*second, "refs.json") == changed);
+    CHECK(second->counts().not_modified == 1);
+    for (auto const& object : second->remembered_objects())
+        if (object.key == "refs.json")
+            CHECK(object.bytes == changed);
+}
+
+TEST_CASE_FIXTURE(small_origin, "http_store: a restored validator the origin does not know costs one full read, not wrong bytes") {
+    auto second = open();
+    second->restore({{"HEAD", "If-None-Match", "\"not-an-etag-of-nginx\"", "ref: refs/heads/stale\n"}});
+    CHECK(read(*second, "HEAD") == files["HEAD"]);
+    CHECK(second->counts().not_modified == 0);
+    CHECK(read(*second, "HEAD") == files["HEAD"]);
+    CHECK(second->counts().not_modified == 1);
+}
+
+TEST_CASE_FIXTURE(small_origin, "http_store: a restored If-Modified-Since validator answers 304 too") {
+    auto second = open();
+    second->restore({{"fdl.json", "If-Modified-Since", http_date_of(tmp / "origin" / "fdl.json"), files["fdl.json"]}});
+    CHECK(read(*second, "fdl.json") == files["fdl.json"]);
+    INFO(nginx.access_log());
+    CHECK(second->counts().not_modified == 1);
+}
