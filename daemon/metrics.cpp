@@ -9,6 +9,7 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -59,6 +60,87 @@ bool is_integrity_failure(boost::system::error_code const& code) {
     return code != sync::sync_errc::ancestor_held;
 }
 
+/// The request counters of one repository, shared by the observers of its stores (which
+/// the daemon's stores hold, and which may outlive the repository or the metrics). Each
+/// label set's child is made once and kept, so that counting a request is a short scan.
+class repo_traffic {
+public:
+    repo_traffic(Family<Counter>& requests, Family<Counter>& errors, std::string repo)
+        : requests_(&requests), errors_(&errors), repo_(std::move(repo)) {}
+
+    /// An answer counts by its status; a failure (none for most answers) by its kind, so an
+    /// answered 503 counts in both, a connection refused only in errors.
+    void count(std::string const& role, store::request_event const& event) {
+        if (requests_ == nullptr)
+            return; // the repository is gone
+        if (event.status != 0) {
+            auto it = std::find_if(by_code_.begin(), by_code_.end(), [&](code_child const& c) {
+                return c.status == event.status && c.method == event.method && c.store == role;
+            });
+            if (it == by_code_.end()) {
+                std::string method(event.method);
+                auto& made = requests_->Add(
+                    {{"repo", repo_}, {"store", role}, {"method", method}, {"code", std::to_string(event.status)}});
+                it = by_code_.insert(by_code_.end(), {role, std::move(method), event.status, &made});
+            }
+            it->counter->Increment();
+        }
+        if (event.failure != store::request_failure::none) {
+            auto it = std::find_if(by_kind_.begin(), by_kind_.end(),
+                                   [&](kind_child const& c) { return c.kind == event.failure && c.store == role; });
+            if (it == by_kind_.end()) {
+                auto& made = errors_->Add({{"repo", repo_}, {"store", role}, {"kind", store::to_string(event.failure)}});
+                it = by_kind_.insert(by_kind_.end(), {role, event.failure, &made});
+            }
+            it->counter->Increment();
+        }
+    }
+
+    /// Removes every series counted into; counts nothing after.
+    void remove_series() {
+        for (auto const& c : by_code_)
+            requests_->Remove(c.counter);
+        for (auto const& c : by_kind_)
+            errors_->Remove(c.counter);
+        cut_loose();
+    }
+
+    /// Counts nothing after (the families are going).
+    void cut_loose() {
+        requests_ = errors_ = nullptr;
+        by_code_.clear();
+        by_kind_.clear();
+    }
+
+private:
+    struct code_child {
+        std::string store, method;
+        unsigned status;
+        Counter* counter;
+    };
+    struct kind_child {
+        std::string store;
+        store::request_failure kind;
+        Counter* counter;
+    };
+    Family<Counter>* requests_;
+    Family<Counter>* errors_;
+    std::string repo_;
+    std::vector<code_child> by_code_;
+    std::vector<kind_child> by_kind_;
+};
+
+class traffic_observer final : public store::request_observer {
+public:
+    traffic_observer(std::shared_ptr<repo_traffic> traffic, std::string role)
+        : traffic_(std::move(traffic)), role_(std::move(role)) {}
+    void observe(store::request_event const& event) override { traffic_->count(role_, event); }
+
+private:
+    std::shared_ptr<repo_traffic> traffic_;
+    std::string role_;
+};
+
 } // namespace
 
 struct metrics::impl {
@@ -98,10 +180,25 @@ struct metrics::impl {
     Family<Gauge>& origin_up = gauge("fdl_mirror_origin_up", "1 when the last pass could read the origin");
     Family<Counter>& copied_bytes = counter("fdl_mirror_copied_bytes_total", "Bytes copied into the mirror");
     Family<Counter>& copied_files = counter("fdl_mirror_copied_files_total", "Files copied into the mirror");
+    Family<Gauge>& pending_files =
+        gauge("fdl_mirror_pending_files", "Data files versions not yet published still need in the mirror");
+    Family<Gauge>& pending_bytes =
+        gauge("fdl_mirror_pending_bytes", "Bytes of the data files versions not yet published still need");
+    Family<Counter>& requests =
+        counter("fdl_mirror_requests_total", "HTTP requests the stores sent and got an answer to, by status code");
+    Family<Counter>& request_errors = counter(
+        "fdl_mirror_request_errors_total", "HTTP requests that failed, or were answered 408, 429 or 5xx, by kind");
 
     /// Series already made per repository, so a repository removed by a reload loses them.
     std::map<std::string, std::set<std::string>> refs_seen, held_seen, integrity_seen, violation_seen;
     std::map<std::string, double> intervals;
+    /// Request counters by repository, handed to its stores' observers.
+    std::map<std::string, std::shared_ptr<repo_traffic>> traffic;
+
+    ~impl() {
+        for (auto& [repo, counted] : traffic)
+            counted->cut_loose(); // observers may outlive the registry
+    }
 
     Family<Gauge>& gauge(char const* name, char const* help) {
         return prometheus::BuildGauge().Name(name).Help(help).Register(*registry);
@@ -132,6 +229,8 @@ struct metrics::impl {
         origin_up.Add(r).Set(1);
         copied_bytes.Add(r);
         copied_files.Add(r);
+        pending_files.Add(r);
+        pending_bytes.Add(r);
     }
 
     template <class T>
@@ -143,7 +242,8 @@ struct metrics::impl {
 
     void forget(std::string const& repo) {
         Labels r{{"repo", repo}};
-        for (auto* family : {&interval, &last_success, &last_attempt, &untrusted_keys, &origin_up})
+        for (auto* family : {&interval, &last_success, &last_attempt, &untrusted_keys, &origin_up, &pending_files,
+                             &pending_bytes})
             remove_repo(*family, repo, {r});
         for (auto* family : {&copied_bytes, &copied_files})
             remove_repo(*family, repo, {r});
@@ -175,6 +275,10 @@ struct metrics::impl {
         remove_repo(versions_held, repo, held);
         for (auto* seen : {&refs_seen, &held_seen, &integrity_seen, &violation_seen})
             seen->erase(repo);
+        if (auto counted = traffic.find(repo); counted != traffic.end()) {
+            counted->second->remove_series();
+            traffic.erase(counted);
+        }
     }
 };
 
@@ -208,6 +312,14 @@ void metrics::set_repositories(std::vector<repository_info> const& repositories)
     impl_->repository_count.Set(static_cast<double>(repositories.size()));
 }
 
+void metrics::restore_times(std::string const& repo, std::optional<double> last_success,
+                            std::optional<double> last_attempt) {
+    if (last_success)
+        impl_->last_success.Add({{"repo", repo}}).Set(*last_success);
+    if (last_attempt)
+        impl_->last_attempt.Add({{"repo", repo}}).Set(*last_attempt);
+}
+
 void metrics::pass_started(std::string const& repo, double now) {
     impl_->last_attempt.Add({{"repo", repo}}).Set(now);
 }
@@ -223,6 +335,12 @@ void metrics::pass_finished(std::string const& repo, sync::sync_report const& re
     m.copied_bytes.Add(r).Increment(static_cast<double>(report.bytes_copied));
     m.copied_files.Add(r).Increment(static_cast<double>(report.files_copied));
     m.untrusted_keys.Add(r).Set(static_cast<double>(report.announced_keys.announced_not_trusted.size()));
+    // A pass that stopped before the refs knows nothing pending unless it says so: the last
+    // values stay, as the drift's do.
+    if (!report.refs.empty() || report.pending_files > 0) {
+        m.pending_files.Add(r).Set(static_cast<double>(report.pending_files));
+        m.pending_bytes.Add(r).Set(static_cast<double>(report.pending_bytes));
+    }
 
     // Drift: only when the pass got as far as the refs (an early stop keeps the last known).
     if (!report.refs.empty()) {
@@ -267,6 +385,14 @@ void metrics::pass_finished(std::string const& repo, sync::sync_report const& re
         m.violations.Add({{"repo", repo}, {"kind", kind}}).Increment();
         m.violation_seen[repo].insert(kind);
     }
+}
+
+std::shared_ptr<store::request_observer> metrics::request_observer(std::string const& repo,
+                                                                   std::string const& store_role) {
+    auto& counted = impl_->traffic[repo];
+    if (!counted)
+        counted = std::make_shared<repo_traffic>(impl_->requests, impl_->request_errors, repo);
+    return std::make_shared<traffic_observer>(counted, store_role);
 }
 
 std::string metrics::text() const {

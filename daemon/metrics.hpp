@@ -4,10 +4,12 @@
 // use. Every series a rule watches is created at 0 when its repository is declared, so
 // that increase() sees the first failure.
 
+#include "core/store/request_observer.hpp"
 #include "core/sync/report.hpp"
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,11 +52,25 @@ public:
     /// Declares the configured repositories: creates their series at 0 and removes those
     /// of repositories no longer configured. Called at start and after each reload.
     void set_repositories(std::vector<repository_info> const& repositories);
+    /// The times a previous run of the daemon recorded for `repo` (its state file), so that
+    /// a restart does not reset fdl_mirror_last_success_timestamp_seconds to 0.
+    void restore_times(std::string const& repo, std::optional<double> last_success, std::optional<double> last_attempt);
     /// A pass of `repo` starts at `now` (unix seconds).
     void pass_started(std::string const& repo, double now);
     /// A pass of `repo` ended with `report`: drift, held versions, violations, signature
-    /// checks and traffic are taken from it.
+    /// checks, traffic and what is pending are taken from it. The pending gauges keep their
+    /// last values after a pass that stopped before the refs and found nothing pending
+    /// (it did not get far enough to know).
     void pass_finished(std::string const& repo, sync::sync_report const& report, finished_pass const& pass);
+
+    /// An observer (for store::store_options::observer) that counts the requests of one
+    /// store of `repo`, a declared repository, into fdl_mirror_requests_total and
+    /// fdl_mirror_request_errors_total with `store_role` ("origin" or "mirror") as the
+    /// `store` label. Counts from the I/O thread, allocating only for a label set it has
+    /// not counted before. Once set_repositories removes `repo` (its series go), or this
+    /// object is destroyed, the observer counts nothing: it may outlive both.
+    std::shared_ptr<store::request_observer> request_observer(std::string const& repo,
+                                                              std::string const& store_role);
 
     /// The exposition, in Prometheus' text format 0.0.4.
     std::string text() const;

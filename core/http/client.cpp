@@ -25,6 +25,7 @@ namespace beast = boost::beast;
 namespace bhttp = beast::http;
 namespace ssl = net::ssl;
 using tcp = net::ip::tcp;
+using store::request_failure;
 using namespace net::experimental::awaitable_operators;
 
 std::optional<std::string> response_head::header(std::string_view lower_case_name) const {
@@ -57,10 +58,46 @@ struct connection {
     beast::tcp_stream& lowest() { return secure ? beast::get_lowest_layer(*secure) : *plain; }
 };
 
-error transport_error(std::string const& what, std::string const& step, boost::system::error_code const& ec) {
+/// What an exchange's observer and its caller learn besides its result.
+struct exchange_outcome {
+    bool reusable = false; ///< the connection may carry another request
+    unsigned status = 0;   ///< the answer's, once its head is read
+    request_failure failure = request_failure::none;
+};
+
+/// The kind of a transport failure in a step whose own kind is `at_step`: a timeout
+/// wherever it happens, and a malformed answer rather than a cut connection when Beast's
+/// parser refused what came.
+request_failure failure_of(request_failure at_step, boost::system::error_code const& ec) {
+    if (ec == beast::error::timeout)
+        return request_failure::timeout;
+    bool parser_refused = ec.category() == bhttp::make_error_code(bhttp::error::bad_version).category() &&
+                          ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message;
+    if ((at_step == request_failure::reset || at_step == request_failure::truncated) && parser_refused)
+        return request_failure::protocol;
+    return at_step;
+}
+
+/// Also says what kind of failure it is, in `failure`.
+error transport_error(std::string const& what, std::string const& step, boost::system::error_code const& ec,
+                      request_failure at_step, request_failure& failure) {
+    failure = failure_of(at_step, ec);
     if (ec == beast::error::timeout)
         return make_error(store::store_errc::transient, what + ": timed out while " + step);
     return make_error(store::store_errc::transient, what + ": " + step + " failed (" + ec.message() + ")");
+}
+
+/// What an answer's status asks for: 408 is the server's timeout, 429 and S3's SlowDown
+/// (a 503) say slow down, other 5xx a failure of the server. Other statuses are answers.
+request_failure failure_of(response_head const& head) {
+    if (head.status == 408)
+        return request_failure::timeout;
+    if (head.status == 429 ||
+        (head.status == 503 && head.error_body.find("<Code>SlowDown</Code>") != std::string::npos))
+        return request_failure::throttled;
+    if (head.status >= 500 && head.status < 600)
+        return request_failure::server_error;
+    return request_failure::none;
 }
 
 bool is_redirect(unsigned status) {
@@ -132,14 +169,17 @@ struct client::impl {
                                                " cannot be loaded: " + ec.message());
     }
 
-    awaitable<result<std::unique_ptr<connection>>> connect(location const& where) {
+    /// A new connection to `where`; says in `failure` why there is none.
+    awaitable<result<std::unique_ptr<connection>>> connect(location const& where, request_failure& failure) {
         auto ex = co_await net::this_coro::executor;
         auto c = std::make_unique<connection>();
         c->pool_key = where.scheme() + "://" + where.host + ":" + where.port;
         std::string what = where.text();
         if (where.tls) {
-            if (tls_setup_failure)
+            if (tls_setup_failure) {
+                failure = request_failure::tls;
                 co_return *tls_setup_failure;
+            }
             c->secure.emplace(ex, tls);
         } else {
             c->plain.emplace(ex);
@@ -150,33 +190,39 @@ struct client::impl {
         auto resolving = resolver.async_resolve(where.host, where.port, use_op);
         auto waiting = timer.async_wait(use_op);
         auto raced = co_await (std::move(resolving) || std::move(waiting));
-        if (raced.index() == 1)
+        if (raced.index() == 1) {
+            failure = request_failure::timeout;
             co_return make_error(store::store_errc::transient, what + ": timed out while resolving " + where.host);
+        }
         auto [resolve_ec, endpoints] = std::get<0>(raced);
         if (resolve_ec)
-            co_return transport_error(what, "resolving " + where.host, resolve_ec);
+            co_return transport_error(what, "resolving " + where.host, resolve_ec, request_failure::dns, failure);
 
         c->lowest().expires_after(settings.connect_timeout);
         auto [connect_ec, endpoint] = co_await c->lowest().async_connect(endpoints, use_op);
         if (connect_ec)
-            co_return transport_error(what, "connecting", connect_ec);
+            co_return transport_error(what, "connecting", connect_ec, request_failure::connect, failure);
         if (!where.tls)
             co_return c;
 
         boost::system::error_code ip_ec;
         net::ip::make_address(where.host, ip_ec);
-        if (ip_ec && !SSL_set_tlsext_host_name(c->secure->native_handle(), where.host.c_str()))
+        if (ip_ec && !SSL_set_tlsext_host_name(c->secure->native_handle(), where.host.c_str())) {
+            failure = request_failure::tls;
             co_return make_error(store::store_errc::rejected, what + ": cannot set the TLS server name");
+        }
         c->secure->set_verify_callback(ssl::host_name_verification(where.host));
         c->lowest().expires_after(settings.handshake_timeout);
         auto [handshake_ec] = co_await c->secure->async_handshake(ssl::stream_base::client, use_op);
         if (handshake_ec) {
             long verified = SSL_get_verify_result(c->secure->native_handle());
-            if (verified != X509_V_OK)
+            if (verified != X509_V_OK) {
+                failure = request_failure::tls;
                 co_return make_error(store::store_errc::rejected,
                                      what + ": the TLS certificate does not verify (" +
                                          X509_verify_cert_error_string(verified) + ")");
-            co_return transport_error(what, "the TLS handshake", handshake_ec);
+            }
+            co_return transport_error(what, "the TLS handshake", handshake_ec, request_failure::tls, failure);
         }
         co_return c;
     }
@@ -209,11 +255,12 @@ struct client::impl {
 
 namespace {
 
-/// Sends the request and reads the answer on one stream type (plain or TLS).
+/// Sends the request and reads the answer on one stream type (plain or TLS); fills in
+/// `outcome` as it goes.
 template <class Stream>
 awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, client_settings const& settings,
-                                              request const& req, store::byte_sink* body, bool& reusable,
-                                              bool& got_head, response_head* seen) {
+                                              request const& req, store::byte_sink* body, exchange_outcome& outcome,
+                                              response_head* seen) {
     std::string what = req.where.text();
     // The body is sent from the caller's string, not copied into the message.
     bhttp::request<bhttp::span_body<char const>> out{bhttp::string_to_verb(req.method), req.where.target(), 11};
@@ -228,7 +275,7 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
     c.lowest().expires_after(settings.header_timeout);
     auto [write_ec, written] = co_await bhttp::async_write(stream, out, use_op);
     if (write_ec)
-        co_return transport_error(what, "sending the request", write_ec);
+        co_return transport_error(what, "sending the request", write_ec, request_failure::reset, outcome.failure);
 
     bhttp::response_parser<bhttp::buffer_body> parser;
     parser.body_limit(boost::none); // the caller's sink checks sizes against what is pinned
@@ -238,12 +285,13 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
     c.lowest().expires_after(settings.header_timeout);
     auto [head_ec, head_bytes] = co_await bhttp::async_read_header(stream, c.buffer, parser, use_op);
     if (head_ec)
-        co_return transport_error(what, "reading the response head", head_ec);
-    got_head = true;
+        co_return transport_error(what, "reading the response head", head_ec, request_failure::reset,
+                                  outcome.failure);
 
     response_head head;
     auto const& message = parser.get();
     head.status = message.result_int();
+    outcome.status = head.status;
     head.where = req.where;
     for (auto const& field : message)
         head.headers.emplace_back(lower(field.name_string()), std::string(field.value()));
@@ -286,16 +334,20 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
             }
         }
         if (read_ec) {
-            if (read_ec == bhttp::error::partial_message || read_ec == net::error::eof)
+            if (read_ec == bhttp::error::partial_message || read_ec == net::error::eof) {
+                outcome.failure = request_failure::truncated;
                 co_return make_error(store::store_errc::transient,
                                      what + ": the body ended before its Content-Length (" + read_ec.message() + ")");
-            co_return transport_error(what, "reading the body", read_ec);
+            }
+            co_return transport_error(what, "reading the body", read_ec, request_failure::truncated, outcome.failure);
         }
     }
-    if (c.buffer.size() > 0 && head.content_length && success && !no_body)
+    if (c.buffer.size() > 0 && head.content_length && success && !no_body) {
+        outcome.failure = request_failure::protocol;
         co_return make_error(store::store_errc::rejected, what + ": the server sent more bytes than its Content-Length (" +
                                                               std::to_string(*head.content_length) + ")");
-    reusable = message.keep_alive() && c.buffer.size() == 0;
+    }
+    outcome.reusable = message.keep_alive() && c.buffer.size() == 0;
     co_return head;
 }
 
@@ -314,27 +366,39 @@ awaitable<result<response_head>> client::exchange(request const& req, store::byt
     // A pooled connection may have been closed by the server meanwhile: if it fails before
     // any answer, the request goes once more on a new connection.
     auto ex = co_await net::this_coro::executor;
+    auto* observer = impl_->settings.observer.get();
+    auto told = [&](exchange_outcome const& outcome) {
+        if (observer != nullptr)
+            observer->observe({req.method, outcome.status, outcome.failure});
+    };
     for (int round = 0; round < 2; ++round) {
         auto c = round == 0 ? impl_->take_idle(key, ex) : nullptr;
         bool reused = c != nullptr;
+        exchange_outcome outcome;
         if (!c) {
-            auto opened = co_await impl_->connect(req.where);
-            if (!opened)
+            auto opened = co_await impl_->connect(req.where, outcome.failure);
+            if (!opened) {
+                told(outcome);
                 co_return opened.error();
+            }
             c = std::move(*opened);
         }
-        bool reusable = false, got_head = false;
         std::optional<result<response_head>> answer;
         if (c->secure)
-            answer.emplace(co_await run_exchange(*c->secure, *c, impl_->settings, req, body, reusable, got_head, seen));
+            answer.emplace(co_await run_exchange(*c->secure, *c, impl_->settings, req, body, outcome, seen));
         else
-            answer.emplace(co_await run_exchange(*c->plain, *c, impl_->settings, req, body, reusable, got_head, seen));
-        if (!*answer && reused && !got_head)
+            answer.emplace(co_await run_exchange(*c->plain, *c, impl_->settings, req, body, outcome, seen));
+        if (!*answer && reused && outcome.status == 0)
             continue;
-        if (*answer && reusable)
-            impl_->give_back(std::move(c));
+        if (*answer) {
+            outcome.failure = failure_of(**answer);
+            if (outcome.reusable)
+                impl_->give_back(std::move(c));
+        }
+        told(outcome);
         co_return std::move(*answer);
     }
+    told({false, 0, request_failure::reset});
     co_return make_error(store::store_errc::transient, req.where.text() + ": no connection");
 }
 

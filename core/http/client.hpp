@@ -6,6 +6,7 @@
 
 #include "core/http/url.hpp"
 #include "core/net.hpp"
+#include "core/store/request_observer.hpp"
 #include "core/store/store.hpp"
 #include "verify/error.hpp"
 
@@ -35,6 +36,9 @@ struct client_settings {
     std::chrono::milliseconds backoff_base{250};
     std::chrono::milliseconds backoff_cap{20'000};
     std::chrono::seconds retry_after_cap{120}; ///< the longest Retry-After honoured
+    /// Told of every exchange (each attempt, redirect and resumed read) when set; see
+    /// client::exchange.
+    std::shared_ptr<store::request_observer> observer;
 };
 
 struct request {
@@ -73,7 +77,8 @@ public:
     /// Transport failures are store_errc::transient (timeouts say which step), a TLS
     /// certificate that does not verify store_errc::rejected. The status is returned,
     /// not judged: see status_error. `seen`, when given, receives the head as soon as it
-    /// is read, before the body streams.
+    /// is read, before the body streams. The settings' observer hears of it once, at its
+    /// end (a pooled connection found closed and replaced is not a second exchange).
     awaitable<result<response_head>> exchange(request const& req, store::byte_sink* body,
                                               response_head* seen = nullptr);
 

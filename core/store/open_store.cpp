@@ -34,6 +34,7 @@ result<std::unique_ptr<store>> open_unthrottled(std::string_view location, store
             settings.allow_plain_http = options.allow_plain_http;
             settings.client.ca_bundle = options.ca_bundle;
             settings.client.user_agent = user_agent();
+            settings.client.observer = options.observer;
             auto opened = http_store::open(location, std::move(settings));
             if (!opened)
                 return opened.error();
@@ -47,6 +48,11 @@ result<std::unique_ptr<store>> open_unthrottled(std::string_view location, store
             settings.allow_plain_http = options.allow_plain_http;
             settings.client.ca_bundle = options.ca_bundle ? options.ca_bundle : access->ca_bundle;
             settings.client.user_agent = user_agent();
+            settings.client.observer = options.observer;
+            if (options.multipart_threshold)
+                settings.multipart_threshold = *options.multipart_threshold;
+            if (options.part_bytes)
+                settings.part_bytes = *options.part_bytes;
             auto opened = s3_store::open(location, std::move(settings));
             if (!opened)
                 return opened.error();

@@ -3,6 +3,7 @@
 
 #include "core/s3/aws_config.hpp"
 #include "core/store/blocking_pool.hpp"
+#include "core/store/request_observer.hpp"
 #include "core/store/store.hpp"
 #include "core/store/throttled_store.hpp"
 
@@ -26,6 +27,12 @@ struct store_options {
     /// Request and byte rates the opened store is held to (throttled()); shared by every
     /// store opened with the same pointer. Null or without rates: unlimited.
     std::shared_ptr<throttle> limits;
+    /// Told of every HTTP exchange of an http(s):// or s3:// store (each retry, part and
+    /// listing page); a folder store makes none. Null: nobody is told.
+    std::shared_ptr<request_observer> observer;
+    /// S3 uploads: objects this large go in parts of part_bytes (s3_store_settings' defaults when unset).
+    std::optional<std::size_t> multipart_threshold;
+    std::optional<std::size_t> part_bytes;
 };
 
 /// Opens the store a location names: a folder path or a `file://` URL, an `http(s)://`

@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <memory>
 
 using namespace mirror;
 using daemon::finished_pass;
@@ -34,7 +35,23 @@ sync::sync_report troubled_report() {
     r.refs.push_back({"refs/tags/v1", "v1", std::string("v1"), 0});
     r.files_copied = 3;
     r.bytes_copied = 1000;
+    r.pending_files = 2;
+    r.pending_bytes = 5000;
     return r;
+}
+
+/// What an HTTP store's client reports for a short session: answers, a retried 503, a
+/// throttled one, a body cut short and a connection refused.
+void some_traffic(store::request_observer& seen) {
+    using store::request_failure;
+    seen.observe({"GET", 200, request_failure::none});
+    seen.observe({"GET", 200, request_failure::none});
+    seen.observe({"GET", 304, request_failure::none});
+    seen.observe({"HEAD", 404, request_failure::none});
+    seen.observe({"GET", 503, request_failure::server_error});
+    seen.observe({"GET", 429, request_failure::throttled});
+    seen.observe({"GET", 200, request_failure::truncated});
+    seen.observe({"GET", 0, request_failure::connect});
 }
 
 } // namespace
@@ -52,6 +69,11 @@ TEST_CASE("declared repositories get every watched series at 0, and build_info s
     CHECK(has_line(text, R"(fdl_mirror_immutability_violations_total{kind="tag_moved",repo="towns"} 0)"));
     CHECK(has_line(text, R"(fdl_mirror_integrity_failures_total{kind="sha256_mismatch",repo="towns"} 0)"));
     CHECK(has_line(text, R"(fdl_mirror_origin_up{repo="towns"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_pending_files{repo="towns"} 0)"));
+    CHECK(has_line(text, R"(fdl_mirror_pending_bytes{repo="population"} 0)"));
+    // Request series appear on first use: their labels are open-ended (no rule watches them).
+    CHECK(text.find("fdl_mirror_requests_total{") == std::string::npos);
+    CHECK(text.find("fdl_mirror_request_errors_total{") == std::string::npos);
 }
 
 TEST_CASE("a pass's report becomes drift, held versions, signature checks, integrity failures and violations") {
@@ -83,6 +105,8 @@ TEST_CASE("a pass's report becomes drift, held versions, signature checks, integ
     CHECK(has_line(text, R"(fdl_mirror_untrusted_announced_keys{repo="population"} 1)"));
     CHECK(has_line(text, R"(fdl_mirror_copied_bytes_total{repo="population"} 1000)"));
     CHECK(has_line(text, R"(fdl_mirror_copied_files_total{repo="population"} 3)"));
+    CHECK(has_line(text, R"(fdl_mirror_pending_files{repo="population"} 2)"));
+    CHECK(has_line(text, R"(fdl_mirror_pending_bytes{repo="population"} 5000)"));
 
     // The next pass finds everything in sync: held reasons drop to 0, counters stay.
     sync::sync_report clean;
@@ -95,12 +119,82 @@ TEST_CASE("a pass's report becomes drift, held versions, signature checks, integ
     CHECK(text.find(R"(ref="refs/tags/v1")") == std::string::npos); // gone from the origin's refs
     CHECK(has_line(text, R"(fdl_mirror_integrity_failures_total{kind="sha256_mismatch",repo="population"} 1)"));
     CHECK(has_line(text, R"(fdl_mirror_passes_total{repo="population",result="ok"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_pending_files{repo="population"} 0)"));
+    CHECK(has_line(text, R"(fdl_mirror_pending_bytes{repo="population"} 0)"));
 
     // A failed pass moves no success time and marks an unreachable origin.
     m.pass_finished("population", sync::sync_report{}, {pass_outcome::failed, 1200, 1, false, {}});
     text = m.text();
     CHECK(has_line(text, R"(fdl_mirror_last_success_timestamp_seconds{repo="population"} 1100)"));
     CHECK(has_line(text, R"(fdl_mirror_origin_up{repo="population"} 0)"));
+
+    // It stopped before the refs and knew nothing pending: the last values stay.
+    m.pass_finished("population", troubled_report(), {pass_outcome::held, 1300, 1, true, {}});
+    sync::sync_report stopped;
+    stopped.fatal = make_error(store::store_errc::transient, "fdl.json: timed out");
+    m.pass_finished("population", stopped, {pass_outcome::failed, 1400, 1, false, {}});
+    text = m.text();
+    CHECK(has_line(text, R"(fdl_mirror_pending_files{repo="population"} 2)"));
+    CHECK(has_line(text, R"(fdl_mirror_pending_bytes{repo="population"} 5000)"));
+}
+
+TEST_CASE("request observers count answers by code and failures by kind, per repository and store") {
+    daemon::metrics m({"0.1.0", "0.12.2", true});
+    m.set_repositories({{"population", 60}, {"towns", 60}});
+    auto origin = m.request_observer("population", "origin");
+    auto mirror = m.request_observer("population", "mirror");
+    auto again = m.request_observer("population", "origin"); // a store opened again counts into the same series
+    some_traffic(*origin);
+    again->observe({"GET", 200, store::request_failure::none});
+    mirror->observe({"PUT", 200, store::request_failure::none});
+    mirror->observe({"PUT", 0, store::request_failure::timeout});
+    mirror->observe({"POST", 0, store::request_failure::reset});
+    auto text = m.text();
+    INFO(text);
+    CHECK(has_line(text, R"(fdl_mirror_requests_total{code="200",method="GET",repo="population",store="origin"} 4)"));
+    CHECK(has_line(text, R"(fdl_mirror_requests_total{code="304",method="GET",repo="population",store="origin"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_requests_total{code="404",method="HEAD",repo="population",store="origin"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_requests_total{code="503",method="GET",repo="population",store="origin"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_requests_total{code="429",method="GET",repo="population",store="origin"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_requests_total{code="200",method="PUT",repo="population",store="mirror"} 1)"));
+    // No answer, no code: a failure before the head counts only as an error.
+    CHECK(text.find(R"(code="0")") == std::string::npos);
+    CHECK(has_line(text, R"(fdl_mirror_request_errors_total{kind="server_error",repo="population",store="origin"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_request_errors_total{kind="throttled",repo="population",store="origin"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_request_errors_total{kind="truncated",repo="population",store="origin"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_request_errors_total{kind="connect",repo="population",store="origin"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_request_errors_total{kind="timeout",repo="population",store="mirror"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_request_errors_total{kind="reset",repo="population",store="mirror"} 1)"));
+    CHECK(text.find(R"(kind="")") == std::string::npos);
+    CHECK(text.find(R"(repo="towns",store=)") == std::string::npos);
+}
+
+TEST_CASE("a removed repository loses its request series, and its observers count nothing after") {
+    auto m = std::make_unique<daemon::metrics>(daemon::build_facts{"0.1.0", "0.12.2", true});
+    m->set_repositories({{"population", 60}, {"towns", 60}});
+    auto towns = m->request_observer("towns", "origin");
+    auto population = m->request_observer("population", "mirror");
+    some_traffic(*towns);
+    some_traffic(*population);
+    m->set_repositories({{"population", 60}});
+    some_traffic(*towns); // a store of the removed repository still finishing a request
+    auto text = m->text();
+    CHECK(text.find(R"(repo="towns")") == std::string::npos);
+    CHECK(has_line(text, R"(fdl_mirror_requests_total{code="200",method="GET",repo="population",store="mirror"} 3)"));
+
+    // Declared again: new observers count from 0, the old one still counts nothing.
+    m->set_repositories({{"population", 60}, {"towns", 60}});
+    auto towns_again = m->request_observer("towns", "origin");
+    towns_again->observe({"GET", 200, store::request_failure::none});
+    towns->observe({"GET", 200, store::request_failure::none});
+    text = m->text();
+    CHECK(has_line(text, R"(fdl_mirror_requests_total{code="200",method="GET",repo="towns",store="origin"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_pending_files{repo="towns"} 0)"));
+
+    // Observers may outlive the metrics (a store destroyed after them).
+    m.reset();
+    some_traffic(*population);
+    towns_again->observe({"GET", 200, store::request_failure::none});
 }
 
 TEST_CASE("a reload keeps the counters of unchanged repositories and drops those removed") {
@@ -120,6 +214,7 @@ TEST_CASE("promtool check metrics accepts the exposition") {
     daemon::metrics m({"0.1.0", "0.12.2", true});
     m.set_repositories({{"population", 60}});
     m.pass_finished("population", troubled_report(), {pass_outcome::held, 1042, 42, true, {{"refs/heads/main", 6}}});
+    some_traffic(*m.request_observer("population", "origin"));
     auto promtool = test::find_program("promtool", FDL_MIRROR_PROMTOOL);
     if (promtool.empty())
         promtool = test::find_program("promtool", FDL_MIRROR_PROMTOOL_SOURCE_TREE);
