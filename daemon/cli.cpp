@@ -15,6 +15,8 @@ std::string usage_text() {
                                             verify an SSH signature as ssh-keygen -Y verify does
   fdl-mirror find-principals -f ALLOWED_SIGNERS -s SIGNATURE_FILE [-n NAMESPACE] [--verify-time T]
                                             list the principals whose keys match the signature
+  fdl-mirror run --config FILE              run as a service: poll every configured repository, serve
+                                            /metrics; SIGHUP reloads, SIGTERM stops (docs/operations.md)
   fdl-mirror check-config --config FILE     validate the daemon's configuration (exit 78 when wrong)
   fdl-mirror --help | --version
 
@@ -230,23 +232,38 @@ std::variant<command, usage_error> parse_find_principals(arg_reader& in) {
     return command(cmd);
 }
 
-std::variant<command, usage_error> parse_check_config(arg_reader& in) {
-    check_config_command cmd;
+/// The --config FILE of `check-config` and `run`, their only option.
+std::variant<std::string, usage_error> parse_config_option(arg_reader& in, std::string const& name) {
+    std::string config;
     std::optional<usage_error> problem;
     while (!in.done() && !problem) {
         std::string const& arg = in.take();
         if (arg == "--config") {
             if (auto value = in.value_for(arg, problem))
-                cmd.config = *value;
+                config = *value;
         } else {
-            problem = usage_error{"check-config: unexpected " + arg};
+            problem = usage_error{name + ": unexpected " + arg};
         }
     }
     if (problem)
         return *problem;
-    if (cmd.config.empty())
-        return usage_error{"check-config needs --config FILE"};
-    return command(cmd);
+    if (config.empty())
+        return usage_error{name + " needs --config FILE"};
+    return config;
+}
+
+std::variant<command, usage_error> parse_check_config(arg_reader& in) {
+    auto config = parse_config_option(in, "check-config");
+    if (auto const* problem = std::get_if<usage_error>(&config))
+        return *problem;
+    return command(check_config_command{std::get<std::string>(config)});
+}
+
+std::variant<command, usage_error> parse_run(arg_reader& in) {
+    auto config = parse_config_option(in, "run");
+    if (auto const* problem = std::get_if<usage_error>(&config))
+        return *problem;
+    return command(run_command{std::get<std::string>(config)});
 }
 
 } // namespace
@@ -270,6 +287,8 @@ std::variant<command, usage_error> parse_command_line(std::vector<std::string> c
         return parse_find_principals(in);
     if (first == "check-config")
         return parse_check_config(in);
+    if (first == "run")
+        return parse_run(in);
     return usage_error{"unknown command '" + first + "'"};
 }
 

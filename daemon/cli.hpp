@@ -70,11 +70,16 @@ struct check_config_command {
     std::string config; ///< --config FILE
 };
 
+/// `run --config FILE`: the daemon.
+struct run_command {
+    std::string config; ///< --config FILE
+};
+
 struct help_command {};
 struct version_command {};
 
 using command = std::variant<help_command, version_command, sync_command, verify_command, check_signature_command,
-                             find_principals_command, check_config_command>;
+                             find_principals_command, check_config_command, run_command>;
 
 /// A usage error: the message, to print with the usage text; exit 2.
 struct usage_error {

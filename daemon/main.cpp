@@ -7,6 +7,7 @@
 #include "daemon/mirror_lock.hpp"
 #include "daemon/progress.hpp"
 #include "daemon/report_output.hpp"
+#include "daemon/service.hpp"
 #include "daemon/signature_commands.hpp"
 
 #include "core/store/errors.hpp"
@@ -244,6 +245,8 @@ int main(int argc, char** argv) {
             return daemon::run_find_principals(*f);
         if (auto const* c = std::get_if<daemon::check_config_command>(&cmd))
             return daemon::run_check_config(c->config);
+        if (auto const* r = std::get_if<daemon::run_command>(&cmd))
+            return daemon::run_service(r->config);
         return run_verify_command(std::get<daemon::verify_command>(cmd));
     } catch (std::exception const& e) {
         std::fprintf(stderr, "fdl-mirror: internal error: %s\n", e.what());

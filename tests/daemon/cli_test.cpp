@@ -198,3 +198,12 @@ TEST_CASE("check-config takes --config FILE and nothing else") {
     CHECK(usage_message(parse_command_line(args{"check-config", "--config", "a", "b"})).find("unexpected b") !=
           std::string::npos);
 }
+
+TEST_CASE("run takes --config FILE and nothing else") {
+    auto cmd = parsed_as<run_command>(parse_command_line(args{"run", "--config", "/etc/fdl-mirror/config.yaml"}));
+    REQUIRE(cmd);
+    CHECK(cmd->config == "/etc/fdl-mirror/config.yaml");
+    CHECK(usage_message(parse_command_line(args{"run"})).find("run needs --config FILE") != std::string::npos);
+    CHECK(usage_message(parse_command_line(args{"run", "--config", "a", "--foreground"})).find("run: unexpected --foreground") !=
+          std::string::npos);
+}

@@ -1,0 +1,80 @@
+#include "daemon/pass_log.hpp"
+
+#include <cstdio>
+
+namespace mirror::daemon {
+
+namespace {
+
+std::string plural(std::uint64_t n, char const* one, char const* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+std::string size_text(std::uint64_t bytes) {
+    char text[32];
+    if (bytes < 1024)
+        std::snprintf(text, sizeof text, "%llu B", static_cast<unsigned long long>(bytes));
+    else if (bytes < 1024 * 1024)
+        std::snprintf(text, sizeof text, "%.1f KiB", static_cast<double>(bytes) / 1024);
+    else if (bytes < 1024ull * 1024 * 1024)
+        std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1024 * 1024));
+    else
+        std::snprintf(text, sizeof text, "%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
+    return text;
+}
+
+std::string seconds_text(double seconds) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f s", seconds);
+    return text;
+}
+
+} // namespace
+
+std::string pass_summary(sync::sync_report const& report, finished_pass const& pass) {
+    std::string out = std::string("pass ") + to_string(pass.outcome) + " in " + seconds_text(pass.duration_seconds);
+    if (report.fatal)
+        return out + ": " + report.fatal->message;
+    out += ": " + plural(report.published.size(), "version", "versions") + " published, " +
+           plural(report.files_copied, "file", "files") + " (" + size_text(report.bytes_copied) + ") copied";
+    if (!report.held.empty())
+        out += ", " + plural(report.held.size(), "version", "versions") + " held";
+    if (!report.violations.empty())
+        out += ", " + plural(report.violations.size(), "violation", "violations");
+    std::size_t in_sync = 0;
+    for (auto const& ref : report.refs)
+        in_sync += ref.in_sync() ? 1 : 0;
+    out += "; " + std::to_string(in_sync) + " of " + plural(report.refs.size(), "ref", "refs") + " in sync";
+    if (report.pending_files != 0)
+        out += "; " + plural(report.pending_files, "data file", "data files") + " (" + size_text(report.pending_bytes) +
+               ") pending";
+    if (report.io_failure)
+        out += "; reads or writes failed (see above)";
+    return out;
+}
+
+void log_pass(logger const& log, std::string const& repo, sync::sync_report const& report, finished_pass const& pass) {
+    using config::log_level;
+    for (auto const& id : report.published)
+        log.write({log_level::info, repo, id, "published"});
+    for (auto const& change : report.refs_updated) {
+        std::string text = "ref " + change.name + " " + (change.from ? *change.from + " -> " : "created at ") + change.to;
+        log.write({log_level::info, repo, {}, text});
+    }
+    for (auto const& id : report.followed)
+        log.write({log_level::info, repo, {}, "followed: " + id});
+    for (auto const& held : report.held)
+        log.write({log_level::warning, repo, held.id, "held: " + held.why.message});
+    for (auto const& violation : report.violations)
+        log.write({log_level::error, repo, {}, "immutability violation: " + violation.message});
+    for (auto const& warning : report.warnings)
+        log.write({log_level::warning, repo, {}, warning});
+    log_level level = log_level::info;
+    if (pass.outcome == pass_outcome::held)
+        level = log_level::warning;
+    else if (pass.outcome == pass_outcome::failed || pass.outcome == pass_outcome::timeout)
+        level = log_level::error;
+    log.write({level, repo, {}, pass_summary(report, pass)});
+}
+
+} // namespace mirror::daemon

@@ -1,0 +1,359 @@
+#include "daemon/service.hpp"
+
+#include "daemon/build_info.hpp"
+#include "daemon/check_config.hpp"
+#include "daemon/log.hpp"
+#include "daemon/metrics.hpp"
+#include "daemon/notify.hpp"
+#include "daemon/pass_setup.hpp"
+#include "daemon/repository_job.hpp"
+#include "daemon/state_file.hpp"
+#include "daemon/status_server.hpp"
+
+#include "core/catalog/catalog_reader.hpp"
+#include "core/store/blocking_pool.hpp"
+#include "verify/sshsig.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <thread>
+#include <unistd.h>
+#include <variant>
+#include <vector>
+
+namespace mirror::daemon {
+
+namespace {
+
+using config_ptr = std::shared_ptr<config::daemon_config const>;
+
+/// Loads and checks the configuration as check-config does; the problems, one per line,
+/// when it is refused.
+std::variant<config_ptr, std::vector<std::string>> load_checked(std::string const& path) {
+    auto loaded = config::load_config(path);
+    std::vector<std::string> problems;
+    if (!loaded) {
+        for (auto const& problem : loaded.error())
+            problems.push_back(problem.text());
+        return problems;
+    }
+    for (auto const& problem : check_named_files(*loaded))
+        problems.push_back(path + ": " + problem);
+    if (!problems.empty())
+        return problems;
+    return std::make_shared<config::daemon_config const>(std::move(*loaded));
+}
+
+std::vector<repository_info> infos_of(config::daemon_config const& cfg) {
+    std::vector<repository_info> out;
+    for (auto const& repo : cfg.repositories)
+        out.push_back({repo.name, std::chrono::duration<double>(repo.settings.interval).count()});
+    return out;
+}
+
+/// $WATCHDOG_USEC when systemd asks this process for keep-alives.
+std::optional<std::chrono::microseconds> watchdog_period() {
+    char const* usec = std::getenv("WATCHDOG_USEC");
+    if (usec == nullptr)
+        return std::nullopt;
+    if (char const* pid = std::getenv("WATCHDOG_PID"); pid != nullptr && std::atol(pid) != static_cast<long>(getpid()))
+        return std::nullopt; // meant for another process
+    auto n = std::strtoull(usec, nullptr, 10);
+    if (n == 0)
+        return std::nullopt;
+    return std::chrono::microseconds(n);
+}
+
+/// The daemon, once its configuration is loaded and its state folder open.
+class service {
+public:
+    service(config_ptr cfg, state_dir state)
+        : cfg_(std::move(cfg)), log_(cfg_->log), state_(std::move(state)),
+          pool_(std::clamp<std::size_t>(std::thread::hardware_concurrency(), 2, 8)),
+          stats_(build_facts{FDL_MIRROR_VERSION, verify::libssh_version(), catalog::reader_available()}),
+          transfers_(std::make_shared<sync::transfer_slots>(cfg_->max_transfers)), notify_(notifier::from_environment()),
+          signals_(io_, SIGTERM, SIGINT, SIGHUP), watchdog_(io_), grace_(io_) {}
+
+    int run() {
+        status_sources sources{[this] { return stats_.text(); }, [this] { return ready_; }};
+        auto bound = status_server::bind(io_.get_executor(), cfg_->listen, std::move(sources));
+        if (!bound) {
+            log_.error({}, "cannot listen on " + config::to_string(cfg_->listen) + ": " + bound.error().message);
+            return exit_unavailable;
+        }
+        server_ = std::move(*bound);
+        server_->start();
+        log_.info({}, "listening on " + cfg_->listen.host + ":" + std::to_string(server_->port()) +
+                          " (/metrics, /healthz, /readyz)");
+        stats_.set_repositories(infos_of(*cfg_));
+        for (auto const& repo : cfg_->repositories)
+            start_job(repo.name);
+        wait_for_signal();
+        start_watchdog();
+        ready_ = true;
+        tell_systemd("READY=1\nSTATUS=" + status_text());
+        log_.info({}, "fdl-mirror " FDL_MIRROR_VERSION " running: " + status_text());
+        io_.run();
+        log_.info({}, "stopped");
+        return 0;
+    }
+
+private:
+    job_services services() {
+        return job_services{io_.get_executor(), &pool_, &stats_, &log_, &state_, transfers_, &throttles_};
+    }
+
+    std::string status_text() const {
+        return std::to_string(jobs_.size()) + " repositor" + (jobs_.size() == 1 ? "y" : "ies");
+    }
+
+    void tell_systemd(std::string const& state) {
+        std::string problem;
+        if (!notify_.send(state, &problem) && !notify_warned_) {
+            notify_warned_ = true; // once: the journal need not fill with it
+            log_.warning({}, "cannot notify systemd: " + problem);
+        }
+    }
+
+    void start_job(std::string const& name) {
+        if (retiring_.contains(name))
+            return; // its old job still runs a pass: started when it ends (job_ended)
+        auto job = std::make_unique<repository_job>(services(), cfg_, name);
+        auto* raw = job.get();
+        jobs_[name] = std::move(job);
+        raw->start([this, raw] { job_ended(raw); });
+    }
+
+    /// A job's loop has ended: forget it (after its handler returns), then start the
+    /// repository anew if a reload brought it back meanwhile, or finish stopping.
+    void job_ended(repository_job* job) {
+        net::post(io_, [this, job] {
+            std::string const name = job->name();
+            if (auto it = retiring_.find(name); it != retiring_.end() && it->second.get() == job)
+                retiring_.erase(it);
+            else if (auto j = jobs_.find(name); j != jobs_.end() && j->second.get() == job)
+                jobs_.erase(j);
+            if (stopping_) {
+                if (jobs_.empty() && retiring_.empty())
+                    finish_stopping();
+                return;
+            }
+            bool const configured = std::any_of(cfg_->repositories.begin(), cfg_->repositories.end(),
+                                                [&](auto const& r) { return r.name == name; });
+            if (configured && !jobs_.contains(name))
+                start_job(name);
+        });
+    }
+
+    void wait_for_signal() {
+        signals_.async_wait([this](boost::system::error_code ec, int signal) {
+            if (ec)
+                return;
+            if (signal == SIGHUP)
+                reload();
+            else
+                stop(signal == SIGTERM ? "SIGTERM" : "SIGINT");
+            if (!finished_)
+                wait_for_signal();
+        });
+    }
+
+    void start_watchdog() {
+        auto period = watchdog_period();
+        if (!period || !notify_.enabled())
+            return;
+        // Twice per period, from the event loop: a stuck loop stops the keep-alives.
+        watchdog_every_ = std::max(*period / 2, std::chrono::microseconds(1000));
+        tell_systemd("WATCHDOG=1");
+        arm_watchdog();
+    }
+
+    void arm_watchdog() {
+        watchdog_.expires_after(watchdog_every_);
+        watchdog_.async_wait([this](boost::system::error_code ec) {
+            if (ec || finished_)
+                return;
+            tell_systemd("WATCHDOG=1");
+            arm_watchdog();
+        });
+    }
+
+    void reload() {
+        if (stopping_)
+            return;
+        tell_systemd(notifier::reloading_message());
+        log_.info({}, "reloading " + cfg_->file.string());
+        auto loaded = load_checked(cfg_->file.string());
+        if (auto const* problems = std::get_if<std::vector<std::string>>(&loaded)) {
+            for (auto const& problem : *problems)
+                log_.error({}, "reload refused, the running configuration stays: " + problem);
+            tell_systemd("READY=1\nSTATUS=reload refused; " + status_text());
+            return;
+        }
+        apply(std::get<config_ptr>(loaded));
+        tell_systemd("READY=1\nSTATUS=" + status_text());
+    }
+
+    /// Takes a new configuration: repositories added start, removed ones stop (their pass
+    /// cut), changed ones take it after their pass in hand; the others are not disturbed.
+    void apply(config_ptr next) {
+        if (config::to_string(next->listen) != config::to_string(cfg_->listen))
+            log_.warning({}, "listen: the new address takes effect at the next start");
+        if (next->state_dir != cfg_->state_dir)
+            log_.warning({}, "state_dir: the new folder takes effect at the next start");
+        log_.set(next->log);
+        transfers_->resize(next->max_transfers);
+        throttles_.keep_only(*next);
+        std::string added, removed, changed;
+        auto note = [](std::string& list, std::string const& name) { list += (list.empty() ? "" : ", ") + name; };
+        for (auto it = jobs_.begin(); it != jobs_.end();) {
+            bool const kept = std::any_of(next->repositories.begin(), next->repositories.end(),
+                                          [&](auto const& r) { return r.name == it->first; });
+            if (kept) {
+                ++it;
+                continue;
+            }
+            note(removed, it->first);
+            it->second->retire();
+            it->second->cancel_pass("the repository was removed from the configuration");
+            state_.forget(it->first);
+            retiring_[it->first] = std::move(it->second);
+            it = jobs_.erase(it);
+        }
+        auto previous = std::move(cfg_);
+        cfg_ = next;
+        stats_.set_repositories(infos_of(*cfg_));
+        for (auto const& repo : cfg_->repositories) {
+            if (auto it = jobs_.find(repo.name); it != jobs_.end()) {
+                bool const was_changed = it->second->reconfigure(cfg_);
+                if (was_changed)
+                    note(changed, repo.name);
+            } else {
+                note(added, repo.name);
+                start_job(repo.name);
+            }
+        }
+        log_.info({}, "configuration reloaded: " + status_text() + (added.empty() ? "" : "; added " + added) +
+                          (removed.empty() ? "" : "; removed " + removed) +
+                          (changed.empty() ? "" : "; changed " + changed));
+    }
+
+    /// Starts no more passes; the passes in hand may finish within shutdown_timeout, then
+    /// are cut. A second signal cuts them at once.
+    void stop(char const* why) {
+        if (stopping_) {
+            log_.warning({}, std::string(why) + " again: cutting the passes in hand now");
+            cut_all("a second stop signal");
+            return;
+        }
+        stopping_ = true;
+        ready_ = false;
+        tell_systemd("STOPPING=1");
+        std::size_t in_pass = 0;
+        for (auto const& [name, job] : jobs_)
+            in_pass += job->in_pass() ? 1 : 0;
+        log_.info({}, std::string(why) + ": stopping; " + std::to_string(in_pass) + " pass" +
+                          (in_pass == 1 ? "" : "es") + " in hand may take up to " +
+                          std::to_string(std::chrono::duration_cast<std::chrono::seconds>(cfg_->shutdown_timeout).count()) +
+                          " s");
+        for (auto const& [name, job] : jobs_)
+            job->stop();
+        if (jobs_.empty() && retiring_.empty()) {
+            finish_stopping();
+            return;
+        }
+        grace_.expires_after(cfg_->shutdown_timeout);
+        grace_.async_wait([this](boost::system::error_code ec) {
+            if (ec)
+                return;
+            log_.warning({}, "shutdown_timeout passed: cutting the passes in hand");
+            cut_all("shutdown_timeout passed");
+            // A pass ends at its next operation once cut; one blocked in a catalog read
+            // ends when the read does. Past this, exit anyway: the mirror is consistent at
+            // every instant, so what is lost is work, not correctness.
+            grace_.expires_after(std::chrono::seconds(10));
+            grace_.async_wait([this](boost::system::error_code ec2) {
+                if (ec2)
+                    return;
+                log_.error({}, "passes did not end 10 s after being cut; exiting anyway");
+                std::fflush(stderr);
+                std::_Exit(0);
+            });
+        });
+    }
+
+    void cut_all(std::string const& why) {
+        for (auto const& [name, job] : jobs_)
+            job->cancel_pass(why);
+        for (auto const& [name, job] : retiring_)
+            job->cancel_pass(why);
+    }
+
+    void finish_stopping() {
+        finished_ = true;
+        grace_.cancel();
+        watchdog_.cancel();
+        boost::system::error_code ignored;
+        signals_.cancel(ignored);
+        if (server_)
+            server_->stop();
+        io_.stop();
+    }
+
+    // Declared in the order they must be built; destroyed in reverse: jobs (and their
+    // stores) before the pool and the io_context they use.
+    config_ptr cfg_;
+    logger log_;
+    state_dir state_;
+    net::io_context io_{1};
+    store::blocking_pool pool_;
+    metrics stats_;
+    std::shared_ptr<sync::transfer_slots> transfers_;
+    throttle_registry throttles_;
+    notifier notify_;
+    bool notify_warned_ = false;
+    std::unique_ptr<status_server> server_;
+    net::signal_set signals_;
+    net::steady_timer watchdog_;
+    std::chrono::microseconds watchdog_every_{0};
+    net::steady_timer grace_;
+    std::map<std::string, std::unique_ptr<repository_job>> jobs_;
+    std::map<std::string, std::unique_ptr<repository_job>> retiring_; ///< removed, their pass being cut
+    bool ready_ = false;
+    bool stopping_ = false;
+    bool finished_ = false;
+};
+
+} // namespace
+
+int run_service(std::string const& config_path) {
+    auto loaded = load_checked(config_path);
+    if (auto const* problems = std::get_if<std::vector<std::string>>(&loaded)) {
+        for (auto const& problem : *problems)
+            std::fprintf(stderr, "%s\n", problem.c_str());
+        std::fprintf(stderr, "fdl-mirror: %s: %zu problem%s; not started\n", config_path.c_str(), problems->size(),
+                     problems->size() == 1 ? "" : "s");
+        return exit_config;
+    }
+    auto cfg = std::get<config_ptr>(std::move(loaded));
+    auto state = state_dir::open(cfg->state_dir);
+    if (!state) {
+        logger(cfg->log).error({}, "state_dir: " + state.error().message);
+        return exit_cannot_create;
+    }
+    // A peer that closes a connection must not kill the process.
+    std::signal(SIGPIPE, SIG_IGN);
+    service daemon(std::move(cfg), std::move(*state));
+    return daemon.run();
+}
+
+} // namespace mirror::daemon
