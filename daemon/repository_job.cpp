@@ -7,6 +7,7 @@
 #include "core/store/http_store.hpp"
 #include "core/store/open_store.hpp"
 #include "core/store/throttled_store.hpp"
+#include "core/sync/errors.hpp"
 #include "core/sync/sync_pass.hpp"
 
 #include <boost/asio/bind_cancellation_slot.hpp>
@@ -232,6 +233,7 @@ awaitable<void> repository_job::one_pass() {
         options.trust = std::move(*trust);
         options.catalogs = catalog_settings_of(*cfg);
         options.shared_transfers = services_.transfers;
+        options.stop_requested = [this] { return stopping_; };
 
         // The pass runs as its own coroutine, so that a deadline or a shutdown can cut it
         // (cancellation ends it at its next operation); this one waits for it to end.
@@ -284,6 +286,13 @@ awaitable<void> repository_job::one_pass() {
 
     if (retired_)
         co_return; // removed from the configuration: its series are gone
+    if (stopping_ && report.fatal && report.fatal->code == sync::sync_errc::stopped) {
+        // A shutdown, not the repository's failure: nothing to count.
+        services_.log->info(name_, "pass stopped for shutdown after publishing " +
+                                       std::to_string(report.published.size()) + " version(s); the next start goes on");
+        save_state();
+        co_return;
+    }
     double const ended = unix_now();
     finished_pass pass;
     pass.outcome = cut_outcome.value_or(outcome_of(report));

@@ -59,7 +59,8 @@ public:
     /// changed).
     bool reconfigure(std::shared_ptr<config::daemon_config const> cfg);
 
-    /// Starts no more passes; the pass in hand goes on unless cancel_pass() cuts it.
+    /// Starts no more passes; the pass in hand starts no new copy, lets those in flight
+    /// end, moves refs to what it published, and ends (unless cancel_pass() cuts it first).
     void stop();
     /// stop(), for a repository removed from the configuration: from now on nothing is
     /// reported to the metrics or saved to the state folder.

@@ -247,8 +247,9 @@ private:
                           (changed.empty() ? "" : "; changed " + changed));
     }
 
-    /// Starts no more passes; the passes in hand may finish within shutdown_timeout, then
-    /// are cut. A second signal cuts them at once.
+    /// Starts no more passes; the passes in hand start no more copies (stop_requested), and
+    /// those in flight may end within shutdown_timeout, after which they are cut. A second
+    /// signal cuts them at once.
     void stop(char const* why) {
         if (stopping_) {
             log_.warning({}, std::string(why) + " again: cutting the passes in hand now");
@@ -262,9 +263,10 @@ private:
         for (auto const& [name, job] : jobs_)
             in_pass += job->in_pass() ? 1 : 0;
         log_.info({}, std::string(why) + ": stopping; " + std::to_string(in_pass) + " pass" +
-                          (in_pass == 1 ? "" : "es") + " in hand may take up to " +
+                          (in_pass == 1 ? "" : "es") + " in hand start nothing new, and their copies in flight " +
+                          "have up to " +
                           std::to_string(std::chrono::duration_cast<std::chrono::seconds>(cfg_->shutdown_timeout).count()) +
-                          " s");
+                          " s to end");
         for (auto const& [name, job] : jobs_)
             job->stop();
         if (jobs_.empty() && retiring_.empty()) {

@@ -23,6 +23,7 @@ char const* kind_name(sync_errc e) noexcept {
     case sync_errc::refused_ref: return "refused_ref";
     case sync_errc::repository_mismatch: return "repository_mismatch";
     case sync_errc::mirror_not_usable: return "mirror_not_usable";
+    case sync_errc::stopped: return "stopped";
     }
     return "unknown";
 }

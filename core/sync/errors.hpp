@@ -27,6 +27,7 @@ enum class sync_errc {
     // The repository as a whole.
     repository_mismatch,    ///< the mirror holds another repository (another id)
     mirror_not_usable,      ///< the mirror store cannot list or write
+    stopped,                ///< the pass was asked to stop (sync_options::stop_requested)
 };
 
 boost::system::error_category const& sync_category() noexcept;

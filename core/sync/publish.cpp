@@ -388,6 +388,10 @@ awaitable<void> publish_version(pass& p, std::string id) {
     std::optional<error> data_failure;
     std::function<awaitable<void>()> copy_data_files = [&]() -> awaitable<void> {
         while (next < data_steps && !data_failure && !p.mirror_failure) {
+            if (p.stop_requested()) {
+                data_failure = make_error(sync_errc::stopped, "versions/" + id + ": stopped before all its data files");
+                break;
+            }
             auto const& step = plan->steps[next++];
             auto done = co_await run_step(p, step, memory, copied_data);
             if (!done && !data_failure)
@@ -396,7 +400,7 @@ awaitable<void> publish_version(pass& p, std::string id) {
     };
     co_await run_workers(std::min(p.options.concurrency, data_steps), copy_data_files);
     if (data_failure) {
-        if (!p.mirror_failure)
+        if (!p.mirror_failure && data_failure->code != sync_errc::stopped) // stopped is not the version's fault
             p.hold(id, *data_failure);
         co_return;
     }

@@ -286,12 +286,18 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
     if (options.recheck_published && p.origin_versions)
         co_await detail::follow_published(p);
     auto order = co_await versions_to_mirror(p, origin_refs->refs);
+    bool stopped = false;
     for (auto const& id : order) {
-        if (p.mirror_failure)
+        stopped = p.stop_requested();
+        if (p.mirror_failure || stopped)
             break;
         co_await detail::publish_version(p, id);
     }
-    if (!p.mirror_failure && options.recheck_published)
+    stopped = stopped || p.stop_requested();
+    if (stopped && !p.mirror_failure)
+        report.fatal = make_error(sync_errc::stopped, "pass stopped before its end, as asked; refs moved to what "
+                                                      "it published, the rest waits for the next pass");
+    if (!p.mirror_failure && !stopped && options.recheck_published)
         co_await check_published_tips(p, origin_refs->refs);
     if (!p.mirror_failure)
         co_await detail::update_refs(p, *origin_refs, *mirror_refs);

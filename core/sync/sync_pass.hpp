@@ -11,6 +11,7 @@
 #include "core/sync/transfer_slots.hpp"
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 
 namespace mirror::sync {
@@ -31,6 +32,10 @@ struct sync_options {
     /// Transfers in flight across every pass sharing it (the daemon's max_transfers), on
     /// top of `concurrency`; null: no shared cap.
     std::shared_ptr<transfer_slots> shared_transfers;
+    /// Asked before each version and each data file: once it says true, the pass starts
+    /// nothing new, lets the copies in flight end, moves refs to what it did publish, and
+    /// ends with fatal = sync_errc::stopped (a shutdown that loses no work in flight).
+    std::function<bool()> stop_requested;
 };
 
 /// Runs one pass from `origin` to `mirror` (which must be able to list and write).

@@ -51,6 +51,7 @@ struct pass {
         return mirror_versions.is_published(id) || published_now.contains(id);
     }
     void hold(std::string const& id, error why);
+    bool stop_requested() const { return options.stop_requested && options.stop_requested(); }
     /// Records a failure of the mirror (stop) or an origin I/O failure (go on, exit 3).
     bool note_failure(error const& e, bool on_mirror);
 };
