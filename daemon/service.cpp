@@ -134,14 +134,19 @@ private:
     }
 
     /// A job's loop has ended: forget it (after its handler returns), then start the
-    /// repository anew if a reload brought it back meanwhile, or finish stopping.
+    /// repository anew if a reload brought it back meanwhile, or finish stopping. A job
+    /// that ended on an internal error stays ended (restarting it could spin); its
+    /// repository's passes stop, which FdlMirrorStale reports.
     void job_ended(repository_job* job) {
         net::post(io_, [this, job] {
             std::string const name = job->name();
-            if (auto it = retiring_.find(name); it != retiring_.end() && it->second.get() == job)
+            bool was_retiring = false;
+            if (auto it = retiring_.find(name); it != retiring_.end() && it->second.get() == job) {
                 retiring_.erase(it);
-            else if (auto j = jobs_.find(name); j != jobs_.end() && j->second.get() == job)
+                was_retiring = true;
+            } else if (auto j = jobs_.find(name); j != jobs_.end() && j->second.get() == job) {
                 jobs_.erase(j);
+            }
             if (stopping_) {
                 if (jobs_.empty() && retiring_.empty())
                     finish_stopping();
@@ -149,7 +154,7 @@ private:
             }
             bool const configured = std::any_of(cfg_->repositories.begin(), cfg_->repositories.end(),
                                                 [&](auto const& r) { return r.name == name; });
-            if (configured && !jobs_.contains(name))
+            if (was_retiring && configured && !jobs_.contains(name))
                 start_job(name);
         });
     }
@@ -262,11 +267,10 @@ private:
         std::size_t in_pass = 0;
         for (auto const& [name, job] : jobs_)
             in_pass += job->in_pass() ? 1 : 0;
-        log_.info({}, std::string(why) + ": stopping; " + std::to_string(in_pass) + " pass" +
-                          (in_pass == 1 ? "" : "es") + " in hand start nothing new, and their copies in flight " +
-                          "have up to " +
-                          std::to_string(std::chrono::duration_cast<std::chrono::seconds>(cfg_->shutdown_timeout).count()) +
-                          " s to end");
+        auto const grace = std::chrono::duration_cast<std::chrono::seconds>(cfg_->shutdown_timeout).count();
+        log_.info({}, std::string(why) + ": stopping; passes in hand: " + std::to_string(in_pass) +
+                          " (they start no new copy; copies in flight have up to " + std::to_string(grace) +
+                          " s to end)");
         for (auto const& [name, job] : jobs_)
             job->stop();
         if (jobs_.empty() && retiring_.empty()) {
