@@ -113,6 +113,8 @@ std::string sync_json(sync::sync_report const& r, std::string const& origin, std
         {"warnings", strings_json(r.warnings)},
         {"files_copied", r.files_copied},
         {"bytes_copied", r.bytes_copied},
+        {"pending_files", r.pending_files},
+        {"pending_bytes", r.pending_bytes},
         {"elapsed_seconds", static_cast<double>(r.elapsed.count()) / 1000.0},
     };
     out["fatal"] = r.fatal ? json::value(error_json(*r.fatal)) : json::value(nullptr);

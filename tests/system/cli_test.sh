@@ -37,6 +37,7 @@ report = json.load(open(sys.argv[1]))
 assert report["command"] == "sync" and report["exit_code"] == 0, report
 assert report["published"] == [] and report["files_copied"] == 0, report
 assert report["versions_in_mirror"] == 4 and report["fatal"] is None, report
+assert report["pending_files"] == 0 and report["pending_bytes"] == 0, report
 PY
 expect_status 0 "verify the mirror" -- "$FDL_MIRROR" verify "$work/mirror"
 expect_output "4 version(s) audited, 0 failed" "verify summary"
