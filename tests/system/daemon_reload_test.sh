@@ -1,0 +1,77 @@
+# SIGHUP rereads the configuration. A broken file is refused, logged as an error with its
+# file:line:col, and the old configuration runs on (metrics served, passes going on, nothing of
+# the broken file in force). A good file takes effect: a repository added gets its series and
+# is mirrored, one removed loses every series and is mirrored no more, one unchanged keeps its
+# counters and its passes.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/daemon_lib.sh"
+
+for repo in alpha beta gamma; do "$FDL_PUBLISHER" sample "$work/$repo-origin"; done
+header="listen: 127.0.0.1:0
+state_dir: $work/state
+shutdown_timeout: 5s
+defaults: { interval: 1s, jitter: 0%, signatures: off }
+repositories:"
+repository() { printf '  - name: %s\n    origin: %s\n    mirror: %s\n' "$1" "$work/$1-origin" "$work/$1-mirror"; }
+{ echo "$header"; repository alpha; repository beta; } >"$work/mirror.yaml"
+
+start_daemon "$work/mirror.yaml"
+wait_for_metric 'fdl_mirror_ref_in_sync{repo="alpha",ref="refs/heads/main"}' == 1 30 "alpha mirrored"
+wait_for_metric 'fdl_mirror_ref_in_sync{repo="beta",ref="refs/heads/main"}' == 1 30 "beta mirrored"
+expect_metric 'fdl_mirror_repositories' == 2 "two repositories at start"
+
+# --- a broken file: refused, the old configuration runs on ---------------------------------------
+# gamma added, with an interval that is not a duration: its value is at column 15.
+{ echo "$header"; repository alpha; repository beta; repository gamma; echo "    interval: soon"; } >"$work/mirror.yaml"
+bad_line=$(grep -n 'interval: soon' "$work/mirror.yaml" | cut -d: -f1)
+scrape
+ok=$(metric 'fdl_mirror_passes_total{repo="alpha",result="ok"}')
+lines=$(log_length)
+kill -HUP "$daemon_pid"
+wait_for_log 10 "the refused reload logged as an error naming the problem at file:line:col" "$lines" \
+  '<3>' 'reload refused' "$work/mirror.yaml:$bad_line:15: " "interval 'soon'"
+running "$daemon_pid" && pass || fail "the daemon exited on a broken configuration"
+[ "$(http_status /readyz)" = 200 ] && pass || fail "/readyz is not 200 after a refused reload"
+wait_for_metric 'fdl_mirror_passes_total{repo="alpha",result="ok"}' '>' "$ok" 10 "alpha's passes go on"
+scrape
+ok=$(metric 'fdl_mirror_passes_total{repo="beta",result="ok"}')
+wait_for_metric 'fdl_mirror_passes_total{repo="beta",result="ok"}' '>' "$ok" 10 "beta's passes go on"
+expect_metric 'fdl_mirror_repositories' == 2 "still two repositories"
+expect_series '{repo="gamma"}' == 0 "no series of the refused file's repository"
+[ ! -e "$work/gamma-mirror" ] && pass || fail "the refused file's repository was mirrored"
+
+# --- a good file: gamma added, beta removed, alpha unchanged ----------------------------------------
+{ echo "$header"; repository alpha; repository gamma; } >"$work/mirror.yaml"
+scrape
+alpha_ok=$(metric 'fdl_mirror_passes_total{repo="alpha",result="ok"}')
+alpha_files=$(metric 'fdl_mirror_copied_files_total{repo="alpha"}')
+beta_main=$(ref_of "$work/beta-mirror" refs/heads/main)
+lines=$(log_length)
+kill -HUP "$daemon_pid"
+wait_for_metric 'fdl_mirror_ref_in_sync{repo="gamma",ref="refs/heads/main"}' == 1 30 "the added repository is mirrored"
+expect_metric 'fdl_mirror_repositories' == 2 "two repositories after the reload"
+expect_metric 'fdl_mirror_passes_total{repo="gamma",result="ok"}' '>=' 1 "the added repository's passes counted"
+expect_metric 'fdl_mirror_passes_total{repo="gamma",result="failed"}' == 0 "the added repository's series made at 0"
+expect_status 0 "the added repository's mirror is consistent" -- "$FDL_MIRROR" verify "$work/gamma-mirror"
+wait_for_series '{repo="beta"}' 0 10 "the removed repository loses every series"
+[ "$(log_lines_with "$lines" 'reload refused')" -eq 0 ] && pass || fail "the good file was refused: $(tail -n 5 "$daemon_log")"
+# alpha was not disturbed: its counters go on from where they were, its passes too.
+expect_metric 'fdl_mirror_passes_total{repo="alpha",result="ok"}' '>=' "$alpha_ok" "alpha's counters kept"
+expect_metric 'fdl_mirror_copied_files_total{repo="alpha"}' == "$alpha_files" "alpha's traffic counter kept"
+scrape
+ok=$(metric 'fdl_mirror_passes_total{repo="alpha",result="ok"}')
+wait_for_metric 'fdl_mirror_passes_total{repo="alpha",result="ok"}' '>' "$ok" 10 "alpha's passes go on"
+
+# beta is mirrored no more: a new version at its origin stays there while alpha and gamma pass.
+"$FDL_PUBLISHER" add "$work/beta-origin" main 1000 >/dev/null
+scrape
+ok=$(metric 'fdl_mirror_passes_total{repo="gamma",result="ok"}')
+beta_lines=$(log_lines_with 0 repo=beta)
+wait_for_metric 'fdl_mirror_passes_total{repo="gamma",result="ok"}' '>=' "$((ok + 2))" 15 "two more passes of gamma"
+[ "$(ref_of "$work/beta-mirror" refs/heads/main)" = "$beta_main" ] && pass || fail "the removed repository was still mirrored"
+[ "$(log_lines_with 0 repo=beta)" -eq "$beta_lines" ] && pass || fail "the removed repository still logs: $(grep repo=beta "$daemon_log" | tail -n 3)"
+expect_series '{repo="beta"}' == 0 "the removed repository has no series"
+
+stop_daemon TERM 10
+expect_clean_exit "SIGTERM after reloads"
+finish
