@@ -273,6 +273,8 @@ awaitable<void> repository_job::one_pass() {
                     std::rethrow_exception(failure);
                 } catch (std::exception const& e) {
                     why += std::string(": ") + e.what();
+                } catch (...) {
+                    why += ": an exception that is not a std::exception";
                 }
             }
             report.fatal = make_error(store::store_errc::io_error, "pass cut: " + why);

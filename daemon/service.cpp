@@ -98,9 +98,9 @@ public:
         for (auto const& repo : cfg_->repositories)
             start_job(repo.name);
         wait_for_signal();
-        start_watchdog();
         ready_ = true;
         tell_systemd("READY=1\nSTATUS=" + status_text());
+        start_watchdog();
         log_.info({}, "fdl-mirror " FDL_MIRROR_VERSION " running: " + status_text());
         io_.run();
         log_.info({}, "stopped");

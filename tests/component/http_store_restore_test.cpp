@@ -21,23 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class string_sink final : public store::byte_sink {
-public:
-    awaitable<result<void>> write(std::span<std::byte const> bytes) override {
-        text.append(reinterpret_cast<char const*>(bytes.data()), bytes.size());
-        co_return result<void>();
-    }
-    std::string text;
-};
-
-awaitable<result<std::string>> read_text(store::store& from, std::string key) {
-    string_sink sink;
-    auto done = co_await from.read(key, sink);
-    if (!done)
-        co_return done.error();
-    co_return sink.text;
-}
-
 /// The objects a quick pass rereads, served by nginx over plain HTTP.
 struct small_origin {
     temp_dir tmp;
@@ -60,7 +43,7 @@ struct small_origin {
         return std::move(*opened);
     }
     std::string read(store::http_store& from, std::string const& key) {
-        auto text = run_on(read_text(from, key));
+        auto text = run_on(store::read_all(from, key, 1024 * 1024));
         REQUIRE_MESSAGE(text.has_value(), (text ? "" : text.error().message));
         return *text;
     }
