@@ -6,7 +6,7 @@
 
 #include <charconv>
 #include <map>
-#include <set>
+#include <unordered_map>
 
 namespace mirror::catalog {
 
@@ -153,24 +153,24 @@ private:
              footer = files->column("footer_size"), path = files->column("rel_path"), full = files->column("full_path");
         std::vector<file_row> out;
         for (auto const& row : files->rows) {
-            std::string shown = "'" + row[full].value_or("?").substr(0, 200) + "'";
+            auto shown = [&] { return "'" + row[full].value_or("?").substr(0, 200) + "'"; }; // for messages only
             if (!row[path]) {
-                problem(catalog_errc::outside_data_dir, shown + " lies outside data_dir");
+                problem(catalog_errc::outside_data_dir, shown() + " lies outside data_dir");
                 continue;
             }
             if (auto unsafe = fdl::relative_path_problem(*row[path])) {
-                problem(catalog_errc::outside_data_dir, shown + ": " + *unsafe);
+                problem(catalog_errc::outside_data_dir, shown() + ": " + *unsafe);
                 continue;
             }
             if (!row[schema] || !row[table]) {
                 problem(catalog_errc::bad_catalog,
-                        shown + ": its table is not visible at snapshot " + std::to_string(snapshot));
+                        shown() + ": its table is not visible at snapshot " + std::to_string(snapshot));
                 continue;
             }
             auto row_count = count_of(row[rows]);
             auto size = count_of(row[bytes]);
             if (!row_count || !size) {
-                problem(catalog_errc::bad_catalog, shown + ": row count or size is not a non-negative integer");
+                problem(catalog_errc::bad_catalog, shown() + ": row count or size is not a non-negative integer");
                 continue;
             }
             file_row file{row[kind] == "delete", row[data_file].value_or(""), *row[schema] + "." + *row[table],
@@ -186,7 +186,7 @@ private:
         for (std::size_t i = 0; i < out_.tables.size(); ++i)
             table_at.emplace(out_.tables[i].name, i);
         // Indexes, not pointers: the vectors grow while this fills them.
-        std::map<std::string, std::pair<std::size_t, std::size_t>, std::less<>> data_by_id;
+        std::unordered_map<std::string, std::pair<std::size_t, std::size_t>> data_by_id;
         for (auto const& f : live) {
             if (f.is_delete)
                 continue;
@@ -264,26 +264,56 @@ private:
     std::string const& name_;
     read_options const& options_;
     catalog_contents& out_;
-    std::map<std::string, std::uint64_t, std::less<>> needed_size_;
+    std::unordered_map<std::string, std::uint64_t> needed_size_; ///< path -> bytes, of `needed`
 };
 
 } // namespace
 
 bool reader_available() noexcept { return true; }
 
-result<catalog_contents> read_catalog(std::filesystem::path const& private_copy, std::string const& name,
-                                      read_options const& options) {
+struct catalog_reader::impl {
+    std::filesystem::path folder;
+    std::unique_ptr<duckdb_instance> db;
+};
+
+catalog_reader::catalog_reader(std::filesystem::path folder) : impl_(std::make_unique<impl>()) {
+    impl_->folder = std::move(folder);
+}
+catalog_reader::~catalog_reader() = default;
+
+result<catalog_contents> catalog_reader::read(std::filesystem::path const& private_copy, std::string const& name,
+                                              read_options const& options) {
     session_options session;
-    session.memory_limit = options.memory_limit;
     session.deadline = std::chrono::steady_clock::now() + options.time_limit;
     session.name = name;
-    auto db = duckdb_session::open(private_copy, session);
-    if (!db)
-        return db.error();
-    catalog_contents out;
-    if (auto ok = reader(**db, name, options, out).read(); !ok)
-        return ok.error();
+    auto& db = impl_->db;
+    if (db && (!db->usable() || db->memory_limit() != options.memory_limit))
+        db.reset();
+    if (!db) {
+        auto opened = duckdb_instance::open(impl_->folder, options.memory_limit);
+        if (!opened)
+            return with_context(opened.error(), name);
+        db = std::move(*opened);
+    }
+    auto read = [&]() -> result<catalog_contents> {
+        auto attached = duckdb_session::attach(*db, private_copy, session);
+        if (!attached)
+            return attached.error();
+        catalog_contents out;
+        if (auto ok = reader(**attached, name, options, out).read(); !ok)
+            return ok.error();
+        return out;
+    }; // the catalog is detached when its session ends, before the database can go
+    auto out = read();
+    if (!out)
+        db.reset(); // whatever went wrong stays with this catalog
     return out;
+}
+
+result<catalog_contents> read_catalog(std::filesystem::path const& private_copy, std::string const& name,
+                                      read_options const& options) {
+    auto file = std::filesystem::absolute(private_copy);
+    return catalog_reader(file.parent_path()).read(file, name, options);
 }
 
 } // namespace mirror::catalog

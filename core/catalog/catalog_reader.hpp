@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -78,11 +79,35 @@ bool reader_available() noexcept;
 /// The DuckLake formats this reader knows (spec/ducklake-catalog.md, section 2).
 bool is_known_format(std::string_view format) noexcept;
 
-/// Opens `private_copy` (a copy no one else writes, with no .wal beside it) read-only and
-/// reads it. Fails, with `name` (the catalog's key) in the message, when it cannot be read
-/// at all: cannot_open (not DuckDB), query_failed (not DuckLake), unknown_format,
-/// too_large, timed_out, unavailable. Rules the catalog breaks are in `problems`.
-/// Blocking: call it off the I/O thread.
+/// Reads catalogs lying below one folder, one after another, in one DuckDB database: each
+/// is attached read-only, read and detached, which costs a fraction of opening a database
+/// per catalog. The database is made on the first read, and made anew after a read that
+/// failed (so a hostile catalog cannot disturb the next one) or that asks for another
+/// memory limit. Blocking, and not thread-safe: use it from one thread at a time, off the
+/// I/O thread. Destroy it after every read has returned.
+class catalog_reader {
+public:
+    /// Only files below `folder` can be read (DuckDB refuses any other path).
+    explicit catalog_reader(std::filesystem::path folder);
+    ~catalog_reader();
+    catalog_reader(catalog_reader const&) = delete;
+    catalog_reader& operator=(catalog_reader const&) = delete;
+
+    /// Reads `private_copy` (below the folder; a copy no one else writes, with no .wal
+    /// beside it), read-only. Fails, with `name` (the catalog's key) in the message, when it
+    /// cannot be read at all: cannot_open (not DuckDB, absent, outside the folder),
+    /// query_failed (not DuckLake), unknown_format, too_large, timed_out, unavailable.
+    /// Rules the catalog breaks are in `problems`.
+    result<catalog_contents> read(std::filesystem::path const& private_copy, std::string const& name,
+                                  read_options const& options = {});
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+/// Reads one catalog with a catalog_reader of its own folder: what catalog_reader::read
+/// does, at the cost of a DuckDB database. Blocking: call it off the I/O thread.
 result<catalog_contents> read_catalog(std::filesystem::path const& private_copy, std::string const& name,
                                       read_options const& options = {});
 

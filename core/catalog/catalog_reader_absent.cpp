@@ -8,6 +8,16 @@ namespace mirror::catalog {
 
 bool reader_available() noexcept { return false; }
 
+struct catalog_reader::impl {};
+
+catalog_reader::catalog_reader(std::filesystem::path) {}
+catalog_reader::~catalog_reader() = default;
+
+result<catalog_contents> catalog_reader::read(std::filesystem::path const& private_copy, std::string const& name,
+                                              read_options const& options) {
+    return read_catalog(private_copy, name, options);
+}
+
 result<catalog_contents> read_catalog(std::filesystem::path const&, std::string const& name, read_options const&) {
     return make_error(catalog_errc::unavailable, name + ": this build has no catalog reader (built without DuckDB)");
 }

@@ -1,11 +1,13 @@
 #pragma once
-// One DuckDB database opened through its C API, hardened for files nobody vouches for.
+// DuckDB through its C API, hardened for files nobody vouches for: a database opened on
+// one file, or a shared in-memory database in which catalogs are attached in turn.
 
 #include "core/catalog/errors.hpp"
 #include "verify/error.hpp"
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -31,12 +33,48 @@ struct session_options {
     std::string name; ///< names the database in messages; the file's name when empty
 };
 
-/// A DuckDB database file opened with extension installing and loading off, external access
-/// off (read-only sessions), one thread and a memory limit. Open only private copies: even
-/// read-only, DuckDB replays a .wal beside the file.
+/// An in-memory DuckDB database that catalogs are attached to, one after another: opening
+/// a database costs more than reading a catalog (docs/benchmarks.md). Extension installing
+/// and loading are off, one thread, `memory_limit`, and external access off except for
+/// files below `folder` (DuckDB's allowed_directories), after which the configuration is
+/// locked. Use from one thread at a time.
+class duckdb_instance {
+public:
+    static result<std::unique_ptr<duckdb_instance>> open(std::filesystem::path const& folder,
+                                                         std::string const& memory_limit);
+    ~duckdb_instance();
+    duckdb_instance(duckdb_instance const&) = delete;
+    duckdb_instance& operator=(duckdb_instance const&) = delete;
+
+    std::string const& memory_limit() const { return memory_limit_; }
+    /// False once a catalog could not be detached: open another instance.
+    bool usable() const { return usable_; }
+
+private:
+    friend class duckdb_session;
+    struct handles;
+    duckdb_instance(std::unique_ptr<handles> h, std::string memory_limit);
+    std::unique_ptr<handles> handles_;
+    std::string memory_limit_;
+    std::uint64_t attached_ = 0; ///< names each attached catalog apart
+    bool usable_ = true;
+};
+
+/// One connection to DuckDB: either to a database file it opened itself (open), or to a
+/// shared instance with one catalog attached read-only (attach). Queries run with the
+/// watchdog of `deadline` and read only plain column types.
 class duckdb_session {
 public:
+    /// Opens `file` with extension installing and loading off, external access off
+    /// (read-only sessions), one thread and a memory limit. Open only private copies: even
+    /// read-only, DuckDB replays a .wal beside the file.
     static result<std::unique_ptr<duckdb_session>> open(std::filesystem::path const& file, session_options options);
+    /// Attaches `file` (below the instance's folder; a private copy, for the same reason)
+    /// read-only to `instance` under a name of its own, as the session's default database.
+    /// Fails with cannot_open (not a DuckDB file, absent, outside the folder) or timed_out.
+    /// The session detaches it when destroyed; it must not outlive `instance`.
+    static result<std::unique_ptr<duckdb_session>> attach(duckdb_instance& instance, std::filesystem::path const& file,
+                                                          session_options options);
     ~duckdb_session();
     duckdb_session(duckdb_session const&) = delete;
     duckdb_session& operator=(duckdb_session const&) = delete;
@@ -48,10 +86,11 @@ public:
 private:
     struct handles;
     duckdb_session(std::unique_ptr<handles> h, std::string name, session_options options);
+    /// Runs a statement whose result does not matter (ATTACH, USE).
+    result<void> execute(std::string const& sql);
     std::unique_ptr<handles> handles_;
     std::string name_;
     session_options options_;
 };
 
 } // namespace mirror::catalog
-

@@ -15,6 +15,8 @@ scratch_space::scratch_space(std::filesystem::path parent, store::blocking_pool*
     : parent_(std::move(parent)), pool_(pool) {}
 
 scratch_space::~scratch_space() {
+    reader_thread_.reset(); // joined: no read is left
+    reader_.reset();
     store_.reset();
     if (!root_.empty()) {
         std::error_code ignored;
@@ -48,6 +50,21 @@ void scratch_space::forget(std::string const& folder) {
         return;
     std::error_code ignored;
     std::filesystem::remove_all(root_ / folder, ignored);
+}
+
+awaitable<result<catalog::catalog_contents>> scratch_space::read_catalog(std::string key,
+                                                                        catalog::read_options options) {
+    if (root_.empty())
+        co_return make_error(store::store_errc::not_found, key + ": no catalog copies made yet");
+    if (!reader_)
+        reader_ = std::make_unique<catalog::catalog_reader>(root_);
+    if (pool_ != nullptr && !reader_thread_)
+        reader_thread_ = std::make_unique<store::blocking_pool>(1);
+    std::optional<result<catalog::catalog_contents>> read;
+    std::filesystem::path file = path_of(key);
+    std::function<void()> work = [&] { read.emplace(reader_->read(file, key, options)); };
+    co_await store::run_blocking(reader_thread_.get(), work);
+    co_return std::move(*read);
 }
 
 std::optional<std::string> declared_format(std::string_view path) {
@@ -93,13 +110,10 @@ awaitable<result<catalog::catalog_contents>> fetch_catalog(store::store& from, s
         scratch_failed = on_scratch;
         co_return on_scratch ? with_context(copied.error(), "catalog copies") : copied.error();
     }
-    // DuckDB blocks: read on the pool, so transfers of other versions go on meanwhile.
-    std::optional<result<catalog::catalog_contents>> read;
+    // Off the I/O thread, so transfers go on meanwhile.
     catalog::read_options options{std::move(snapshots), settings.time_limit, settings.memory_limit};
-    std::filesystem::path file = scratch.path_of(key);
-    std::function<void()> work = [&] { read.emplace(catalog::read_catalog(file, key, options)); };
-    co_await store::run_blocking(pool, work);
-    co_return std::move(*read);
+    auto contents = co_await scratch.read_catalog(key, options);
+    co_return contents;
 }
 
 awaitable<result<catalog_verdict>> check_version_catalogs(store::store& from, std::string folder,

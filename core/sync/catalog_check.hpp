@@ -31,9 +31,9 @@ struct catalog_settings {
     std::string memory_limit = "256MB";           ///< DuckDB's, per catalog read
 };
 
-/// A private folder for catalogs being checked: made on first use, removed with
-/// everything in it on destruction. Only this process writes it, and no .wal is ever
-/// copied into it, so DuckDB opens exactly the bytes that were checked.
+/// A private folder for catalogs being checked, and the reader of its catalogs: made on
+/// first use, removed with everything in it on destruction. Only this process writes it,
+/// and no .wal is ever copied into it, so DuckDB opens exactly the bytes that were checked.
 class scratch_space {
 public:
     scratch_space(std::filesystem::path parent, store::blocking_pool* pool);
@@ -47,12 +47,19 @@ public:
     std::filesystem::path path_of(std::string const& key) const;
     /// Deletes every copy under a folder key ("versions/<id>/").
     void forget(std::string const& folder);
+    /// Reads the copy of `key` (made through files()) as a catalog, with one DuckDB database
+    /// for every catalog of the folder. DuckDB blocks: with a pool, the read runs on a thread
+    /// of the scratch space's own, which reads one catalog at a time (so one thread's
+    /// allocator holds DuckDB's memory); without, inline. Reads are served in turn.
+    awaitable<result<catalog::catalog_contents>> read_catalog(std::string key, catalog::read_options options);
 
 private:
     std::filesystem::path parent_;
     store::blocking_pool* pool_;
     std::filesystem::path root_;
     std::unique_ptr<store::store> store_;
+    std::unique_ptr<catalog::catalog_reader> reader_;  ///< used only on reader_thread_ (or inline)
+    std::unique_ptr<store::blocking_pool> reader_thread_;
 };
 
 /// A catalog in another format: its path in the version folder ("catalogs/1.0.duckdb"),

@@ -4,6 +4,7 @@
 // Catalogs and data files are never read into memory; they stream.
 
 #include <cstddef>
+#include <cstdint>
 
 namespace mirror::sync::limits {
 
@@ -14,6 +15,10 @@ inline constexpr std::size_t version_json = 1024 * 1024;
 inline constexpr std::size_t expired_json = 1024 * 1024;
 inline constexpr std::size_t dataset_json = 16 * 1024 * 1024;
 inline constexpr std::size_t files_json = 64 * 1024 * 1024;
+/// What versions gathered ahead of their publication may hold (files read into memory,
+/// lists of data files, catalog copies in the scratch folder), roughly; one version is
+/// always gathered ahead, whatever it holds.
+inline constexpr std::uint64_t look_ahead_bytes = 16 * 1024 * 1024;
 /// Versions walked back from one ref in one pass; longer histories are refused.
 inline constexpr std::size_t history_length = 1'000'000;
 

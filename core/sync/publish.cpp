@@ -22,9 +22,6 @@ namespace mirror::sync::detail {
 
 namespace {
 
-/// Files of the version that were read whole, checked, and are written from memory.
-using memory_files = std::map<std::string, std::string, std::less<>>;
-
 /// Reads a pinned file into memory and checks it against version.json.
 awaitable<result<std::string>> read_pinned(pass& p, std::string key, fdl::pinned_file const& pinned,
                                            std::size_t limit) {
@@ -70,7 +67,7 @@ std::vector<other_catalog> other_catalogs_of(pass const& p, folder_files const* 
 awaitable<result<std::vector<fdl::needed_data_file>>> data_files_of(pass& p, std::string const& folder,
                                                                     fdl::version_record const& record,
                                                                     folder_files const* listed,
-                                                                    memory_files& memory) {
+                                                                    memory_files& memory, bool& scratch_failed) {
     std::optional<fdl::files_index> index;
     if (record.files) {
         std::string key = folder + record.files->path;
@@ -90,16 +87,12 @@ awaitable<result<std::vector<fdl::needed_data_file>>> data_files_of(pass& p, std
                              folder + record.catalog->path + ".wal: a write-ahead log beside the frozen catalog, "
                                                               "which readers would replay");
     if (catalog::reader_available()) {
-        bool scratch_failed = false;
         auto others = other_catalogs_of(p, listed);
         fdl::files_index const* checked_index = index ? &*index : nullptr;
         auto verdict = co_await check_version_catalogs(p.origin, folder, record, checked_index, others, p.scratch,
                                                        p.options.catalogs, p.options.pool, scratch_failed);
-        if (!verdict) {
-            if (scratch_failed)
-                p.note_failure(verdict.error(), true); // the local disk: no version can pass
+        if (!verdict)
             co_return verdict.error();
-        }
         if (!verdict->problems.empty())
             co_return first_of(verdict->problems);
         p.checked_copies.insert(verdict->checked_copies.begin(), verdict->checked_copies.end());
@@ -123,9 +116,15 @@ awaitable<result<std::vector<fdl::needed_data_file>>> data_files_of(pass& p, std
     co_return all;
 }
 
-/// Gathers, checks and plans; nothing is written here.
-awaitable<result<version_plan>> prepare(pass& p, std::string const& id, loaded_version const& loaded,
-                                        memory_files& memory) {
+/// Gathers and checks what a version needs from the origin. Writes nothing to the mirror
+/// and reports nothing; of the pass it touches only what is this version's own (its
+/// scratch copies, its signer) and caches of origin reads, so that it can run while
+/// earlier versions are published.
+awaitable<result<checked_version>> gather(pass& p, std::string const& id, loaded_version const& loaded,
+                                          bool& scratch_failed) {
+    checked_version out;
+    auto& memory = out.memory;
+    auto& inputs = out.inputs;
     std::string folder = "versions/" + id + "/";
     auto const& record = loaded.record;
     folder_files const* listed =
@@ -135,7 +134,7 @@ awaitable<result<version_plan>> prepare(pass& p, std::string const& id, loaded_v
     auto expired = co_await is_expired_at_origin(p, folder, listed);
     if (!expired)
         co_return expired.error();
-    version_inputs inputs{id, p.settings.data_dir, &record};
+    inputs = version_inputs{id, p.settings.data_dir, &record};
     inputs.origin_files = listed;
     inputs.expired = *expired;
     for (auto const& format : p.settings.catalog_formats)
@@ -176,7 +175,7 @@ awaitable<result<version_plan>> prepare(pass& p, std::string const& id, loaded_v
     if (!*expired) { // an expired version keeps only its record, its mark and what remains
         if (!record.catalog)
             co_return make_error(sync_errc::missing_catalog, folder + "version.json: catalog: missing");
-        auto needed = co_await data_files_of(p, folder, record, listed, memory);
+        auto needed = co_await data_files_of(p, folder, record, listed, memory, scratch_failed);
         if (!needed)
             co_return needed.error();
         inputs.data_files = std::move(*needed);
@@ -191,7 +190,12 @@ awaitable<result<version_plan>> prepare(pass& p, std::string const& id, loaded_v
             memory.emplace(key, std::move(*bytes));
         }
     }
+    co_return out;
+}
 
+/// Plans a checked version against what the mirror holds; lists the mirror's data files
+/// and loads its ledger on first need.
+awaitable<result<version_plan>> plan_checked(pass& p, version_inputs const& inputs) {
     if (!inputs.data_files.empty() && !p.mirror_data) {
         auto listed_mirror = co_await list_data_files(p.mirror, p.settings.data_dir);
         if (!listed_mirror) {
@@ -314,6 +318,19 @@ awaitable<result<void>> run_step(pass& p, copy_step const& step, memory_files co
     co_return result<void>();
 }
 
+/// An estimate of what a checked version holds until it is published: its files in
+/// memory, its list of data files, and its catalog's copy in the scratch folder.
+std::uint64_t held_by(checked_version const& checked) {
+    std::uint64_t bytes = 0;
+    for (auto const& [key, content] : checked.memory)
+        bytes += key.size() + content.size();
+    for (auto const& file : checked.inputs.data_files)
+        bytes += sizeof(file) + file.path.size();
+    if (auto const& catalog = checked.inputs.record->catalog; catalog && !checked.inputs.expired)
+        bytes += catalog->bytes;
+    return bytes;
+}
+
 } // namespace
 
 awaitable<result<std::optional<std::string>>> read_origin_signature(pass& p, std::string id) {
@@ -329,7 +346,31 @@ awaitable<result<std::optional<std::string>>> read_origin_signature(pass& p, std
     co_return bytes;
 }
 
-awaitable<void> publish_version(pass& p, std::string id) {
+awaitable<gathered_version> gather_version(pass& p, std::string id) {
+    gathered_version out{id};
+    auto const* loaded = co_await load_origin_record(p, id);
+    if (!*loaded)
+        co_return out; // held with the reason when its turn comes
+    if (auto parent = (*loaded)->record.first_parent(); parent && p.held.contains(*parent))
+        co_return out; // held as ancestor_held: nothing to read
+    auto checked = co_await gather(p, id, **loaded, out.scratch_failed);
+    if (checked)
+        out.held_bytes = held_by(*checked);
+    out.checked = std::move(checked);
+    co_return out;
+}
+
+awaitable<void> publish_version(pass& p, gathered_version& gathered) {
+    std::string const& id = gathered.id;
+    // The private catalog copies of this version go when it is done, published or held.
+    struct forget_copies {
+        pass& p;
+        std::string folder;
+        ~forget_copies() {
+            p.scratch.forget(folder);
+            std::erase_if(p.checked_copies, [&](std::string const& key) { return key.starts_with(folder); });
+        }
+    } forget{p, "versions/" + id + "/"};
     auto const* loaded = co_await load_origin_record(p, id);
     if (!*loaded) {
         p.hold(id, (*loaded).error());
@@ -341,24 +382,29 @@ awaitable<void> publish_version(pass& p, std::string id) {
                               "versions/" + id + ": its first parent " + *parent + " is not published"));
         co_return;
     }
-    // The private catalog copies of this version go when it is done, published or held.
-    struct forget_copies {
-        pass& p;
-        std::string folder;
-        ~forget_copies() {
-            p.scratch.forget(folder);
-            std::erase_if(p.checked_copies, [&](std::string const& key) { return key.starts_with(folder); });
-        }
-    } forget{p, "versions/" + id + "/"};
-    memory_files memory;
-    auto plan = co_await prepare(p, id, **loaded, memory);
-    if (!plan) {
+    if (!gathered.checked) {
+        gathered.scratch_failed = false;
+        gathered.checked = co_await gather(p, id, **loaded, gathered.scratch_failed);
+    }
+    auto refuse = [&](error const& why) { // a failed mirror write stops the pass instead
         if (!p.mirror_failure) {
-            p.note_failure(plan.error(), false);
-            p.hold(id, plan.error());
+            p.note_failure(why, false);
+            p.hold(id, why);
         }
+    };
+    auto& checked = *gathered.checked;
+    if (!checked) {
+        if (gathered.scratch_failed)
+            p.note_failure(checked.error(), true); // the local disk: no version can pass
+        refuse(checked.error());
         co_return;
     }
+    auto plan = co_await plan_checked(p, checked->inputs);
+    if (!plan) {
+        refuse(plan.error());
+        co_return;
+    }
+    memory_files const& memory = checked->memory;
     data_ledger copied_data;
     // However this ends, the data files still missing are pending (fdl_mirror_pending_files).
     struct count_pending {

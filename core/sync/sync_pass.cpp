@@ -9,10 +9,18 @@
 #include "core/sync/history.hpp"
 #include "core/sync/limits.hpp"
 
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+
+#include <array>
 #include <chrono>
 #include <ctime>
+#include <map>
 
 namespace mirror::sync {
+
+using namespace boost::asio::experimental::awaitable_operators;
 
 namespace detail {
 
@@ -175,6 +183,76 @@ awaitable<void> check_published_tips(pass& p, fdl::ref_map const& refs) {
     }
 }
 
+/// Versions gathered ahead of their turn: while one version's files are copied, the next
+/// ones are gathered, two at a time, so that one's catalog is copied while another's is
+/// read (the reader has a thread of its own). What they hold is bounded by
+/// limits::look_ahead_bytes, past one version.
+struct look_ahead {
+    static constexpr std::size_t gatherers = 2;
+    explicit look_ahead(net::any_io_executor executor)
+        : wake_publisher(executor), wake_gatherer{net::steady_timer(executor), net::steady_timer(executor)} {}
+    std::map<std::size_t, detail::gathered_version> ready; ///< by position in the order
+    std::size_t next = 0;                                  ///< the position to gather next
+    std::uint64_t held = 0;                                ///< by `ready`
+    std::size_t running = gatherers;                       ///< gatherers not ended
+    bool local_failure = false;                            ///< the scratch folder failed
+    bool publishing = true;                                ///< the publisher still takes versions
+    net::steady_timer wake_publisher;                      ///< cancelled when a version is ready
+    std::array<net::steady_timer, gatherers> wake_gatherer; ///< cancelled when one is taken
+};
+
+/// Waits until `signal` is cancelled. Each signal has one waiter, which checks its
+/// condition first: on the one I/O thread, no wake-up falls between the two.
+awaitable<void> wait_for(net::steady_timer& signal) {
+    signal.expires_at(net::steady_timer::time_point::max());
+    co_await signal.async_wait(use_op);
+}
+
+/// One of the gatherers: gathers the next version of `order` not yet taken, ahead of
+/// publish_in_order. Never asks stop_requested: the publisher does, and ends the
+/// gathering when it stops.
+awaitable<void> gather_ahead(pass& p, std::vector<std::string> const& order, look_ahead& lane, std::size_t me) {
+    while (lane.next < order.size()) {
+        while (lane.publishing && !lane.ready.empty() && lane.held >= limits::look_ahead_bytes)
+            co_await wait_for(lane.wake_gatherer[me]);
+        if (!lane.publishing || lane.local_failure || p.mirror_failure || lane.next >= order.size())
+            break;
+        std::size_t at = lane.next++;
+        auto gathered = co_await detail::gather_version(p, order[at]);
+        lane.local_failure = lane.local_failure || gathered.scratch_failed; // no later version could pass
+        lane.held += gathered.held_bytes;
+        lane.ready.emplace(at, std::move(gathered));
+        lane.wake_publisher.cancel();
+    }
+    --lane.running;
+    lane.wake_publisher.cancel();
+}
+
+/// Publishes the versions of `order` in turn, each once it is gathered, until the mirror
+/// fails or the pass is asked to stop (`stopped`).
+awaitable<void> publish_in_order(pass& p, std::vector<std::string> const& order, look_ahead& lane, bool& stopped) {
+    for (std::size_t at = 0; at < order.size(); ++at) {
+        stopped = p.stop_requested();
+        if (p.mirror_failure || stopped)
+            break;
+        // Taken by a gatherer: it will be ready. Not taken: a gatherer may still take it.
+        while (!lane.ready.contains(at) && (at < lane.next || lane.running > 0))
+            co_await wait_for(lane.wake_publisher);
+        detail::gathered_version next{order[at]}; // gathered by publish_version if no gatherer did
+        if (auto it = lane.ready.find(at); it != lane.ready.end()) {
+            next = std::move(it->second);
+            lane.ready.erase(it);
+            lane.held -= next.held_bytes;
+            for (auto& signal : lane.wake_gatherer)
+                signal.cancel();
+        }
+        co_await detail::publish_version(p, next);
+    }
+    lane.publishing = false;
+    for (auto& signal : lane.wake_gatherer)
+        signal.cancel();
+}
+
 } // namespace
 
 awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync_options options,
@@ -287,12 +365,12 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
         co_await detail::follow_published(p);
     auto order = co_await versions_to_mirror(p, origin_refs->refs);
     bool stopped = false;
-    for (auto const& id : order) {
-        stopped = p.stop_requested();
-        if (p.mirror_failure || stopped)
-            break;
-        co_await detail::publish_version(p, id);
-    }
+    auto executor = co_await net::this_coro::executor;
+    look_ahead lane(executor);
+    auto first_gatherer = gather_ahead(p, order, lane, 0);
+    auto second_gatherer = gather_ahead(p, order, lane, 1);
+    auto publishing = publish_in_order(p, order, lane, stopped);
+    co_await (std::move(first_gatherer) && std::move(second_gatherer) && std::move(publishing));
     stopped = stopped || p.stop_requested();
     if (stopped && !p.mirror_failure)
         report.fatal = make_error(sync_errc::stopped, "pass stopped before its end, as asked; refs moved to what "

@@ -245,6 +245,51 @@ TEST_CASE_FIXTURE(lake_origin, "hostile catalogs hold their version with the rea
     CHECK(!audit_finds(audit, root, why, ""));
 }
 
+TEST_CASE_FIXTURE(lake_origin, "versions gathered ahead are published in order, and a held one's descendants are "
+                               "held as ancestor_held whatever their own catalogs say") {
+    std::vector<std::string> chain{root};
+    auto add = [&](std::function<void(catalog_model&)> const& edit) {
+        version_options v;
+        v.parent = chain.back();
+        v.data_files = {"main/orders/ducklake-1.parquet", "main/orders/ducklake-2.parquet"};
+        v.edit_catalog = edit;
+        chain.push_back(origin.add_version(v));
+    };
+    for (int i = 0; i < 3; ++i)
+        add({});
+    add([](catalog_model& m) { // chain[4]
+        m.extra_sql = {"UPDATE ducklake_data_file SET file_size_bytes = -5 WHERE path = 'ducklake-2.parquet'"};
+    });
+    add({});
+    add([](catalog_model& m) { // chain[6]: hostile too, but gathered while its ancestor was not yet held
+        m.tables[0].files[0].path = "/elsewhere/foreign.parquet";
+        m.tables[0].files[0].relative = false;
+    });
+    add({});
+    origin.set_branch("main", chain.back());
+    origin.set_head("main");
+    origin.write_refs_json();
+
+    for (int round = 0; round < 2; ++round) { // the second pass finds the same
+        CAPTURE(round);
+        auto r = pass();
+        INFO(describe(r));
+        CHECK(r.exit_code() == 1);
+        CHECK(!r.io_failure);
+        if (round == 0)
+            CHECK(r.published == std::vector<std::string>(chain.begin(), chain.begin() + 4));
+        REQUIRE(r.held.size() == 4);
+        CHECK(held_because(r, chain[4], catalog_errc::bad_catalog, "not a non-negative integer"));
+        for (std::size_t i = 5; i < chain.size(); ++i) {
+            CHECK(r.held[i - 4].id == chain[i]);
+            CHECK(r.held[i - 4].why.code == sync::sync_errc::ancestor_held);
+        }
+        CHECK(ref_of(mirror, "refs/heads/main") == "");
+        CHECK(!fs::exists(mirror / "versions" / chain[5]));
+        CHECK(reader_visible_problems(mirror).empty());
+    }
+}
+
 TEST_CASE_FIXTURE(lake_origin, "a catalog larger than the mirror reads is refused before it is copied") {
     add_tip();
     sync::sync_options options;

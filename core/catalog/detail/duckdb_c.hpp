@@ -2,7 +2,8 @@
 // The few functions of DuckDB's C API that fdl-mirror uses. DuckDB's own duckdb.h is used
 // where it is installed; the npm package that scripts/setup installs ships only the
 // library, so otherwise these declarations stand in for it (C API of DuckDB 1.5: the
-// 48-byte duckdb_result of three idx_t and three pointers, opaque handles).
+// 48-byte duckdb_result of three idx_t and three pointers, the 16-byte duckdb_string_t,
+// opaque handles).
 
 #if __has_include(<duckdb.h>)
 #include <duckdb.h>
@@ -14,7 +15,13 @@ typedef uint64_t idx_t;
 typedef enum {
     DUCKDB_TYPE_INVALID = 0,
     DUCKDB_TYPE_BOOLEAN = 1,
+    DUCKDB_TYPE_TINYINT = 2,
+    DUCKDB_TYPE_SMALLINT = 3,
+    DUCKDB_TYPE_INTEGER = 4,
     DUCKDB_TYPE_BIGINT = 5,
+    DUCKDB_TYPE_UTINYINT = 6,
+    DUCKDB_TYPE_USMALLINT = 7,
+    DUCKDB_TYPE_UINTEGER = 8,
     DUCKDB_TYPE_UBIGINT = 9,
     DUCKDB_TYPE_DOUBLE = 11,
     DUCKDB_TYPE_HUGEINT = 16,
@@ -24,6 +31,21 @@ typedef enum { DuckDBSuccess = 0, DuckDBError = 1 } duckdb_state;
 typedef struct _duckdb_database { void* internal_ptr; } * duckdb_database;
 typedef struct _duckdb_connection { void* internal_ptr; } * duckdb_connection;
 typedef struct _duckdb_config { void* internal_ptr; } * duckdb_config;
+typedef struct _duckdb_data_chunk { void* internal_ptr; } * duckdb_data_chunk;
+typedef struct _duckdb_vector { void* internal_ptr; } * duckdb_vector;
+typedef struct {
+    union {
+        struct {
+            uint32_t length;
+            char prefix[4];
+            char* ptr;
+        } pointer;
+        struct {
+            uint32_t length;
+            char inlined[12];
+        } inlined;
+    } value;
+} duckdb_string_t;
 typedef struct {
     idx_t deprecated_column_count;
     idx_t deprecated_row_count;
@@ -51,5 +73,12 @@ char* duckdb_value_varchar(duckdb_result* result, idx_t col, idx_t row);
 bool duckdb_value_is_null(duckdb_result* result, idx_t col, idx_t row);
 void duckdb_free(void* ptr);
 void duckdb_interrupt(duckdb_connection connection);
+duckdb_data_chunk duckdb_fetch_chunk(duckdb_result result);
+idx_t duckdb_data_chunk_get_size(duckdb_data_chunk chunk);
+duckdb_vector duckdb_data_chunk_get_vector(duckdb_data_chunk chunk, idx_t col_idx);
+void* duckdb_vector_get_data(duckdb_vector vector);
+uint64_t* duckdb_vector_get_validity(duckdb_vector vector);
+bool duckdb_validity_row_is_valid(uint64_t* validity, idx_t row);
+void duckdb_destroy_data_chunk(duckdb_data_chunk* chunk);
 }
 #endif

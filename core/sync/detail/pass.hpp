@@ -7,9 +7,11 @@
 #include "core/store/store.hpp"
 #include "core/sync/inventory.hpp"
 #include "core/sync/ledger.hpp"
+#include "core/sync/plan.hpp"
 #include "core/sync/report.hpp"
 #include "core/sync/sync_pass.hpp"
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -63,8 +65,34 @@ awaitable<result<loaded_version> const*> load_origin_record(pass& p, std::string
 /// (the listing says so, or the origin answers not found).
 awaitable<result<std::optional<std::string>>> read_origin_signature(pass& p, std::string id);
 
-/// Copies one version whose first parent is published, or holds it with the reason.
-awaitable<void> publish_version(pass& p, std::string id);
+/// Files of a version that were read whole, checked, and are written from memory.
+using memory_files = std::map<std::string, std::string, std::less<>>;
+
+/// What a version needs from the origin, read and checked (its catalog through the
+/// gate), before anything of it is written.
+struct checked_version {
+    version_inputs inputs;
+    memory_files memory;
+};
+
+/// A version gathered ahead of its turn to be published.
+struct gathered_version {
+    std::string id;
+    /// nullopt when nothing was read: its record failed, or its first parent was held.
+    std::optional<result<checked_version>> checked;
+    bool scratch_failed = false;  ///< the failure was the local scratch folder's
+    std::uint64_t held_bytes = 0; ///< what it holds until published (memory, scratch), roughly
+};
+
+/// Reads and checks from the origin what version `id` needs: its record, signature,
+/// files.json, dataset.json and catalogs (the gate). Writes nothing to the mirror and
+/// reports nothing (its publication does), so it may run while earlier versions are
+/// being published.
+awaitable<gathered_version> gather_version(pass& p, std::string id);
+
+/// Publishes a gathered version whose first parent is published (gathering it now if it
+/// was not), or holds it with the reason. Versions go through here oldest first.
+awaitable<void> publish_version(pass& p, gathered_version& gathered);
 
 /// Follows allowed late changes of versions the mirror published before this pass
 /// (expiry, withdrawal, a late signature or catalog) and reports the rest as violations.

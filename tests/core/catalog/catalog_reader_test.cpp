@@ -199,3 +199,82 @@ TEST_CASE("renamed columns, views and inlined rows are read") {
     CHECK(r->problems[0].code == catalog_errc::inlined_rows);
     CHECK(r->problems[0].message == "c: ducklake_inlined_data_1_1 holds 2 rows inside the catalog instead of in data files");
 }
+
+TEST_CASE("one reader reads catalogs in turn, and one it cannot read leaves the next unharmed") {
+    temp_dir tmp;
+    fs::create_directories(tmp / "a");
+    fs::create_directories(tmp / "b");
+    auto first = make_catalog(tmp / "a");
+    auto second = make_catalog(tmp / "b", "0.3");
+    write_file(tmp / "junk.duckdb", "not a database at all");
+    auto slow_model = fixture();
+    // A snapshot list that takes for ever: only the deadline ends it.
+    slow_model.extra_sql = {
+        "DROP TABLE ducklake_snapshot",
+        "CREATE VIEW ducklake_snapshot AS SELECT max(range) AS snapshot_id FROM range(100000000000)"};
+    write_catalog(tmp / "slow.duckdb", slow_model);
+    catalog_reader reader(tmp.path());
+    for (int round = 0; round < 2; ++round) {
+        CAPTURE(round);
+        auto a = reader.read(first, "a");
+        REQUIRE_MESSAGE(a.has_value(), (a ? "" : a.error().message));
+        CHECK(a->format == "1.0");
+        CHECK(a->needed.size() == 3);
+        CHECK(code_of(reader.read(tmp / "junk.duckdb", "junk")) == catalog_errc::cannot_open);
+        auto slow = reader.read(tmp / "slow.duckdb", "slow", {.time_limit = std::chrono::milliseconds(300)});
+        CHECK(code_of(slow) == catalog_errc::timed_out);
+        auto b = reader.read(second, "b");
+        REQUIRE_MESSAGE(b.has_value(), (b ? "" : b.error().message));
+        CHECK(b->format == "0.3");
+        REQUIRE(b->needed.size() == a->needed.size());
+        for (std::size_t i = 0; i < a->needed.size(); ++i)
+            CHECK(b->needed[i].path == a->needed[i].path);
+    }
+}
+
+TEST_CASE("a reader opens no file outside its folder") {
+    temp_dir tmp;
+    fs::create_directories(tmp / "inside");
+    fs::create_directories(tmp / "inside-not");
+    auto outside = make_catalog(tmp / "inside-not");
+    catalog_reader reader(tmp / "inside");
+    auto r = reader.read(outside, "c");
+    CHECK(code_of(r) == catalog_errc::cannot_open);
+    CHECK(code_of(reader.read(tmp / "inside" / ".." / "inside-not" / "ducklake.duckdb", "c")) ==
+          catalog_errc::cannot_open);
+    CHECK(read_catalog(outside, "c").has_value()); // the same file, from a reader of its own folder
+}
+
+TEST_CASE("results are read exactly: every plain type, NULL, long text, a NUL byte, many rows") {
+    auto session = duckdb_session::open(":memory:", {.read_only = false});
+    REQUIRE(session.has_value());
+    auto r = (*session)->query("SELECT true AS b, -5::TINYINT AS t, 65535::USMALLINT AS us, "
+                               "CAST('-2147483648' AS INTEGER) AS i, 18446744073709551615::UBIGINT AS ub, "
+                               "NULL::BIGINT AS n, 'short' AS s, repeat('x', 40) AS l, 'a' || chr(0) || 'b' AS z");
+    REQUIRE_MESSAGE(r.has_value(), (r ? "" : r.error().message));
+    REQUIRE(r->rows.size() == 1);
+    auto const& row = r->rows[0];
+    CHECK(row[r->column("b")] == "true");
+    CHECK(row[r->column("t")] == "-5");
+    CHECK(row[r->column("us")] == "65535");
+    CHECK(row[r->column("i")] == "-2147483648");
+    CHECK(row[r->column("ub")] == "18446744073709551615");
+    CHECK(!row[r->column("n")].has_value());
+    CHECK(row[r->column("s")] == "short");
+    CHECK(row[r->column("l")] == std::string(40, 'x'));
+    CHECK(row[r->column("z")] == std::string("a\0b", 3));
+
+    // Floating point and HUGEINT are printed by DuckDB itself.
+    auto printed = (*session)->query("SELECT 1.5::DOUBLE AS d, 170141183460469231731687303715884105727::HUGEINT AS h");
+    REQUIRE(printed.has_value());
+    CHECK(printed->rows[0][0] == "1.5");
+    CHECK(printed->rows[0][1] == "170141183460469231731687303715884105727");
+
+    auto many =
+        (*session)->query("SELECT range AS n, 'path/' || range || repeat('y', range % 20) AS p FROM range(5000)");
+    REQUIRE(many.has_value());
+    REQUIRE(many->rows.size() == 5000);
+    CHECK(many->rows[4999][0] == "4999");
+    CHECK(many->rows[4999][1] == "path/4999" + std::string(19, 'y'));
+    CHECK(many->rows[2048][1] == "path/2048" + std::string(8, 'y'));
+}
