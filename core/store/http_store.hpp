@@ -17,7 +17,8 @@ struct http_store_settings {
     http::client_settings client;
     bool allow_plain_http = false; ///< http:// only when the configuration says so
     /// Objects up to this size are remembered with their ETag or Last-Modified, so that
-    /// rereading an unchanged one costs a 304 (refs, HEAD, refs.json, fdl.json, records).
+    /// rereading an unchanged one costs a 304: fdl.json, HEAD, refs.json, refs/* and the
+    /// files of versions/ other than catalogs; never data files (read once, immutable).
     std::size_t remembered_object_bytes = 1024 * 1024;
     std::size_t remembered_total_bytes = 64 * 1024 * 1024;
 };
@@ -50,7 +51,8 @@ public:
     std::vector<remembered_object> remembered_objects() const;
     /// Remembers `objects` as if this store had read them: a 304 serves their bytes, a 200
     /// replaces them. Skipped, since they come from outside the process: an unsafe key
-    /// (key_problem), a validator header other than If-None-Match or If-Modified-Since, a
+    /// (key_problem), a key this store would not remember (a data file), a validator
+    /// header other than If-None-Match or If-Modified-Since, a
     /// validator that is empty or not a printable header value, a key already remembered
     /// (what this process read is newer), and whatever exceeds remembered_object_bytes or,
     /// in the given order, remembered_total_bytes.

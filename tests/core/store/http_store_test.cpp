@@ -50,15 +50,32 @@ TEST_CASE("http_store: restore skips unsafe keys, other headers and validators t
 
 TEST_CASE("http_store: restore keeps to the per-object and total caps, in the given order") {
     auto s = unused_store(100, 250);
-    s->restore({{"a", "If-None-Match", "\"a\"", std::string(101, 'a')}, // over the per-object cap
-                {"b", "If-None-Match", "\"b\"", std::string(100, 'b')},
-                {"c", "If-None-Match", "\"c\"", std::string(100, 'c')},
-                {"d", "If-None-Match", "\"d\"", std::string(60, 'd')}, // 260 > 250: full
-                {"e", "If-None-Match", "\"e\"", std::string(50, 'e')}});
+    s->restore({{"refs/heads/a", "If-None-Match", "\"a\"", std::string(101, 'a')}, // over the per-object cap
+                {"refs/heads/b", "If-None-Match", "\"b\"", std::string(100, 'b')},
+                {"refs/heads/c", "If-None-Match", "\"c\"", std::string(100, 'c')},
+                {"refs/heads/d", "If-None-Match", "\"d\"", std::string(60, 'd')}, // 260 > 250: full
+                {"refs/heads/e", "If-None-Match", "\"e\"", std::string(50, 'e')}});
     std::vector<std::string> keys;
     for (auto const& object : s->remembered_objects())
         keys.push_back(object.key);
-    CHECK(keys == std::vector<std::string>{"b", "c", "e"});
+    CHECK(keys == std::vector<std::string>{"refs/heads/b", "refs/heads/c", "refs/heads/e"});
+}
+
+TEST_CASE("http_store: restore keeps a repository's records and refs, never its data files or catalogs") {
+    auto s = unused_store();
+    s->restore({{"data/main/part-1.parquet", "If-None-Match", "\"p\"", "PAR1"},
+                {"versions/019a/ducklake.duckdb", "If-None-Match", "\"c\"", "catalog"},
+                {"versions/019a/catalogs/1.0.duckdb", "If-None-Match", "\"c\"", "catalog"},
+                {"notes.txt", "If-None-Match", "\"n\"", "not a repository file"},
+                {"versions/019a/version.json", "If-None-Match", "\"v\"", "{}"},
+                {"versions/019a/version.json.sig", "If-None-Match", "\"s\"", "sig"},
+                {"refs/tags/v1", "If-None-Match", "\"t\"", "019a"},
+                {"HEAD", "If-None-Match", "\"h\"", "ref: refs/heads/main"}});
+    std::vector<std::string> keys;
+    for (auto const& object : s->remembered_objects())
+        keys.push_back(object.key);
+    CHECK(keys == std::vector<std::string>{"HEAD", "refs/tags/v1", "versions/019a/version.json",
+                                           "versions/019a/version.json.sig"});
 }
 
 TEST_CASE("http_store: restore does not replace what the store already remembers") {
