@@ -304,10 +304,16 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
     // Beast sizes each socket read by the room left in the connection's buffer, which the
     // head left at 512 bytes: without room, a 256 MiB body takes half a million reads.
     // Chunks of 256 KiB reach copy_object's threshold for hashing on the thread pool, so
-    // large bodies are hashed off the I/O thread, on the other core.
-    constexpr std::size_t chunk_bytes = 256 * 1024;
-    c.buffer.reserve(chunk_bytes);
-    std::vector<char> chunk(chunk_bytes);
+    // large bodies are hashed off the I/O thread, on the other core. A smaller body gets a
+    // chunk and a buffer of its own size: a connection per transfer holding 512 KiB for a
+    // 16 KiB file would cost megabytes at high concurrency.
+    constexpr std::size_t chunk_bytes = 256 * 1024, least_chunk_bytes = 4 * 1024;
+    std::size_t room = chunk_bytes;
+    if (head.content_length)
+        room = static_cast<std::size_t>(
+            std::clamp<std::uint64_t>(*head.content_length, least_chunk_bytes, chunk_bytes));
+    c.buffer.reserve(room);
+    std::vector<char> chunk(room);
     std::size_t kept_error_bytes = 16 * 1024;
     std::size_t filled = 0; // bytes of `chunk` read and not yet delivered
     while (!parser.is_done()) {
@@ -348,6 +354,10 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
                                                               std::to_string(*head.content_length) + ")");
     }
     outcome.reusable = message.keep_alive() && c.buffer.size() == 0;
+    // An idle connection in the pool keeps only a small buffer; the next large body
+    // reserves its room again.
+    if (outcome.reusable && c.buffer.capacity() > least_chunk_bytes)
+        c.buffer.shrink_to_fit();
     co_return head;
 }
 
