@@ -209,13 +209,14 @@ awaitable<void> wait_for(net::steady_timer& signal) {
 }
 
 /// One of the gatherers: gathers the next version of `order` not yet taken, ahead of
-/// publish_in_order. Never asks stop_requested: the publisher does, and ends the
-/// gathering when it stops.
+/// publish_in_order. A stop asked for starts no new gathering (which only reads); the
+/// publisher decides what the pass ends with.
 awaitable<void> gather_ahead(pass& p, std::vector<std::string> const& order, look_ahead& lane, std::size_t me) {
     while (lane.next < order.size()) {
         while (lane.publishing && !lane.ready.empty() && lane.held >= limits::look_ahead_bytes)
             co_await wait_for(lane.wake_gatherer[me]);
-        if (!lane.publishing || lane.local_failure || p.mirror_failure || lane.next >= order.size())
+        if (!lane.publishing || lane.local_failure || p.mirror_failure || lane.next >= order.size() ||
+            p.stop_requested())
             break;
         std::size_t at = lane.next++;
         auto gathered = co_await detail::gather_version(p, order[at]);
