@@ -84,6 +84,14 @@ struct gathered_version {
     std::uint64_t held_bytes = 0; ///< what it holds until published (memory, scratch), roughly
 };
 
+/// Reads and checks from the origin what version `id` (whose record is `loaded`) needs:
+/// its signature, files.json, dataset.json and catalogs (the gate). Writes nothing to the
+/// mirror and reports nothing; of the pass it touches only what is this version's own (its
+/// scratch copies, its signer) and caches of origin reads, so that it can run while earlier
+/// versions are published. `scratch_failed` says that a failure was the scratch folder's.
+awaitable<result<checked_version>> gather_checked(pass& p, std::string const& id, loaded_version const& loaded,
+                                                  bool& scratch_failed);
+
 /// Reads and checks from the origin what version `id` needs: its record, signature,
 /// files.json, dataset.json and catalogs (the gate). Writes nothing to the mirror and
 /// reports nothing (its publication does), so it may run while earlier versions are

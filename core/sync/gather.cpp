@@ -1,0 +1,236 @@
+// Gathering one version: read from the origin and check everything it needs (record,
+// signature, files.json, dataset.json, the catalog gate) before anything of it is written.
+// Runs ahead of publication (sync_pass.cpp, look_ahead); publish.cpp writes.
+
+#include "core/catalog/catalog_reader.hpp"
+#include "core/catalog/errors.hpp"
+#include "core/fdl/files_index.hpp"
+#include "core/fdl/small_files.hpp"
+#include "core/store/errors.hpp"
+#include "core/sync/catalog_check.hpp"
+#include "core/sync/copy.hpp"
+#include "core/sync/detail/pass.hpp"
+#include "core/sync/errors.hpp"
+#include "core/sync/limits.hpp"
+#include "verify/sshsig.hpp"
+
+#include <span>
+
+namespace mirror::sync::detail {
+
+namespace {
+
+/// Reads a pinned file into memory and checks it against version.json.
+awaitable<result<std::string>> read_pinned(pass& p, std::string key, fdl::pinned_file const& pinned,
+                                           std::size_t limit) {
+    auto bytes = co_await store::read_all(p.origin, key, limit);
+    if (!bytes)
+        co_return origin_read_error(bytes.error());
+    if (auto ok = check_bytes(*bytes, {pinned.bytes, pinned.sha256, "version.json"}, key); !ok)
+        co_return ok.error();
+    co_return bytes;
+}
+
+awaitable<result<bool>> is_expired_at_origin(pass& p, std::string const& folder, folder_files const* listed) {
+    if (listed != nullptr)
+        co_return listed->contains("expired.json");
+    auto found = co_await p.origin.stat(folder + "expired.json");
+    if (found)
+        co_return true;
+    if (found.error().code == store::store_errc::not_found)
+        co_return false;
+    co_return origin_read_error(found.error());
+}
+
+/// The catalogs in other formats a version has: listed, or, where the origin cannot
+/// list, the formats fdl.json declares (probed; absent ones are skipped).
+std::vector<other_catalog> other_catalogs_of(pass const& p, folder_files const* listed) {
+    std::vector<other_catalog> found;
+    if (listed != nullptr) {
+        for (auto const& [path, size] : *listed)
+            if (declared_format(path))
+                found.push_back({path, size});
+    } else {
+        for (auto const& format : p.settings.catalog_formats)
+            found.push_back({"catalogs/" + format.ducklake + ".duckdb", std::nullopt});
+    }
+    return found;
+}
+
+/// The data files of a live version, and who vouches for their sizes. The frozen catalog
+/// is the authority (spec README): where this build reads catalogs, the catalog names
+/// them, after it passed every check against version.json, files.json and catalogs/*.
+/// Otherwise files.json is the index, and a listing of data_dir the last resort.
+/// Fills `memory` with files.json.
+awaitable<result<std::vector<fdl::needed_data_file>>> data_files_of(pass& p, std::string const& folder,
+                                                                    fdl::version_record const& record,
+                                                                    folder_files const* listed,
+                                                                    memory_files& memory, bool& scratch_failed) {
+    std::optional<fdl::files_index> index;
+    if (record.files) {
+        std::string key = folder + record.files->path;
+        auto bytes = co_await read_pinned(p, key, *record.files, limits::files_json);
+        if (!bytes)
+            co_return bytes.error();
+        auto parsed = fdl::parse_files_index(*bytes, key);
+        if (!parsed)
+            co_return parsed.error();
+        index = std::move(*parsed);
+        memory.emplace(key, std::move(*bytes));
+    }
+    // DuckDB replays a .wal beside a catalog, even read-only: a reader of such a folder
+    // would see a catalog other than the one version.json pins.
+    if (listed != nullptr && record.catalog && listed->contains(record.catalog->path + ".wal"))
+        co_return make_error(catalog::catalog_errc::bad_catalog,
+                             folder + record.catalog->path + ".wal: a write-ahead log beside the frozen catalog, "
+                                                              "which readers would replay");
+    if (catalog::reader_available()) {
+        auto others = other_catalogs_of(p, listed);
+        fdl::files_index const* checked_index = index ? &*index : nullptr;
+        auto verdict = co_await check_version_catalogs(p.origin, folder, record, checked_index, others, p.scratch,
+                                                       p.options.catalogs, p.options.pool, scratch_failed);
+        if (!verdict)
+            co_return verdict.error();
+        if (!verdict->problems.empty())
+            co_return first_of(verdict->problems);
+        p.checked_copies.insert(verdict->checked_copies.begin(), verdict->checked_copies.end());
+        co_return std::move(verdict->contents.needed);
+    }
+    if (index)
+        co_return fdl::needed_files(*index, folder + record.files->path);
+    if (!p.origin.caps().can_list)
+        co_return make_error(sync_errc::no_data_file_source,
+                             folder + "version.json: no files.json, no catalog reader in this build, and the origin "
+                                      "cannot be listed");
+    if (!p.origin_data) {
+        auto listed_data = co_await list_data_files(p.origin, p.settings.data_dir);
+        if (!listed_data)
+            co_return with_context(listed_data.error(), "origin");
+        p.origin_data = std::move(*listed_data);
+    }
+    std::vector<fdl::needed_data_file> all;
+    for (auto const& [path, size] : *p.origin_data)
+        all.push_back({path, size});
+    co_return all;
+}
+
+} // namespace
+
+awaitable<result<checked_version>> gather_checked(pass& p, std::string const& id, loaded_version const& loaded,
+                                                  bool& scratch_failed) {
+    checked_version out;
+    auto& memory = out.memory;
+    auto& inputs = out.inputs;
+    std::string folder = "versions/" + id + "/";
+    auto const& record = loaded.record;
+    folder_files const* listed =
+        p.origin_versions && p.origin_versions->complete ? p.origin_versions->files_of(id) : nullptr;
+    memory.emplace(folder + "version.json", loaded.bytes);
+
+    auto expired = co_await is_expired_at_origin(p, folder, listed);
+    if (!expired)
+        co_return expired.error();
+    inputs = version_inputs{id, p.settings.data_dir, &record};
+    inputs.origin_files = listed;
+    inputs.expired = *expired;
+    for (auto const& format : p.settings.catalog_formats)
+        inputs.catalog_formats.push_back(format.ducklake);
+
+    bool withdrawn = false;
+    if (*expired) {
+        std::string key = folder + "expired.json";
+        auto bytes = co_await store::read_all(p.origin, key, limits::expired_json);
+        if (!bytes)
+            co_return origin_read_error(bytes.error());
+        auto parsed = fdl::parse_expiry(*bytes, key);
+        if (!parsed)
+            co_return parsed.error();
+        withdrawn = parsed->withdrawn();
+        memory.emplace(key, std::move(*bytes));
+    }
+
+    // The signature gate, before any file of the version is copied. The exact bytes
+    // checked are the ones written. A withdrawn version's record may have been reduced
+    // after it was signed, so its signature is copied as it is, not checked (as verify).
+    if (p.options.trust.policy != verify::signature_policy::off && !withdrawn) {
+        auto armored = co_await read_origin_signature(p, id);
+        if (!armored)
+            co_return armored.error();
+        std::optional<std::string_view> signature;
+        if (*armored)
+            signature = **armored;
+        auto signer = verify::check_version_signature(p.options.trust, loaded.bytes, signature, p.now);
+        if (!signer)
+            co_return with_context(signer.error(), "versions/" + id);
+        if (*signer)
+            p.signer_of[id] = **signer; // reported once the version is published
+        if (*armored)
+            memory.emplace(folder + "version.json.sig", std::move(**armored));
+    }
+
+    if (!*expired) { // an expired version keeps only its record, its mark and what remains
+        if (!record.catalog)
+            co_return make_error(sync_errc::missing_catalog, folder + "version.json: catalog: missing");
+        auto needed = co_await data_files_of(p, folder, record, listed, memory, scratch_failed);
+        if (!needed)
+            co_return needed.error();
+        inputs.data_files = std::move(*needed);
+        inputs.data_files_pinned_by = catalog::reader_available() ? "the catalog" : "files.json";
+        if (record.dataset) {
+            std::string key = folder + record.dataset->path;
+            auto bytes = co_await read_pinned(p, key, *record.dataset, limits::dataset_json);
+            if (!bytes)
+                co_return bytes.error();
+            if (auto parsed = fdl::parse_dataset(*bytes, key); !parsed)
+                co_return parsed.error();
+            memory.emplace(key, std::move(*bytes));
+        }
+    }
+    co_return out;
+}
+
+namespace {
+
+/// An estimate of what a checked version holds until it is published: its files in
+/// memory, its list of data files, and its catalog's copy in the scratch folder.
+std::uint64_t held_by(checked_version const& checked) {
+    std::uint64_t bytes = 0;
+    for (auto const& [key, content] : checked.memory)
+        bytes += key.size() + content.size();
+    for (auto const& file : checked.inputs.data_files)
+        bytes += sizeof(file) + file.path.size();
+    if (auto const& catalog = checked.inputs.record->catalog; catalog && !checked.inputs.expired)
+        bytes += catalog->bytes;
+    return bytes;
+}
+
+} // namespace
+
+awaitable<result<std::optional<std::string>>> read_origin_signature(pass& p, std::string id) {
+    std::string key = "versions/" + id + "/version.json.sig";
+    if (p.origin_versions && p.origin_versions->complete) {
+        auto const* listed = p.origin_versions->files_of(id);
+        if (listed == nullptr || !listed->contains("version.json.sig"))
+            co_return std::optional<std::string>();
+    }
+    auto bytes = co_await store::read_if_present(p.origin, key, verify::max_signature_bytes);
+    if (!bytes)
+        co_return origin_read_error(bytes.error());
+    co_return bytes;
+}
+
+awaitable<gathered_version> gather_version(pass& p, std::string id) {
+    gathered_version out{id};
+    auto const* loaded = co_await load_origin_record(p, id);
+    if (!*loaded)
+        co_return out; // held with the reason when its turn comes
+    if (auto parent = (*loaded)->record.first_parent(); parent && p.held.contains(*parent))
+        co_return out; // held as ancestor_held: nothing to read
+    auto checked = co_await gather_checked(p, id, **loaded, out.scratch_failed);
+    if (checked)
+        out.held_bytes = held_by(*checked);
+    out.checked = std::move(checked);
+    co_return out;
+}
+
+} // namespace mirror::sync::detail
