@@ -1,6 +1,6 @@
 #pragma once
 // Private to core/sync: the state of one pass, shared by its stages
-// (sync_pass.cpp, publish.cpp, follow_published.cpp, update_refs.cpp).
+// (sync_pass.cpp, gather.cpp, publish.cpp, follow_published.cpp, update_refs.cpp).
 
 #include "core/fdl/repo_settings.hpp"
 #include "core/fdl/version_record.hpp"
