@@ -18,6 +18,11 @@ std::optional<mirror_lock> mirror_lock::take(std::string const& root, std::strin
         return std::nullopt;
     }
     std::string path = (folder / "lock").string();
+    return take_file(path, root + ": another fdl-mirror sync is writing this mirror (" + path + ")", problem);
+}
+
+std::optional<mirror_lock> mirror_lock::take_file(std::string const& path, std::string const& in_use,
+                                                  std::string& problem) {
     int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0) {
         problem = path + ": " + std::strerror(errno);
@@ -26,8 +31,7 @@ std::optional<mirror_lock> mirror_lock::take(std::string const& root, std::strin
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
         int err = errno;
         ::close(fd);
-        problem = err == EWOULDBLOCK ? root + ": another fdl-mirror sync is writing this mirror (" + path + ")"
-                                     : path + ": " + std::strerror(err);
+        problem = err == EWOULDBLOCK ? in_use : path + ": " + std::strerror(err);
         return std::nullopt;
     }
     return mirror_lock(fd);

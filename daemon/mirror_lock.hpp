@@ -1,6 +1,7 @@
 #pragma once
 // One writer per folder mirror: two passes into the same mirror at once could move a
-// branch back (each writes the refs it decided on), so a pass holds a lock.
+// branch back (each writes the refs it decided on), so a pass holds a lock. A daemon holds
+// one on its state folder the same way.
 
 #include <optional>
 #include <string>
@@ -14,6 +15,11 @@ public:
     /// Takes the lock of the folder at `root` without waiting. nullopt with `problem` set
     /// when another process holds it or the lock file cannot be made.
     static std::optional<mirror_lock> take(std::string const& root, std::string& problem);
+    /// Takes an exclusive lock on the file at `path` (made if missing) without waiting.
+    /// nullopt with `problem` set to `in_use` when another holder has it (another process,
+    /// or another open of the same file), or to the path and the reason.
+    static std::optional<mirror_lock> take_file(std::string const& path, std::string const& in_use,
+                                                std::string& problem);
     mirror_lock(mirror_lock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
     mirror_lock& operator=(mirror_lock&& other) noexcept;
     ~mirror_lock();

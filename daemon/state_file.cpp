@@ -120,6 +120,14 @@ result<state_dir> state_dir::open(fs::path root) {
     fs::create_directories(folder, ec);
     if (ec)
         return file_error(ec.value(), folder.string() + ": cannot create the state folder");
+    // Before anything is removed: a temporary file may be another daemon's save in progress.
+    std::string lock_path = (root / "lock").string(), problem;
+    std::string in_use = root.string() + ": another fdl-mirror run uses this state folder (" + lock_path +
+                         " is locked); one daemon per state_dir";
+    auto taken = mirror_lock::take_file(lock_path, in_use, problem);
+    if (!taken)
+        return make_error(problem == in_use ? store_errc::transient : store_errc::io_error, problem);
+    auto lock = std::make_shared<mirror_lock const>(std::move(*taken));
     for (auto const& entry : fs::directory_iterator(folder, ec)) {
         auto file = entry.path().filename().string();
         if (file.starts_with(".") && file.find(".json.") != std::string::npos)
@@ -133,7 +141,7 @@ result<state_dir> state_dir::open(fs::path root) {
     if (file.fd < 0)
         return file_error(errno, folder.string() + ": state folder is not writable");
     ::unlink(trial.c_str());
-    return state_dir(std::move(root));
+    return state_dir(std::move(root), std::move(lock));
 }
 
 void state_dir::forget(std::string const& repo_name) const {

@@ -6,9 +6,11 @@
 // own 304 for the validator remembered with it.
 
 #include "core/store/remembered_object.hpp"
+#include "daemon/mirror_lock.hpp"
 #include "verify/error.hpp"
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,13 +40,16 @@ struct repository_state {
 std::string state_file_name(std::string_view repo_name);
 
 /// The daemon's state folder. Its calls block on the file system (save() fsyncs twice):
-/// call them where a pause of a few milliseconds is acceptable. Not thread-safe, and one
-/// daemon per folder (the caller holds a lock if it must).
+/// call them where a pause of a few milliseconds is acceptable. Not thread-safe. One
+/// daemon per folder: an open state_dir (and its copies) holds a lock on `root/lock`.
 class state_dir {
 public:
     /// Opens `root`, creating `root/repositories` if missing, and checks that a file can
     /// be created there (by creating one). Removes temporary files a crash left behind.
-    /// Fails with store_errc::access_denied or io_error, naming the folder and the reason.
+    /// Fails with store_errc::access_denied or io_error, naming the folder and the reason,
+    /// and with store_errc::transient while another state_dir holds the folder (another
+    /// daemon, or another open in this process): two daemons would overwrite each
+    /// other's files and restore each other's remembered objects.
     static result<state_dir> open(std::filesystem::path root);
 
     std::filesystem::path const& root() const { return root_; }
@@ -68,8 +73,10 @@ public:
     void forget(std::string const& repo_name) const;
 
 private:
-    explicit state_dir(std::filesystem::path root) : root_(std::move(root)) {}
+    state_dir(std::filesystem::path root, std::shared_ptr<mirror_lock const> lock)
+        : root_(std::move(root)), lock_(std::move(lock)) {}
     std::filesystem::path root_;
+    std::shared_ptr<mirror_lock const> lock_; ///< released with the last copy
 };
 
 } // namespace mirror::daemon

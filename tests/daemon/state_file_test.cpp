@@ -1,5 +1,6 @@
 #include "daemon/state_file.hpp"
 
+#include "core/store/errors.hpp"
 #include "tests/support/publisher.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -7,6 +8,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <optional>
 #include <set>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -79,13 +81,16 @@ TEST_CASE("state_dir: open names the folder and the reason when it cannot be use
 
 TEST_CASE("state_dir: a saved state loads back equal, and a second save replaces it") {
     temp_dir tmp;
-    auto dir = open_dir(tmp / "state");
     auto state = sample_state();
-    REQUIRE(dir.save("population", state).has_value());
-    std::string warning;
-    CHECK(dir.load("population", &warning) == state);
-    CHECK(warning.empty());
-    CHECK(open_dir(tmp / "state").load("population", nullptr) == state); // as after a restart
+    {
+        auto first = open_dir(tmp / "state");
+        REQUIRE(first.save("population", state).has_value());
+        std::string warning;
+        CHECK(first.load("population", &warning) == state);
+        CHECK(warning.empty());
+    }
+    auto dir = open_dir(tmp / "state"); // as after a restart
+    CHECK(dir.load("population", nullptr) == state);
 
     state.consecutive_failures = 0;
     state.last_success.reset();
@@ -156,13 +161,35 @@ TEST_CASE("state_dir: a failed write leaves the old file intact and no temporary
 
 TEST_CASE("state_dir: open removes temporary files a crash left, and nothing else") {
     temp_dir tmp;
-    auto dir = open_dir(tmp / "state");
-    REQUIRE(dir.save("population", sample_state()).has_value());
+    REQUIRE(open_dir(tmp / "state").save("population", sample_state()).has_value());
     write_file(tmp / "state" / "repositories" / ".population.json.Ab12Cd", "{\"form");
     write_file(tmp / "state" / "repositories" / ".write-test.json.Zz9Yy8", "");
-    open_dir(tmp / "state");
+    auto dir = open_dir(tmp / "state");
     CHECK(names_in(tmp / "state" / "repositories") == std::vector<std::string>{"population.json"});
     CHECK(dir.load("population", nullptr) == sample_state());
+}
+
+TEST_CASE("state_dir: a folder another state_dir holds is refused, naming it, and its files are left alone") {
+    temp_dir tmp;
+    std::optional<state_dir> first = open_dir(tmp / "state");
+    REQUIRE(first->save("population", sample_state()).has_value());
+    // A save of the first holder in progress, which a second open must not take for a leftover.
+    write_file(tmp / "state" / "repositories" / ".population.json.Ab12Cd", "{\"form");
+    auto second = state_dir::open(tmp / "state");
+    REQUIRE(!second);
+    CHECK(second.error().code == store::store_errc::transient);
+    CHECK(second.error().message.find((tmp / "state").string() + ": another fdl-mirror run uses this state folder") !=
+          std::string::npos);
+    CHECK(names_in(tmp / "state" / "repositories") ==
+          std::vector<std::string>{".population.json.Ab12Cd", "population.json"});
+
+    std::optional<state_dir> copy = first; // copies share the lock: held while one lives
+    first.reset();
+    CHECK(!state_dir::open(tmp / "state"));
+    copy.reset();
+    auto third = state_dir::open(tmp / "state");
+    REQUIRE_MESSAGE(third.has_value(), (third ? "" : third.error().message));
+    CHECK(third->load("population", nullptr) == sample_state());
 }
 
 TEST_CASE("state_dir: a damaged file is an empty state and a warning naming the file and the reason") {
@@ -264,5 +291,5 @@ TEST_CASE("state_dir: hostile repository names stay inside repositories/ and rou
     }
     CHECK(names_in(folder).size() == names.size());
     CHECK(names_in(tmp.path()) == std::vector<std::string>{"state"}); // nothing escaped
-    CHECK(names_in(tmp / "state") == std::vector<std::string>{"repositories"});
+    CHECK(names_in(tmp / "state") == std::vector<std::string>{"lock", "repositories"});
 }

@@ -2,7 +2,8 @@
 # file:line:col, and the old configuration runs on (metrics served, passes going on, nothing of
 # the broken file in force). A good file takes effect: a repository added gets its series and
 # is mirrored, one removed loses every series and is mirrored no more, one unchanged keeps its
-# counters and its passes.
+# counters and its passes. And a second daemon on the same state folder is refused (exit 73)
+# while the first runs on.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/daemon_lib.sh"
 
@@ -71,6 +72,18 @@ wait_for_metric 'fdl_mirror_passes_total{repo="gamma",result="ok"}' '>=' "$((ok 
 [ "$(ref_of "$work/beta-mirror" refs/heads/main)" = "$beta_main" ] && pass || fail "the removed repository was still mirrored"
 [ "$(log_lines_with 0 repo=beta)" -eq "$beta_lines" ] && pass || fail "the removed repository still logs: $(grep repo=beta "$daemon_log" | tail -n 3)"
 expect_series '{repo="beta"}' == 0 "the removed repository has no series"
+
+# --- a second daemon on the same state_dir: refused before it binds or writes anything ------------
+second=0
+timeout 20 "$FDL_MIRROR" run --config "$work/mirror.yaml" >"$work/second.out" 2>"$work/second.log" || second=$?
+[ "$second" = 73 ] && pass || fail "a second daemon on the same state_dir exited $second, want 73: $(cat "$work/second.log")"
+grep -qF "$work/state: another fdl-mirror run uses this state folder" "$work/second.log" && pass ||
+  fail "the refusal does not name the state folder: $(cat "$work/second.log")"
+grep -q 'listening on' "$work/second.log" && fail "the refused daemon listened" || pass
+running "$daemon_pid" && pass || fail "the first daemon exited when a second one was started"
+scrape
+ok=$(metric 'fdl_mirror_passes_total{repo="alpha",result="ok"}')
+wait_for_metric 'fdl_mirror_passes_total{repo="alpha",result="ok"}' '>' "$ok" 10 "the first daemon's passes go on"
 
 stop_daemon TERM 10
 expect_clean_exit "SIGTERM after reloads"
