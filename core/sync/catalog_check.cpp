@@ -58,7 +58,10 @@ awaitable<result<catalog::catalog_contents>> scratch_space::read_catalog(std::st
         co_return make_error(store::store_errc::not_found, key + ": no catalog copies made yet");
     if (!reader_)
         reader_ = std::make_unique<catalog::catalog_reader>(root_);
-    if (pool_ != nullptr && !reader_thread_)
+    // Always off the I/O thread, pool or not: a read takes tens of milliseconds (seconds
+    // under a sanitizer), and versions gathered ahead have requests in flight meanwhile,
+    // whose deadlines would pass while the thread is held.
+    if (!reader_thread_)
         reader_thread_ = std::make_unique<store::blocking_pool>(1);
     std::optional<result<catalog::catalog_contents>> read;
     std::filesystem::path file = path_of(key);

@@ -48,9 +48,9 @@ public:
     /// Deletes every copy under a folder key ("versions/<id>/").
     void forget(std::string const& folder);
     /// Reads the copy of `key` (made through files()) as a catalog, with one DuckDB database
-    /// for every catalog of the folder. DuckDB blocks: with a pool, the read runs on a thread
-    /// of the scratch space's own, which reads one catalog at a time (so one thread's
-    /// allocator holds DuckDB's memory); without, inline. Reads are served in turn.
+    /// for every catalog of the folder. DuckDB blocks: the read runs on a thread of the
+    /// scratch space's own (with or without a pool), which reads one catalog at a time (so
+    /// one thread's allocator holds DuckDB's memory). Reads are served in turn.
     awaitable<result<catalog::catalog_contents>> read_catalog(std::string key, catalog::read_options options);
 
 private:
