@@ -1,11 +1,16 @@
 #include "core/catalog/catalog_reader.hpp"
 
+#include "core/catalog/catalog_objects.hpp"
+#include "core/catalog/catalog_rows.hpp"
 #include "core/catalog/duckdb_session.hpp"
-#include "core/catalog/queries.hpp"
+#include "core/catalog/resolve.hpp"
 #include "core/fdl/paths.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <map>
+#include <set>
+#include <tuple>
 #include <unordered_map>
 
 namespace mirror::catalog {
@@ -22,13 +27,6 @@ std::optional<std::uint64_t> count_of(std::optional<std::string> const& text) {
     return value;
 }
 
-std::string at_snapshot(std::string_view sql, std::uint64_t snapshot) {
-    std::string out(sql);
-    for (auto at = out.find("{SNAPSHOT}"); at != std::string::npos; at = out.find("{SNAPSHOT}"))
-        out.replace(at, 10, std::to_string(snapshot));
-    return out;
-}
-
 /// What a catalog may name a table it holds inlined rows in.
 bool is_inlined_table_name(std::string_view name) {
     for (std::string_view prefix : {"ducklake_inlined_data_", "ducklake_inlined_delete_"}) {
@@ -40,34 +38,50 @@ bool is_inlined_table_name(std::string_view name) {
     return false;
 }
 
-/// One file row of the live-files query, checked.
-struct file_row {
+/// One live file, checked.
+struct live_file {
     bool is_delete = false;
-    std::string data_file_id; ///< for a delete file, the data file it applies to
-    std::string table;        ///< "schema.table"
+    std::int64_t data_file_id = 0; ///< for a delete file, the data file it applies to
+    std::string table;             ///< "schema.table"
     std::uint64_t rows = 0;
     std::uint64_t bytes = 0;
     std::optional<std::uint64_t> footer_bytes;
     std::string path; ///< relative to data_dir
 };
 
+/// The one row of `rows` with id `id` visible at `snapshot`; two are damaged bookkeeping.
+template <class Row>
+Row const* visible_row(std::vector<Row> const& rows, std::optional<std::int64_t> id, std::uint64_t snapshot,
+                       bool& ambiguous) {
+    Row const* found = nullptr;
+    if (!id)
+        return nullptr;
+    for (auto const& row : rows)
+        if (row.id == id && row.life.visible_at(snapshot)) {
+            if (found != nullptr)
+                ambiguous = true;
+            found = found != nullptr ? found : &row;
+        }
+    return found;
+}
+
+/// Turns the rows of the catalog's base tables into its contents. Everything that decides
+/// trust (visibility, joins, paths, sizes) is computed here, on values, not in SQL.
 class reader {
 public:
-    reader(duckdb_session& db, std::string const& name, read_options const& options, catalog_contents& out)
-        : db_(db), name_(name), options_(options), out_(out) {}
+    reader(catalog_rows const& rows, std::string const& name, read_options const& options, catalog_contents& out)
+        : rows_(rows), name_(name), options_(options), out_(out) {}
 
     result<void> read() {
+        out_.problems = rows_.problems;
         if (auto ok = read_settings(); !ok)
             return ok;
         if (auto ok = read_snapshots(); !ok)
             return ok;
-        if (auto ok = read_tables(); !ok)
-            return ok;
+        read_tables();
         auto live = files_at(out_.last_snapshot);
-        if (!live)
-            return live.error();
-        attach_files(*live);
-        add_needed(*live);
+        attach_files(live);
+        add_needed(live);
         for (auto snapshot : options_.snapshots) {
             if (snapshot == out_.last_snapshot)
                 continue;
@@ -76,14 +90,10 @@ public:
                                                              ", which the catalog does not retain");
                 continue;
             }
-            auto then = files_at(snapshot);
-            if (!then)
-                return then.error();
-            add_needed(*then);
+            add_needed(files_at(snapshot));
         }
-        if (auto ok = read_views(); !ok)
-            return ok;
-        return check_inlined();
+        read_views();
+        return {};
     }
 
 private:
@@ -91,19 +101,24 @@ private:
     error fail(catalog_errc code, std::string const& why) const { return make_error(code, name_ + ": " + why); }
 
     result<void> read_settings() {
-        auto settings = db_.query(std::string(queries::metadata), 100);
-        if (!settings) {
-            if (settings.error().code != catalog_errc::query_failed)
-                return settings.error();
-            return fail(catalog_errc::query_failed, "not a DuckLake catalog (" + settings.error().message + ")");
+        std::map<std::string, std::string, std::less<>> global;
+        for (auto const& row : rows_.settings) {
+            if (!row.global || !row.key || !row.value)
+                continue;
+            std::string const& key = *row.key;
+            if (key != "version" && key != "data_path" && key != "encrypted")
+                continue;
+            // DuckLake keeps one global value per key; with two, readers could take either.
+            if (!global.emplace(key, *row.value).second)
+                return fail(catalog_errc::bad_catalog, "two global '" + key + "' settings in ducklake_metadata");
         }
-        for (auto const& row : settings->rows) {
-            if (row[0] == "version" && row[1])
-                out_.format = *row[1];
-            else if (row[0] == "data_path" && row[1])
-                out_.data_path = *row[1];
-            else if (row[0] == "encrypted" && row[1] == "true")
-                return fail(catalog_errc::bad_catalog, "encrypted catalogs are not read");
+        if (auto e = global.find("encrypted"); e != global.end() && e->second == "true")
+            return fail(catalog_errc::bad_catalog, "encrypted catalogs are not read");
+        if (auto v = global.find("version"); v != global.end())
+            out_.format = v->second;
+        if (auto d = global.find("data_path"); d != global.end()) {
+            out_.data_path = d->second;
+            data_path_ = d->second;
         }
         if (!is_known_format(out_.format))
             return fail(catalog_errc::unknown_format, "DuckLake format '" + out_.format.substr(0, 40) + "' is not known");
@@ -111,82 +126,137 @@ private:
     }
 
     result<void> read_snapshots() {
-        auto snapshots = db_.query(std::string(queries::snapshots), options_.max_files);
-        if (!snapshots)
-            return snapshots.error();
-        for (auto const& row : snapshots->rows) {
-            auto id = count_of(row[0]);
+        for (auto const& text : rows_.snapshot_ids) {
+            auto id = count_of(text);
             if (!id)
                 return fail(catalog_errc::bad_catalog, "a snapshot id is not a non-negative integer");
             out_.retained_snapshots.push_back(*id);
         }
+        std::sort(out_.retained_snapshots.begin(), out_.retained_snapshots.end());
+        out_.retained_snapshots.erase(std::unique(out_.retained_snapshots.begin(), out_.retained_snapshots.end()),
+                                      out_.retained_snapshots.end());
         if (out_.retained_snapshots.empty())
             return fail(catalog_errc::bad_catalog, "no snapshot");
         out_.last_snapshot = out_.retained_snapshots.back();
         return {};
     }
 
-    result<void> read_tables() {
-        auto tables = db_.query(at_snapshot(queries::tables, out_.last_snapshot), options_.max_files);
-        if (!tables)
-            return tables.error();
-        auto schema = tables->column("schema_name"), table = tables->column("table_name"),
-             renamed = tables->column("renamed_columns");
-        for (auto const& row : tables->rows) {
-            if (!row[schema] || !row[table]) {
+    schema_row const* schema_at(std::optional<std::int64_t> id, std::uint64_t snapshot) {
+        bool ambiguous = false;
+        auto const* row = visible_row(rows_.schemas, id, snapshot, ambiguous);
+        if (ambiguous)
+            problem(catalog_errc::bad_catalog, "schema id " + std::to_string(*id) + " has two rows visible at snapshot " +
+                                                   std::to_string(snapshot));
+        return row;
+    }
+
+    table_row const* table_at(std::optional<std::int64_t> id, std::uint64_t snapshot) {
+        bool ambiguous = false;
+        auto const* row = visible_row(rows_.tables, id, snapshot, ambiguous);
+        if (ambiguous)
+            problem(catalog_errc::bad_catalog, "table id " + std::to_string(*id) + " has two rows visible at snapshot " +
+                                                   std::to_string(snapshot));
+        return row;
+    }
+
+    /// Tables visible at the last snapshot, by schema and name, and whether a column of
+    /// theirs ever carried two names (within the history still in the catalog).
+    void read_tables() {
+        std::map<std::pair<std::int64_t, std::int64_t>, std::set<std::string>> names; // (table, column) -> names
+        for (auto const& c : rows_.columns)
+            if (c.table_id && c.column_id && c.name)
+                names[{*c.table_id, *c.column_id}].insert(*c.name);
+        std::set<std::int64_t> renamed;
+        for (auto const& [key, seen] : names)
+            if (seen.size() > 1)
+                renamed.insert(key.first);
+        struct listed {
+            std::optional<std::string> schema;
+            std::string table;
+            std::int64_t id;
+            bool renamed;
+        };
+        std::vector<listed> found;
+        for (auto const& t : rows_.tables) {
+            if (!t.life.visible_at(out_.last_snapshot))
+                continue;
+            auto const* schema = schema_at(t.schema_id, out_.last_snapshot);
+            if (schema == nullptr || !schema->name || !t.name) {
                 problem(catalog_errc::bad_catalog, "a table's schema or name is not visible at snapshot " +
                                                        std::to_string(out_.last_snapshot));
                 continue;
             }
-            out_.tables.push_back({*row[schema] + "." + *row[table], row[renamed] == "true", {}});
+            found.push_back({schema->name, *t.name, t.id.value_or(0), t.id && renamed.contains(*t.id)});
         }
-        return {};
+        std::sort(found.begin(), found.end(), [](listed const& a, listed const& b) {
+            return std::tie(a.schema, a.table, a.id) < std::tie(b.schema, b.table, b.id);
+        });
+        for (auto const& t : found)
+            out_.tables.push_back({*t.schema + "." + t.table, t.renamed, {}});
     }
 
-    result<std::vector<file_row>> files_at(std::uint64_t snapshot) {
-        auto files = db_.query(at_snapshot(queries::live_files, snapshot), options_.max_files);
-        if (!files)
-            return files.error();
-        auto kind = files->column("kind"), data_file = files->column("data_file_id"),
-             schema = files->column("schema_name"), table = files->column("table_name"),
-             rows = files->column("row_count"), bytes = files->column("file_size_bytes"),
-             footer = files->column("footer_size"), path = files->column("rel_path"), full = files->column("full_path");
-        std::vector<file_row> out;
-        for (auto const& row : files->rows) {
-            auto shown = [&] { return "'" + row[full].value_or("?").substr(0, 200) + "'"; }; // for messages only
-            if (!row[path]) {
-                problem(catalog_errc::outside_data_dir, shown() + " lies outside data_dir");
-                continue;
-            }
-            if (auto unsafe = fdl::relative_path_problem(*row[path])) {
-                problem(catalog_errc::outside_data_dir, shown() + ": " + *unsafe);
-                continue;
-            }
-            if (!row[schema] || !row[table]) {
-                problem(catalog_errc::bad_catalog,
-                        shown() + ": its table is not visible at snapshot " + std::to_string(snapshot));
-                continue;
-            }
-            auto row_count = count_of(row[rows]);
-            auto size = count_of(row[bytes]);
-            if (!row_count || !size) {
-                problem(catalog_errc::bad_catalog, shown() + ": row count or size is not a non-negative integer");
-                continue;
-            }
-            file_row file{row[kind] == "delete", row[data_file].value_or(""), *row[schema] + "." + *row[table],
-                          *row_count, *size, count_of(row[footer]), *row[path]};
-            out.push_back(std::move(file));
-        }
+    /// Data and delete files visible at `snapshot` (data files first, each kind by id),
+    /// their paths resolved and checked; a file that breaks a rule is a problem, left out.
+    std::vector<live_file> files_at(std::uint64_t snapshot) {
+        std::vector<file_row const*> visible;
+        for (auto const& f : rows_.files)
+            if (f.life.visible_at(snapshot))
+                visible.push_back(&f);
+        std::stable_sort(visible.begin(), visible.end(), [](file_row const* a, file_row const* b) {
+            return std::tie(a->is_delete, a->id) < std::tie(b->is_delete, b->id);
+        });
+        std::vector<live_file> out;
+        for (auto const* f : visible)
+            if (auto checked = check_file(*f, snapshot))
+                out.push_back(std::move(*checked));
         return out;
     }
 
+    std::optional<live_file> check_file(file_row const& f, std::uint64_t snapshot) {
+        auto const* table = table_at(f.table_id, snapshot);
+        auto const* schema = table != nullptr ? schema_at(table->schema_id, snapshot) : nullptr;
+        if (!f.path) {
+            problem(catalog_errc::bad_catalog, "a file of ducklake_" + std::string(f.is_delete ? "delete" : "data") +
+                                                   "_file has no path");
+            return std::nullopt;
+        }
+        path_level none;
+        auto where = resolve_path(data_path_, schema != nullptr ? schema->level : none,
+                                  table != nullptr ? table->level : none, *f.path, f.relative.value_or(true));
+        auto shown = "'" + where.full.substr(0, 200) + "'"; // for messages only
+        if (!where.relative) {
+            problem(catalog_errc::outside_data_dir, shown + " lies outside data_dir");
+            return std::nullopt;
+        }
+        if (auto unsafe = fdl::relative_path_problem(*where.relative)) {
+            problem(catalog_errc::outside_data_dir, shown + ": " + *unsafe);
+            return std::nullopt;
+        }
+        if (schema == nullptr || !schema->name || !table->name) {
+            problem(catalog_errc::bad_catalog, shown + ": its table is not visible at snapshot " + std::to_string(snapshot));
+            return std::nullopt;
+        }
+        auto row_count = count_of(f.rows);
+        auto size = count_of(f.bytes);
+        if (!row_count || !size) {
+            problem(catalog_errc::bad_catalog, shown + ": row count or size is not a non-negative integer");
+            return std::nullopt;
+        }
+        if (f.is_delete && !f.data_file_id) {
+            problem(catalog_errc::bad_catalog, "delete file '" + *where.relative + "' applies to no live data file");
+            return std::nullopt;
+        }
+        return live_file{f.is_delete,  f.data_file_id.value_or(0), *schema->name + "." + *table->name, *row_count,
+                         *size,        count_of(f.footer),         *where.relative};
+    }
+
     /// Puts the live data files under their tables, and each delete file on its data file.
-    void attach_files(std::vector<file_row> const& live) {
+    void attach_files(std::vector<live_file> const& live) {
         std::map<std::string, std::size_t, std::less<>> table_at;
         for (std::size_t i = 0; i < out_.tables.size(); ++i)
             table_at.emplace(out_.tables[i].name, i);
         // Indexes, not pointers: the vectors grow while this fills them.
-        std::unordered_map<std::string, std::pair<std::size_t, std::size_t>> data_by_id;
+        std::unordered_map<std::int64_t, std::pair<std::size_t, std::size_t>> data_by_id;
         for (auto const& f : live) {
             if (f.is_delete)
                 continue;
@@ -216,7 +286,7 @@ private:
         }
     }
 
-    void add_needed(std::vector<file_row> const& files) {
+    void add_needed(std::vector<live_file> const& files) {
         for (auto const& f : files) {
             auto [at, added] = needed_size_.emplace(f.path, f.bytes);
             if (added)
@@ -227,45 +297,53 @@ private:
         }
     }
 
-    result<void> read_views() {
-        auto views = db_.query(at_snapshot(queries::views, out_.last_snapshot), options_.max_files);
-        if (!views)
-            return views.error();
-        auto schema = views->column("schema_name"), view = views->column("view_name"),
-             dialect = views->column("dialect"), sql = views->column("sql");
-        for (auto const& row : views->rows)
-            out_.views.push_back(
-                {row[schema].value_or("?") + "." + row[view].value_or("?"), row[dialect].value_or(""), row[sql].value_or("")});
-        return {};
-    }
-
-    result<void> check_inlined() {
-        auto tables = db_.query(std::string(queries::inlined_tables), 100'000);
-        if (!tables)
-            return tables.error();
-        for (auto const& row : tables->rows) {
-            std::string table = row[0].value_or("");
-            if (!is_inlined_table_name(table)) {
-                problem(catalog_errc::bad_catalog, "unexpected catalog table '" + table.substr(0, 100) + "'");
+    /// Views visible at the last snapshot (DuckLake keeps them as rows), by schema and name.
+    void read_views() {
+        for (auto const& v : rows_.views) {
+            if (!v.life.visible_at(out_.last_snapshot))
                 continue;
-            }
-            auto count = db_.query("SELECT count(*) FROM main.\"" + table + "\"", 1);
-            if (!count)
-                return count.error();
-            auto rows = count->rows.empty() ? std::nullopt : count_of(count->rows[0][0]);
-            if (rows && *rows > 0)
-                problem(catalog_errc::inlined_rows,
-                        table + " holds " + std::to_string(*rows) + " rows inside the catalog instead of in data files");
+            bool ambiguous = false;
+            auto const* schema = visible_row(rows_.schemas, v.schema_id, out_.last_snapshot, ambiguous);
+            std::string schema_name = schema != nullptr && schema->name ? *schema->name : "?";
+            out_.views.push_back({schema_name + "." + v.name.value_or("?"), v.dialect.value_or(""), v.sql.value_or("")});
         }
-        return {};
+        std::sort(out_.views.begin(), out_.views.end(),
+                  [](catalog_view const& a, catalog_view const& b) { return a.name < b.name; });
     }
 
-    duckdb_session& db_;
+    catalog_rows const& rows_;
     std::string const& name_;
     read_options const& options_;
     catalog_contents& out_;
+    std::optional<std::string> data_path_;
     std::unordered_map<std::string, std::uint64_t> needed_size_; ///< path -> bytes, of `needed`
 };
+
+/// Every inlined-rows table of the catalog (ducklake_inlined_data_<table>_<schema version>
+/// and ducklake_inlined_delete_<table>, registered or not) must be empty.
+result<void> check_inlined(duckdb_session& db, std::vector<std::string> const& tables, std::string const& name,
+                           catalog_contents& out) {
+    for (auto const& table : tables) {
+        bool inlined = table.starts_with("ducklake_inlined_data_") || table.starts_with("ducklake_inlined_delete_");
+        if (!inlined || table == "ducklake_inlined_data_tables")
+            continue;
+        if (!is_inlined_table_name(table)) {
+            out.problems.push_back(
+                make_error(catalog_errc::bad_catalog, name + ": unexpected catalog table '" + table.substr(0, 100) + "'"));
+            continue;
+        }
+        // count_star from the system catalog: nothing of the attached catalog is in its way.
+        auto count = db.query("SELECT system.main.count_star() FROM " + qualified_table(db, table), 1);
+        if (!count)
+            return count.error();
+        auto rows = count->rows.empty() ? std::nullopt : count_of(count->rows[0][0]);
+        if (rows && *rows > 0)
+            out.problems.push_back(make_error(catalog_errc::inlined_rows,
+                                              name + ": " + table + " holds " + std::to_string(*rows) +
+                                                  " rows inside the catalog instead of in data files"));
+    }
+    return {};
+}
 
 } // namespace
 
@@ -299,8 +377,18 @@ result<catalog_contents> catalog_reader::read(std::filesystem::path const& priva
         auto attached = duckdb_session::attach(*db, private_copy, session);
         if (!attached)
             return attached.error();
+        auto& session = **attached;
+        // What the catalog defines is checked before any of its rows is read.
+        auto tables = check_catalog_objects(session, name);
+        if (!tables)
+            return tables.error();
+        auto rows = read_catalog_rows(session, name, options.max_files);
+        if (!rows)
+            return rows.error();
         catalog_contents out;
-        if (auto ok = reader(**attached, name, options, out).read(); !ok)
+        if (auto ok = reader(*rows, name, options, out).read(); !ok)
+            return ok.error();
+        if (auto ok = check_inlined(session, *tables, name, out); !ok)
             return ok.error();
         return out;
     }; // the catalog is detached when its session ends, before the database can go

@@ -227,7 +227,7 @@ struct duckdb_session::handles {
     ~handles() {
         // A catalog that stays attached would be readable by the next one: an instance
         // that cannot detach is not used again.
-        if (!alias.empty() && !(run(connection, "USE memory") && run(connection, "DETACH " + alias)))
+        if (!alias.empty() && !run(connection, "DETACH " + alias))
             instance->usable_ = false;
         if (connection != nullptr)
             duckdb_disconnect(&connection);
@@ -277,11 +277,13 @@ result<std::unique_ptr<duckdb_session>> duckdb_session::attach(duckdb_instance& 
         std::string why = attached.error().message.substr(name.size() + 2);
         return make_error(catalog_errc::cannot_open, name + ": not a DuckDB database (" + why.substr(0, 200) + ")");
     }
+    // Never USE it: as the default database, its macros, views and types would come first in
+    // name resolution, and could stand in for what the reader's own queries name.
     session->handles_->alias = alias;
-    if (auto used = session->execute("USE " + alias); !used)
-        return used.error();
     return session;
 }
+
+std::string const& duckdb_session::database() const { return handles_->alias; }
 
 result<void> duckdb_session::execute(std::string const& sql) {
     duckdb_result raw{};

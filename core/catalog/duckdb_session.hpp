@@ -70,7 +70,9 @@ public:
     /// read-only, DuckDB replays a .wal beside the file.
     static result<std::unique_ptr<duckdb_session>> open(std::filesystem::path const& file, session_options options);
     /// Attaches `file` (below the instance's folder; a private copy, for the same reason)
-    /// read-only to `instance` under a name of its own, as the session's default database.
+    /// read-only to `instance` under a name of its own (database()). The catalog is never
+    /// made the session's default database, so nothing it defines takes part in resolving
+    /// an unqualified name: queries name its tables in full.
     /// Fails with cannot_open (not a DuckDB file, absent, outside the folder) or timed_out.
     /// The session detaches it when destroyed; it must not outlive `instance`.
     static result<std::unique_ptr<duckdb_session>> attach(duckdb_instance& instance, std::filesystem::path const& file,
@@ -79,6 +81,9 @@ public:
     duckdb_session(duckdb_session const&) = delete;
     duckdb_session& operator=(duckdb_session const&) = delete;
 
+    /// The name the catalog is attached under ("fdl_catalog_<n>"); empty for open().
+    std::string const& database() const;
+
     /// Runs one statement; fails with catalog_errc::query_failed (the message says why),
     /// too_large when it returns more than `max_rows` rows, or timed_out past the deadline.
     result<table> query(std::string const& sql, std::size_t max_rows = 1'000'000);
@@ -86,7 +91,7 @@ public:
 private:
     struct handles;
     duckdb_session(std::unique_ptr<handles> h, std::string name, session_options options);
-    /// Runs a statement whose result does not matter (ATTACH, USE).
+    /// Runs a statement whose result does not matter (ATTACH).
     result<void> execute(std::string const& sql);
     std::unique_ptr<handles> handles_;
     std::string name_;

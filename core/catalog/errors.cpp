@@ -19,6 +19,7 @@ char const* kind_name(catalog_errc e) noexcept {
     case catalog_errc::format_mismatch: return "format_mismatch";
     case catalog_errc::index_disagrees: return "index_disagrees";
     case catalog_errc::catalogs_disagree: return "catalogs_disagree";
+    case catalog_errc::foreign_object: return "foreign_object";
     }
     return "unknown";
 }

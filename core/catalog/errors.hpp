@@ -23,6 +23,7 @@ enum class catalog_errc {
     format_mismatch,   ///< the DuckLake format differs from version.json (or the file name)
     index_disagrees,   ///< files.json says otherwise than the catalog (the catalog wins)
     catalogs_disagree, ///< a catalogs/<format>.duckdb references other data files
+    foreign_object,    ///< a view, macro, type… the DuckLake format does not define: not read at all
 };
 
 boost::system::error_category const& catalog_category() noexcept;
