@@ -57,6 +57,10 @@ struct repository_settings {
     bool allow_rewind = false;                                      ///< accept a ref moving to a non-descendant
     std::chrono::milliseconds pass_timeout = std::chrono::hours(1); ///< deadline of one pass; >= 1s
     std::chrono::milliseconds backoff_max = std::chrono::hours(1);  ///< cap of the backoff after failed passes; >= 1s
+    std::uint32_t max_refs = 10'000;          ///< origin refs taken, by name order; 1..1000000
+    std::uint32_t max_ref_name_length = 255;  ///< longer ref names are refused (bytes); 1..4096
+
+    bool operator==(repository_settings const&) const = default;
 };
 
 /// One repository to mirror.

@@ -30,6 +30,9 @@ sync options:
   --quick                        look only for new versions and moved refs: skip re-examining the
                                  versions the mirror has (late signatures and catalogs, expiry,
                                  rewritten tips); an unchanged https:// origin then costs 3 requests
+  --max-refs N                   take at most N of the origin's refs, by name (default 10000); the
+                                 rest are refused and reported
+  --max-ref-name-length N        refuse ref names longer than N bytes (default 255)
 verify options:
   --without-key FINGERPRINT      show which versions would lose their trusted signature if that
                                  key were revoked (repeatable)
@@ -140,6 +143,22 @@ std::variant<command, usage_error> parse_sync(arg_reader& in) {
                     problem = usage_error{"--concurrency: '" + *value + "' is not a count from 1 to 1024"};
                 else
                     cmd.concurrency = *n;
+            }
+        } else if (arg == "--max-refs") {
+            if (auto value = in.value_for(arg, problem)) {
+                auto n = config::parse_count(*value, 1'000'000);
+                if (!n)
+                    problem = usage_error{"--max-refs: '" + *value + "' is not a count from 1 to 1000000"};
+                else
+                    cmd.max_refs = *n;
+            }
+        } else if (arg == "--max-ref-name-length") {
+            if (auto value = in.value_for(arg, problem)) {
+                auto n = config::parse_count(*value, 4096);
+                if (!n)
+                    problem = usage_error{"--max-ref-name-length: '" + *value + "' is not a count from 1 to 4096"};
+                else
+                    cmd.max_ref_name_length = *n;
             }
         } else if (arg.starts_with("-")) {
             problem = usage_error{"sync: unknown option " + arg};

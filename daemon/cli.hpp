@@ -37,6 +37,8 @@ struct sync_command {
     bool json = false;
     bool quick = false; ///< --quick: do not re-examine versions the mirror already published
     std::size_t concurrency = 4;
+    std::size_t max_refs = 10'000;         ///< --max-refs: origin refs taken, by name order
+    std::size_t max_ref_name_length = 255; ///< --max-ref-name-length: longer names are refused (bytes)
 };
 
 struct verify_command {

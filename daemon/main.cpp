@@ -171,6 +171,7 @@ int run_sync_command(daemon::sync_command const& cmd) {
     sync::sync_options options{cmd.allow_rewind, cmd.concurrency, &pool,
                                std::move(std::get<verify::trust_settings>(trust))};
     options.recheck_published = !cmd.quick;
+    options.refs = {cmd.max_refs, cmd.max_ref_name_length};
     auto report = run_to_completion(io, sync::run_sync(**origin, *target, options, progress.get()));
     progress.reset();
     std::string out = cmd.json ? daemon::sync_json(report, cmd.origin, cmd.mirror)

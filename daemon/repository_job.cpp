@@ -93,15 +93,7 @@ bool repository_job::reconfigure(std::shared_ptr<config::daemon_config const> cf
     bool const stores_changed = before.origin != after.origin || before.mirror != after.mirror ||
                                 !same_store_settings(*cfg_, *cfg, after.origin) ||
                                 !same_store_settings(*cfg_, *cfg, after.mirror);
-    bool const changed = stores_changed || before.settings.interval != after.settings.interval ||
-                         before.settings.jitter != after.settings.jitter ||
-                         before.settings.concurrency != after.settings.concurrency ||
-                         before.settings.signatures != after.settings.signatures ||
-                         before.settings.signature_namespace != after.settings.signature_namespace ||
-                         before.settings.allowed_signers != after.settings.allowed_signers ||
-                         before.settings.allow_rewind != after.settings.allow_rewind ||
-                         before.settings.pass_timeout != after.settings.pass_timeout ||
-                         before.settings.backoff_max != after.settings.backoff_max ||
+    bool const changed = stores_changed || before.settings != after.settings ||
                          cfg_->catalogs.max_bytes != cfg->catalogs.max_bytes ||
                          cfg_->catalogs.time_limit != cfg->catalogs.time_limit ||
                          cfg_->catalogs.memory_limit != cfg->catalogs.memory_limit ||
@@ -229,6 +221,7 @@ awaitable<void> repository_job::one_pass() {
         sync::sync_options options;
         options.allow_rewind = r.settings.allow_rewind;
         options.concurrency = r.settings.concurrency;
+        options.refs = {r.settings.max_refs, r.settings.max_ref_name_length};
         options.pool = services_.pool;
         options.trust = std::move(*trust);
         options.catalogs = catalog_settings_of(*cfg);

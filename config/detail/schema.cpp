@@ -33,6 +33,8 @@ partial_settings read_partial_settings(map_reader& section, std::filesystem::pat
     out.allow_rewind = section.flag("allow_rewind");
     out.pass_timeout = section.duration("pass_timeout", std::chrono::seconds(1));
     out.backoff_max = section.duration("backoff_max", std::chrono::seconds(1));
+    out.max_refs = section.count("max_refs", 1'000'000);
+    out.max_ref_name_length = section.count("max_ref_name_length", 4096);
     out.signature_keys_refused =
         (section.find("signatures") && !out.signatures) || (section.find("allowed_signers") && !out.allowed_signers);
     return out;
@@ -50,6 +52,8 @@ repository_settings apply(partial_settings const& own, repository_settings inher
     out.allow_rewind = own.allow_rewind.value_or(out.allow_rewind);
     out.pass_timeout = own.pass_timeout.value_or(out.pass_timeout);
     out.backoff_max = own.backoff_max.value_or(out.backoff_max);
+    out.max_refs = static_cast<std::uint32_t>(own.max_refs.value_or(out.max_refs));
+    out.max_ref_name_length = static_cast<std::uint32_t>(own.max_ref_name_length.value_or(out.max_ref_name_length));
     return out;
 }
 

@@ -33,6 +33,8 @@ struct partial_settings {
     std::optional<bool> allow_rewind;
     std::optional<std::chrono::milliseconds> pass_timeout;
     std::optional<std::chrono::milliseconds> backoff_max;
+    std::optional<std::uint64_t> max_refs;
+    std::optional<std::uint64_t> max_ref_name_length;
     /// `signatures` or `allowed_signers` is written but refused (and recorded): whether
     /// signers are needed is then unknown, and not checked.
     bool signature_keys_refused = false;

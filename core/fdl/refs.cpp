@@ -55,15 +55,15 @@ result<head_value> parse_head(std::string_view text, std::string_view file) {
                       std::string(file) + ": " + shown(text) + " is neither 'ref: <name>' nor a version id");
 }
 
-static result<void> add_ref(refs_document& out, std::string_view name, boost::json::value const& value) {
+static void add_ref(refs_document& out, std::string_view name, boost::json::value const& value) {
     static constexpr std::string_view file = "refs.json";
     if (auto problem = ref_name_problem(name))
-        return make_error(fdl_errc::bad_ref_name, std::string(file) + ": " + shown(name) + ": " + *problem);
-    if (!value.is_string() || !is_version_id(value.get_string()))
-        return make_error(fdl_errc::bad_version_id,
-                          std::string(file) + ": " + std::string(name) + ": not a lower-case UUIDv7 version id");
-    out.refs.emplace(std::string(name), std::string(value.get_string()));
-    return {};
+        out.refused.push_back(make_error(fdl_errc::bad_ref_name, std::string(file) + ": " + shown(name) + ": " + *problem));
+    else if (!value.is_string() || !is_version_id(value.get_string()))
+        out.refused.push_back(make_error(fdl_errc::bad_version_id,
+                                         std::string(file) + ": " + shown(name) + ": not a lower-case UUIDv7 version id"));
+    else
+        out.refs.emplace(std::string(name), std::string(value.get_string()));
 }
 
 result<refs_document> parse_refs_json(std::string_view text) {
@@ -88,14 +88,12 @@ result<refs_document> parse_refs_json(std::string_view text) {
         if (!refs->is_object())
             return top->fail(fdl_errc::wrong_type, "refs", "expected an object");
         for (auto const& [name, value] : refs->get_object())
-            if (auto added = add_ref(document, name, value); !added)
-                return added.error();
+            add_ref(document, name, value);
     }
     // The tolerated flat shape: keys that are ref names themselves.
     for (auto const& [name, value] : top->object())
         if (name.starts_with("refs/"))
-            if (auto added = add_ref(document, name, value); !added)
-                return added.error();
+            add_ref(document, name, value);
     return document;
 }
 

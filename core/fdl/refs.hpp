@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mirror::fdl {
 
@@ -23,6 +24,8 @@ struct head_value {
 struct refs_document {
     std::optional<std::string> head; ///< the HEAD line, "ref: refs/heads/main"
     ref_map refs;
+    /// Entries refused one by one (a bad name or id); the others stand. Never rendered.
+    std::vector<error> refused;
 };
 
 /// Parses a ref file: a version ID, optionally followed by one "\n".
@@ -36,8 +39,10 @@ std::string render_ref_file(std::string_view version_id);
 result<head_value> parse_head(std::string_view text, std::string_view file = "HEAD");
 
 /// Parses refs.json in the project's shape ({"HEAD": …, "refs": {name: id}}) or the
-/// tolerated flat shape ({name: id, …}); unknown keys are ignored. Every ref name must pass
-/// ref_name_problem and every value must be a version ID, else the whole file is refused.
+/// tolerated flat shape ({name: id, …}); unknown keys are ignored. A ref whose name fails
+/// ref_name_problem or whose value is not a version ID is refused on its own (`refused`,
+/// fdl_errc::bad_ref_name or bad_version_id): one hostile entry does not cost the others.
+/// The file is refused when it is not JSON, not an object, or HEAD or refs has the wrong type.
 result<refs_document> parse_refs_json(std::string_view text);
 
 /// Renders refs.json in the project's shape, keys sorted, one ref per line.

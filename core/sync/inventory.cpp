@@ -7,6 +7,7 @@
 #include "core/sync/limits.hpp"
 #include "core/sync/workers.hpp"
 
+#include <algorithm>
 #include <set>
 
 namespace mirror::sync {
@@ -105,6 +106,8 @@ static void compare_with_refs_json(refs_snapshot& snapshot, std::string const& s
         snapshot.warnings.push_back(side + ": " + document.error().message);
         return;
     }
+    for (auto const& refused : document->refused)
+        snapshot.warnings.push_back(side + ": " + refused.message);
     for (auto const& [name, id] : snapshot.refs) {
         auto it = document->refs.find(name);
         if (it == document->refs.end())
@@ -118,7 +121,41 @@ static void compare_with_refs_json(refs_snapshot& snapshot, std::string const& s
             snapshot.warnings.push_back(side + ": refs.json names " + name + ", which refs/ does not hold");
 }
 
-static awaitable<result<void>> read_listed_refs(store::store& from, refs_snapshot& snapshot, std::string const& side) {
+/// Whether `name` passes the checks and limits; refuses it in `snapshot` otherwise.
+static bool accept_ref_name(refs_snapshot& snapshot, std::string const& name, ref_limits const& limits,
+                            std::size_t& accepted, std::size_t& over_limit, std::string const& side) {
+    if (name.size() > limits.max_name_bytes) {
+        snapshot.refused.push_back(make_error(sync_errc::refused_ref, side + ": " + name.substr(0, 80) +
+                                                                          (name.size() > 80 ? "…" : "") + ": a name of " + std::to_string(name.size()) +
+                                                                          " bytes, more than the " +
+                                                                          std::to_string(limits.max_name_bytes) +
+                                                                          " this mirror accepts"));
+        return false;
+    }
+    if (auto problem = fdl::ref_name_problem(name)) {
+        snapshot.refused.push_back(make_error(sync_errc::refused_ref, side + ": " + name + ": " + *problem));
+        return false;
+    }
+    if (accepted == limits.max_refs) {
+        ++over_limit;
+        return false;
+    }
+    ++accepted;
+    return true;
+}
+
+static void refuse_past_limit(refs_snapshot& snapshot, std::size_t over_limit, ref_limits const& limits,
+                              std::string const& side) {
+    if (over_limit > 0)
+        snapshot.refused.push_back(make_error(
+            sync_errc::refused_ref, side + ": " + std::to_string(limits.max_refs + over_limit) + " refs, more than the " +
+                                        std::to_string(limits.max_refs) + " this mirror follows: the first " +
+                                        std::to_string(limits.max_refs) + " by name are taken, " +
+                                        std::to_string(over_limit) + " are not"));
+}
+
+static awaitable<result<void>> read_listed_refs(store::store& from, refs_snapshot& snapshot, std::string const& side,
+                                                ref_limits const& limits) {
     std::vector<std::string> names;
     std::function<result<void>(store::list_entry)> take = [&](store::list_entry entry) -> result<void> {
         names.push_back(std::move(entry.key));
@@ -127,13 +164,13 @@ static awaitable<result<void>> read_listed_refs(store::store& from, refs_snapsho
     auto listed = co_await from.list("refs/", take);
     if (!listed)
         co_return listed.error();
+    std::sort(names.begin(), names.end());
+    std::size_t accepted = 0, over_limit = 0;
     for (auto& name : names) {
         if (!name.starts_with("refs/heads/") && !name.starts_with("refs/tags/"))
             continue; // refs/requests/* and anything else is the host's own
-        if (auto problem = fdl::ref_name_problem(name)) {
-            snapshot.refused.push_back(make_error(sync_errc::refused_ref, side + ": " + name + ": " + *problem));
+        if (!accept_ref_name(snapshot, name, limits, accepted, over_limit, side))
             continue;
-        }
         auto bytes = co_await store::read_all(from, name, limits::ref_file);
         if (!bytes) {
             if (bytes.error().code == store::store_errc::not_found)
@@ -151,10 +188,11 @@ static awaitable<result<void>> read_listed_refs(store::store& from, refs_snapsho
         }
         snapshot.refs.emplace(std::move(name), std::move(*id));
     }
+    refuse_past_limit(snapshot, over_limit, limits, side);
     co_return result<void>();
 }
 
-awaitable<result<refs_snapshot>> read_refs(store::store& from, std::string side) {
+awaitable<result<refs_snapshot>> read_refs(store::store& from, std::string side, ref_limits limits) {
     refs_snapshot snapshot;
     auto head = co_await store::read_if_present(from, "HEAD", limits::ref_file);
     if (!head)
@@ -173,7 +211,7 @@ awaitable<result<refs_snapshot>> read_refs(store::store& from, std::string side)
     snapshot.refs_json = std::move(*refs_json);
 
     if (from.caps().can_list) {
-        if (auto read = co_await read_listed_refs(from, snapshot, side); !read)
+        if (auto read = co_await read_listed_refs(from, snapshot, side, limits); !read)
             co_return read.error();
         if (snapshot.refs_json)
             compare_with_refs_json(snapshot, side);
@@ -186,9 +224,13 @@ awaitable<result<refs_snapshot>> read_refs(store::store& from, std::string side)
     auto document = fdl::parse_refs_json(*snapshot.refs_json);
     if (!document)
         co_return with_context(document.error(), side);
+    for (auto const& refused : document->refused)
+        snapshot.refused.push_back(make_error(sync_errc::refused_ref, side + ": " + refused.message));
+    std::size_t accepted = 0, over_limit = 0;
     for (auto& [name, id] : document->refs)
-        if (fdl::is_mirrored_ref(name))
+        if (fdl::is_mirrored_ref(name) && accept_ref_name(snapshot, name, limits, accepted, over_limit, side))
             snapshot.refs.emplace(name, id);
+    refuse_past_limit(snapshot, over_limit, limits, side);
     co_return snapshot;
 }
 

@@ -55,9 +55,17 @@ struct refs_snapshot {
     std::vector<std::string> warnings;       ///< refs.json disagreeing with refs/, a bad HEAD
 };
 
+/// How many refs, and how long a name, a pass takes from one side. A hostile refs.json of
+/// 250,000 refs under its size limit once took minutes and hundreds of MB to mirror.
+struct ref_limits {
+    std::size_t max_refs = 10'000;     ///< past these, by name order, the rest are refused
+    std::size_t max_name_bytes = 255;  ///< a longer name is refused (and would not fit a file name)
+};
+
 /// Reads HEAD, refs/heads/*, refs/tags/* and refs.json. A store that can list is read
 /// through refs/ (authoritative) and refs.json is compared with it; one that cannot is
-/// read through refs.json. `side` ("origin", "mirror") prefixes messages.
-awaitable<result<refs_snapshot>> read_refs(store::store& from, std::string side);
+/// read through refs.json. `side` ("origin", "mirror") prefixes messages. A ref refused
+/// (its name, its content, or past `limits`) is one entry of `refused`; the others stand.
+awaitable<result<refs_snapshot>> read_refs(store::store& from, std::string side, ref_limits limits = {});
 
 } // namespace mirror::sync

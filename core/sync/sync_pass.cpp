@@ -303,7 +303,7 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
         for (auto const& k : report.announced_keys.unreadable)
             report.warnings.push_back(k);
     }
-    auto origin_refs = co_await read_refs(origin, "origin");
+    auto origin_refs = co_await read_refs(origin, "origin", options.refs);
     if (!origin_refs) {
         report.fatal = origin_refs.error();
         co_return finish();
@@ -321,7 +321,8 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
         p.origin_versions = std::move(*listed);
     }
     auto mirror_listed = co_await list_versions(mirror);
-    auto mirror_refs = co_await read_refs(mirror, "mirror");
+    // The mirror's refs are the pass's own writing: no limit, so that none is forgotten.
+    auto mirror_refs = co_await read_refs(mirror, "mirror", {SIZE_MAX, SIZE_MAX});
     if (!mirror_listed || !mirror_refs) {
         report.fatal = with_context(mirror_listed ? mirror_refs.error() : mirror_listed.error(), "mirror");
         co_return finish();

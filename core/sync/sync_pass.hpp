@@ -7,6 +7,7 @@
 #include "verify/signature_policy.hpp"
 #include "core/store/store.hpp"
 #include "core/sync/catalog_check.hpp"
+#include "core/sync/inventory.hpp"
 #include "core/sync/report.hpp"
 #include "core/sync/transfer_slots.hpp"
 
@@ -22,6 +23,7 @@ struct sync_options {
     store::blocking_pool* pool = nullptr; ///< where large chunks are hashed; inline when null
     verify::trust_settings trust;         ///< the origin's signature policy and trusted keys
     catalog_settings catalogs;            ///< where and how frozen catalogs are read
+    ref_limits refs;                      ///< how many origin refs, and how long a name, a pass takes
     /// Re-examine the versions the mirror already published: follow late signatures, late
     /// catalogs and expiry, and compare each ref tip's version.json with the origin's
     /// bytes. An origin that can list is examined through its listing; one that cannot

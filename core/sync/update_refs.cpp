@@ -48,7 +48,7 @@ awaitable<bool> descends_from(pass& p, std::string id, std::string ancestor) {
 }
 
 /// Writes a ref file. Returns nullopt when the pass must stop, false when the mirror keeps
-/// another tag it found there (reported), true when the ref names `id`.
+/// another tag it found there or refuses the name (reported), true when the ref names `id`.
 awaitable<std::optional<bool>> write_ref(pass& p, std::string const& name, std::string const& id,
                                          store::write_mode mode) {
     std::string bytes = fdl::render_ref_file(id);
@@ -64,6 +64,13 @@ awaitable<std::optional<bool>> write_ref(pass& p, std::string const& name, std::
                 sync_errc::tag_moved, name + ": the mirror already holds another target for it (it keeps its own)"));
             co_return false;
         }
+    }
+    if (!written && written.error().code == store::store_errc::rejected) {
+        // The mirror refuses this one name (too long for its file system, a key S3 refuses):
+        // the ref is refused, the others are still written.
+        p.report.violations.push_back(
+            make_error(sync_errc::refused_ref, name + ": the mirror cannot hold this ref: " + written.error().message));
+        co_return false;
     }
     if (!written) {
         p.note_failure(with_context(written.error(), "mirror"), true);
@@ -104,7 +111,7 @@ awaitable<bool> update_one(pass& p, std::string const& name, std::string const& 
     if (!written)
         co_return false;
     if (!*written)
-        co_return true; // another tag was there: reported, the mirror keeps it
+        co_return true; // another tag was there, or the name is refused: reported
     held[name] = target;
     p.report.refs_updated.push_back({name, from, target});
     co_return true;
@@ -184,6 +191,10 @@ awaitable<void> update_refs(pass& p, refs_snapshot const& origin_refs, refs_snap
     } else if (origin_refs.head && !head) {
         p.report.warnings.push_back("HEAD: not written yet, what it names is not in the mirror");
     }
+    // The origin publishes a HEAD no reader can follow: the mirror cannot copy it faithfully.
+    if (origin_refs.head && origin_refs.head->symbolic && !origin_refs.refs.contains(*origin_refs.head->symbolic))
+        p.report.violations.push_back(make_error(sync_errc::refused_ref, "HEAD: names " + *origin_refs.head->symbolic +
+                                                                             ", which does not exist at the origin"));
 }
 
 } // namespace mirror::sync::detail

@@ -124,6 +124,8 @@ repositories:
     CHECK(s.allow_rewind == false);
     CHECK(s.pass_timeout == 1h);
     CHECK(s.backoff_max == 1h);
+    CHECK(s.max_refs == 10'000);
+    CHECK(s.max_ref_name_length == 255);
 }
 
 TEST_CASE("daemon config: every top-level and catalog key is read") {
@@ -163,6 +165,7 @@ defaults:
   allowed_signers: /etc/keys/all
   allow_rewind: true
   pass_timeout: 2h
+  max_refs: 500
 repositories:
   - name: inherits
     origin: /srv/o1
@@ -179,6 +182,8 @@ repositories:
     allow_rewind: false
     pass_timeout: 15m
     backoff_max: 10m
+    max_refs: 1000000
+    max_ref_name_length: 1024
 )");
     REQUIRE(cfg.repositories.size() == 2);
     auto const& inherits = cfg.repositories[0].settings;
@@ -191,6 +196,8 @@ repositories:
     CHECK(inherits.allow_rewind == true);
     CHECK(inherits.pass_timeout == 2h);
     CHECK(inherits.backoff_max == 1h); // neither sets it: built in
+    CHECK(inherits.max_refs == 500);
+    CHECK(inherits.max_ref_name_length == 255);
     auto const& overrides = cfg.repositories[1].settings;
     CHECK(overrides.interval == 30s);
     CHECK(overrides.jitter == 0.0);
@@ -201,6 +208,8 @@ repositories:
     CHECK(overrides.allow_rewind == false);
     CHECK(overrides.pass_timeout == 15min);
     CHECK(overrides.backoff_max == 10min);
+    CHECK(overrides.max_refs == 1'000'000);
+    CHECK(overrides.max_ref_name_length == 1024);
     CHECK(cfg.defaults.interval == 10min);
     CHECK(cfg.defaults.backoff_max == 1h);
 }

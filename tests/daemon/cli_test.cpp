@@ -45,6 +45,8 @@ TEST_CASE("sync takes ORIGIN and MIRROR with defaults for everything else") {
     CHECK(cmd->origin == "/srv/origin");
     CHECK(cmd->mirror == "file:///srv/mirror");
     CHECK(cmd->concurrency == 4);
+    CHECK(cmd->max_refs == 10'000);
+    CHECK(cmd->max_ref_name_length == 255);
     CHECK_FALSE(cmd->allow_rewind);
     CHECK_FALSE(cmd->json);
     CHECK_FALSE(cmd->signatures.allowed_signers.has_value());
@@ -81,6 +83,20 @@ TEST_CASE("an unknown option is refused and named") {
           std::string::npos);
     CHECK(usage_message(parse_command_line({"verify", "r", "--concurrency", "2"})).find("--concurrency") !=
           std::string::npos);
+}
+
+TEST_CASE("--max-refs and --max-ref-name-length take counts within their bounds") {
+    auto const cmd = parsed_as<sync_command>(
+        parse_command_line({"sync", "a", "b", "--max-refs", "1000000", "--max-ref-name-length", "4096"}));
+    REQUIRE(cmd.has_value());
+    CHECK(cmd->max_refs == 1'000'000);
+    CHECK(cmd->max_ref_name_length == 4096);
+    for (auto const& [flag, value] : {std::pair{"--max-refs", "0"}, std::pair{"--max-refs", "1000001"},
+                                      std::pair{"--max-ref-name-length", "4097"},
+                                      std::pair{"--max-ref-name-length", "x"}}) {
+        CAPTURE(value);
+        CHECK(usage_message(parse_command_line({"sync", "a", "b", flag, value})).find(flag) != std::string::npos);
+    }
 }
 
 TEST_CASE("--concurrency takes a count from 1 to 1024") {

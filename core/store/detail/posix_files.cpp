@@ -35,6 +35,8 @@ error errno_error(int err, std::string const& what) {
     case ELOOP: code = store_errc::not_a_file, reason = "is a symbolic link (links are not followed)"; break;
     case ENOTDIR: code = store_errc::not_a_file, reason = "a path component is not a folder"; break;
     case EISDIR: code = store_errc::not_a_file, reason = "is a folder, not a file"; break;
+    // A name this file system cannot hold: the key is refused, the medium is fine.
+    case ENAMETOOLONG: code = store_errc::rejected, reason = "name too long for this file system"; break;
     case EINTR:
     case EAGAIN:
     case EBUSY:

@@ -138,22 +138,26 @@ TEST_CASE("refs.json: unknown keys are ignored") {
     CHECK_FALSE(empty->head.has_value());
 }
 
-TEST_CASE("refs.json: one bad ref name refuses the whole file") {
+TEST_CASE("refs.json: a bad ref name refuses that ref alone") {
     for (std::string_view text :
          {R"({"refs":{"refs/heads/main":"019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6c",
                       "refs/heads/a..b":"019a2f10-0c4d-7e88-a1b2-55c0d9e3f7aa"}})"sv,
-          R"({"refs/heads/x.lock":"019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6c"})"sv,
-          R"({"refs":{"refs/heads/a b":"019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6c"}})"sv,
-          R"({"refs":{"refs/heads/":"019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6c"}})"sv,
-          R"({"refs":{"":"019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6c"}})"sv}) {
+          R"({"refs/heads/main":"019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6c","refs/heads/x.lock":"019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6c"})"sv,
+          R"({"refs":{"refs/heads/main":"019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6c","refs/heads/a b":"019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6c"}})"sv,
+          R"({"refs":{"refs/heads/main":"019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6c","refs/heads/":"019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6c"}})"sv,
+          R"({"refs":{"refs/heads/main":"019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6c","":"019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6c"}})"sv}) {
         CAPTURE(text);
         auto doc = parse_refs_json(text);
-        CHECK(code_of(doc) == make_error_code(fdl_errc::bad_ref_name));
-        CHECK(message_of(doc).starts_with("refs.json: "));
+        REQUIRE(doc.has_value());
+        CHECK(doc->refs.size() == 1);
+        CHECK(doc->refs.at("refs/heads/main") == "019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6c");
+        REQUIRE(doc->refused.size() == 1);
+        CHECK(doc->refused[0].code == make_error_code(fdl_errc::bad_ref_name));
+        CHECK(doc->refused[0].message.starts_with("refs.json: "));
     }
 }
 
-TEST_CASE("refs.json: one bad id refuses the whole file") {
+TEST_CASE("refs.json: a bad id refuses that ref alone") {
     for (std::string_view text :
          {R"({"refs":{"refs/heads/main":"019A3C4E-7B21-7F3A-9C55-2F0D8E1A4B6C"}})"sv,
           R"({"refs":{"refs/heads/main":"019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6c\n"}})"sv,
@@ -162,8 +166,12 @@ TEST_CASE("refs.json: one bad id refuses the whole file") {
           R"({"refs/heads/main":"019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6c","refs/tags/t":"nope"})"sv}) {
         CAPTURE(text);
         auto doc = parse_refs_json(text);
-        CHECK(code_of(doc) == make_error_code(fdl_errc::bad_version_id));
-        CHECK(message_of(doc).starts_with("refs.json: "));
+        REQUIRE(doc.has_value());
+        REQUIRE(doc->refused.size() == 1);
+        CHECK(doc->refused[0].code == make_error_code(fdl_errc::bad_version_id));
+        CHECK(doc->refused[0].message.starts_with("refs.json: "));
+        CHECK(!doc->refs.contains(doc->refused[0].message.find("refs/tags/t") != std::string::npos ? "refs/tags/t"
+                                                                                                  : "refs/heads/main"));
     }
 }
 
