@@ -175,6 +175,9 @@ struct metrics::impl {
         counter("fdl_mirror_integrity_failures_total", "Versions held for a failed integrity check, by kind");
     Family<Counter>& violations =
         counter("fdl_mirror_immutability_violations_total", "Broken promises of the origin, by kind");
+    Family<Counter>& version_problems =
+        counter("fdl_mirror_version_problems_total",
+                "Problems of versions published anyway (files.json disagreeing with the catalog), by kind");
     Family<Gauge>& untrusted_keys = gauge("fdl_mirror_untrusted_announced_keys",
                                           "Keys the origin's fdl.json announces that are not configured here");
     Family<Gauge>& origin_up = gauge("fdl_mirror_origin_up", "1 when the last pass could read the origin");
@@ -190,7 +193,7 @@ struct metrics::impl {
         "fdl_mirror_request_errors_total", "HTTP requests that failed, or were answered 408, 429 or 5xx, by kind");
 
     /// Series already made per repository, so a repository removed by a reload loses them.
-    std::map<std::string, std::set<std::string>> refs_seen, held_seen, integrity_seen, violation_seen;
+    std::map<std::string, std::set<std::string>> refs_seen, held_seen, integrity_seen, violation_seen, problem_seen;
     std::map<std::string, double> intervals;
     /// Request counters by repository, handed to its stores' observers.
     std::map<std::string, std::shared_ptr<repo_traffic>> traffic;
@@ -249,7 +252,7 @@ struct metrics::impl {
             remove_repo(*family, repo, {r});
         if (pass_duration.Has(r))
             pass_duration.Remove(&duration_of(repo));
-        std::vector<Labels> results, signatures, integrity, violated, refs, held;
+        std::vector<Labels> results, signatures, integrity, violated, refs, held, problems;
         for (auto result : pass_results)
             results.push_back({{"repo", repo}, {"result", result}});
         for (auto result : signature_results)
@@ -266,14 +269,17 @@ struct metrics::impl {
             refs.push_back({{"repo", repo}, {"ref", ref}});
         for (auto const& reason : held_seen[repo])
             held.push_back({{"repo", repo}, {"reason", reason}});
+        for (auto const& kind : problem_seen[repo])
+            problems.push_back({{"repo", repo}, {"kind", kind}});
         remove_repo(passes, repo, results);
         remove_repo(signature_checks, repo, signatures);
         remove_repo(integrity_failures, repo, integrity);
         remove_repo(violations, repo, violated);
+        remove_repo(version_problems, repo, problems);
         for (auto* family : {&ref_in_sync, &ref_behind, &ref_lag})
             remove_repo(*family, repo, refs);
         remove_repo(versions_held, repo, held);
-        for (auto* seen : {&refs_seen, &held_seen, &integrity_seen, &violation_seen})
+        for (auto* seen : {&refs_seen, &held_seen, &integrity_seen, &violation_seen, &problem_seen})
             seen->erase(repo);
         if (auto counted = traffic.find(repo); counted != traffic.end()) {
             counted->second->remove_series();
@@ -384,6 +390,11 @@ void metrics::pass_finished(std::string const& repo, sync::sync_report const& re
         std::string kind = sync::kind_of(violation.code);
         m.violations.Add({{"repo", repo}, {"kind", kind}}).Increment();
         m.violation_seen[repo].insert(kind);
+    }
+    for (auto const& problem : report.published_with_problems) {
+        std::string kind = sync::kind_of(problem.why.code);
+        m.version_problems.Add({{"repo", repo}, {"kind", kind}}).Increment();
+        m.problem_seen[repo].insert(kind);
     }
 }
 

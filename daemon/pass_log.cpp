@@ -41,6 +41,8 @@ std::string pass_summary(sync::sync_report const& report, finished_pass const& p
         out += ", " + plural(report.held.size(), "version", "versions") + " held";
     if (!report.violations.empty())
         out += ", " + plural(report.violations.size(), "violation", "violations");
+    if (!report.published_with_problems.empty())
+        out += ", " + plural(report.published_with_problems.size(), "problem", "problems") + " of published versions";
     std::size_t in_sync = 0;
     for (auto const& ref : report.refs)
         in_sync += ref.in_sync() ? 1 : 0;
@@ -65,6 +67,8 @@ void log_pass(logger const& log, std::string const& repo, sync::sync_report cons
         log.write({log_level::info, repo, {}, "followed: " + id});
     for (auto const& held : report.held)
         log.write({log_level::warning, repo, held.id, "held: " + held.why.message});
+    for (auto const& problem : report.published_with_problems)
+        log.write({log_level::warning, repo, problem.id, "published with a problem: " + problem.why.message});
     for (auto const& violation : report.violations)
         log.write({log_level::error, repo, {}, "immutability violation: " + violation.message});
     for (auto const& warning : report.warnings)

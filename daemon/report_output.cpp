@@ -56,6 +56,11 @@ std::string sync_summary(sync::sync_report const& r, std::string const& origin, 
         for (auto const& h : r.held)
             out += "  " + h.id + ": " + sync::kind_of(h.why.code) + ": " + h.why.message + "\n";
     }
+    if (!r.published_with_problems.empty()) {
+        out += "published with problems (" + std::to_string(r.published_with_problems.size()) + "):\n";
+        for (auto const& h : r.published_with_problems)
+            out += "  " + h.id + ": " + sync::kind_of(h.why.code) + ": " + h.why.message + "\n";
+    }
     if (!r.violations.empty()) {
         out += "violations (" + std::to_string(r.violations.size()) + "):\n";
         for (auto const& v : r.violations)
@@ -84,6 +89,12 @@ std::string sync_json(sync::sync_report const& r, std::string const& origin, std
         e["version"] = h.id;
         held.push_back(std::move(e));
     }
+    json::array with_problems;
+    for (auto const& h : r.published_with_problems) {
+        auto e = error_json(h.why);
+        e["version"] = h.id;
+        with_problems.push_back(std::move(e));
+    }
     json::array refs;
     for (auto const& change : r.refs_updated) {
         json::object ref{{"name", change.name}, {"to", change.to}};
@@ -106,6 +117,7 @@ std::string sync_json(sync::sync_report const& r, std::string const& origin, std
         {"exit_code", r.exit_code()},
         {"published", strings_json(r.published)},
         {"held", std::move(held)},
+        {"published_with_problems", std::move(with_problems)},
         {"violations", errors_json(r.violations)},
         {"refs_updated", std::move(refs)},
         {"refs", std::move(drift)},

@@ -61,11 +61,13 @@ std::vector<other_catalog> other_catalogs_of(pass const& p, folder_files const* 
 /// is the authority (spec README): where this build reads catalogs, the catalog names
 /// them, after it passed every check against version.json, files.json and catalogs/*.
 /// Otherwise files.json is the index, and a listing of data_dir the last resort.
-/// Fills `memory` with files.json.
+/// Fills `memory` with files.json, and `problems` with what is wrong but does not hold
+/// the version: a files.json that disagrees with the catalog.
 awaitable<result<std::vector<fdl::needed_data_file>>> data_files_of(pass& p, std::string const& folder,
                                                                     fdl::version_record const& record,
-                                                                    folder_files const* listed,
-                                                                    memory_files& memory, bool& scratch_failed) {
+                                                                    folder_files const* listed, memory_files& memory,
+                                                                    std::vector<error>& problems,
+                                                                    bool& scratch_failed) {
     std::optional<fdl::files_index> index;
     if (record.files) {
         std::string key = folder + record.files->path;
@@ -91,8 +93,14 @@ awaitable<result<std::vector<fdl::needed_data_file>>> data_files_of(pass& p, std
                                                        p.options.catalogs, p.options.pool, scratch_failed);
         if (!verdict)
             co_return verdict.error();
-        if (!verdict->problems.empty())
-            co_return first_of(verdict->problems);
+        // The catalog is the authority and files.json only an index (spec README): a
+        // version whose index disagrees is mirrored as the origin has it, with the
+        // catalog's data files, and the disagreement is reported. Every other rule holds it.
+        std::vector<error> holding;
+        for (auto& problem : verdict->problems)
+            (problem.code == catalog::catalog_errc::index_disagrees ? problems : holding).push_back(std::move(problem));
+        if (!holding.empty())
+            co_return first_of(holding);
         p.checked_copies.insert(verdict->checked_copies.begin(), verdict->checked_copies.end());
         co_return std::move(verdict->contents.needed);
     }
@@ -171,7 +179,7 @@ awaitable<result<checked_version>> gather_checked(pass& p, std::string const& id
     if (!*expired) { // an expired version keeps only its record, its mark and what remains
         if (!record.catalog)
             co_return make_error(sync_errc::missing_catalog, folder + "version.json: catalog: missing");
-        auto needed = co_await data_files_of(p, folder, record, listed, memory, scratch_failed);
+        auto needed = co_await data_files_of(p, folder, record, listed, memory, out.problems, scratch_failed);
         if (!needed)
             co_return needed.error();
         inputs.data_files = std::move(*needed);

@@ -249,6 +249,8 @@ awaitable<void> publish_version(pass& p, gathered_version& gathered) {
     }
     p.published_now.insert(id);
     p.report.published.push_back(id);
+    for (auto const& problem : checked->problems)
+        p.report.published_with_problems.push_back({id, problem});
     if (auto signer = p.signer_of.find(id); signer != p.signer_of.end())
         p.report.signers[id] = signer->second;
 }

@@ -40,6 +40,9 @@ struct ref_state {
 struct sync_report {
     std::vector<std::string> published;      ///< versions published by this pass, in order
     std::vector<held_version> held;          ///< versions not published, with why
+    /// Versions published by this pass with a problem that does not hold them (a files.json
+    /// that disagrees with the catalog, the authority), one entry per problem.
+    std::vector<held_version> published_with_problems;
     std::vector<error> violations;           ///< broken promises of the origin; mirror kept its copy
     std::vector<std::string> warnings;       ///< worth knowing, not a failure
     std::vector<ref_change> refs_updated;    ///< refs moved or created in the mirror
@@ -58,7 +61,8 @@ struct sync_report {
     bool io_failure = false;                 ///< an origin read or mirror write failed
     std::chrono::milliseconds elapsed{0};
 
-    /// 0 all mirrored and verified; 1 something held or a violation; 3 I/O failure.
+    /// 0 all mirrored and verified; 1 something held, a violation or a version published
+    /// with a problem; 3 I/O failure.
     int exit_code() const;
 };
 

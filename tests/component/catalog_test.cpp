@@ -110,12 +110,6 @@ TEST_CASE_FIXTURE(lake_origin, "hostile catalogs hold their version with the rea
         });
         why = catalog_errc::inlined_rows, text = "ducklake_inlined_data_1_1 holds 3 rows";
     }
-    SUBCASE("a files.json that disagrees with the catalog") {
-        tip = add_tip([](version_options& v) {
-            v.edit_catalog = [](catalog_model& m) { m.tables[0].files[1].rows = 42; };
-        });
-        why = catalog_errc::index_disagrees, text = "rows is 1 in files.json, 42 in the catalog";
-    }
     SUBCASE("a catalog whose last snapshot is not version.json's") {
         tip = add_tip([](version_options& v) { v.record_snapshot_id = 99; });
         why = catalog_errc::snapshot_mismatch, text = "says ducklake.snapshot_id 99";
@@ -280,4 +274,54 @@ TEST_CASE_FIXTURE(lake_origin, "a late catalog in another format is taken only w
     CHECK(r.exit_code() == 0);
     CHECK(read_file(mirror / "versions" / tip / "catalogs" / "1.1.duckdb") ==
           read_file(origin.version_dir(tip) / "catalogs" / "1.1.duckdb"));
+}
+
+TEST_CASE_FIXTURE(lake_origin, "a version whose files.json disagrees with the catalog is mirrored as the origin has "
+                               "it, with the catalog's files, and the disagreement is reported") {
+    std::string text;
+    SUBCASE("a row count") {
+        add_tip([](version_options& v) { v.edit_catalog = [](catalog_model& m) { m.tables[0].files[1].rows = 42; }; });
+        text = "rows is 1 in files.json, 42 in the catalog";
+    }
+    SUBCASE("a data file files.json does not list") {
+        origin.add_data_file("main/towns/ducklake-4.parquet", std::string(444, 'd'));
+        add_tip([](version_options& v) {
+            v.edit_catalog = [](catalog_model& m) {
+                m.tables[1].files.push_back(model_file{"ducklake-4.parquet", true, 4, 444, {}, m.snapshots.back()});
+            };
+        });
+        text = "main.towns: 1 files in files.json, 2 in the catalog";
+    }
+    std::string tip = ref_of(tmp / "origin", "refs/heads/main");
+    auto r = pass();
+    INFO(describe(r));
+    CHECK(r.exit_code() == 1); // published, and a problem to look at
+    CHECK(r.held.empty());
+    CHECK(r.published == std::vector<std::string>{root, tip});
+    REQUIRE(r.published_with_problems.size() == 1);
+    CHECK(r.published_with_problems[0].id == tip);
+    CHECK(r.published_with_problems[0].why.code == catalog_errc::index_disagrees);
+    CHECK_MESSAGE(r.published_with_problems[0].why.message.find(text) != std::string::npos,
+                  r.published_with_problems[0].why.message);
+    // Byte for byte as the origin published it, and every data file the catalog names.
+    for (auto const* file : {"version.json", "files.json", "ducklake.duckdb"})
+        CHECK(read_file(mirror / "versions" / tip / file) == read_file(origin.version_dir(tip) / file));
+    for (auto const& needed : origin.catalog_of(tip).tables) // the honest model, before the edit
+        for (auto const& f : needed.files)
+            CHECK(fs::exists(mirror / "data/main" / needed.name / f.path));
+    if (text.starts_with("main.towns")) // only the catalog names it
+        CHECK(read_file(mirror / "data/main/towns/ducklake-4.parquet") == std::string(444, 'd'));
+    CHECK(ref_of(mirror, "refs/heads/main") == tip);
+    CHECK(reader_visible_problems(mirror).empty());
+
+    // verify of the mirror reports the same problem, on that version only.
+    auto audit = audit_folder(mirror);
+    INFO(problems_of(audit));
+    CHECK(audit.exit_code() == 1);
+    CHECK(audit_finds(audit, tip, catalog_errc::index_disagrees, text));
+    CHECK(!audit_finds(audit, root, catalog_errc::index_disagrees, ""));
+    // The next pass has nothing left to do.
+    auto again = pass();
+    CHECK(again.published.empty());
+    CHECK(again.published_with_problems.empty());
 }

@@ -1,5 +1,6 @@
 #include "daemon/metrics.hpp"
 
+#include "core/catalog/errors.hpp"
 #include "core/store/errors.hpp"
 #include "core/sync/errors.hpp"
 #include "tests/support/local_servers.hpp"
@@ -29,6 +30,8 @@ sync::sync_report troubled_report() {
     r.held.push_back({"v4", make_error(verify::verify_errc::missing_signature, "versions/v4: no signature")});
     r.held.push_back({"v5", make_error(verify::verify_errc::untrusted_key, "versions/v5: untrusted")});
     r.violations.push_back(make_error(sync::sync_errc::tag_moved, "refs/tags/v1: moved"));
+    r.published_with_problems.push_back(
+        {"v1", make_error(catalog::catalog_errc::index_disagrees, "versions/v1/files.json disagrees")});
     r.signers["v1"] = verify::signer_info{};
     r.announced_keys.announced_not_trusted = {"SHA256:abc"};
     r.refs.push_back({"refs/heads/main", "v5", std::string("v1"), 4});
@@ -102,6 +105,7 @@ TEST_CASE("a pass's report becomes drift, held versions, signature checks, integ
     CHECK(has_line(text, R"(fdl_mirror_signature_checks_total{repo="population",result="missing"} 1)"));
     CHECK(has_line(text, R"(fdl_mirror_signature_checks_total{repo="population",result="untrusted"} 1)"));
     CHECK(has_line(text, R"(fdl_mirror_immutability_violations_total{kind="tag_moved",repo="population"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_version_problems_total{kind="catalog.index_disagrees",repo="population"} 1)"));
     CHECK(has_line(text, R"(fdl_mirror_untrusted_announced_keys{repo="population"} 1)"));
     CHECK(has_line(text, R"(fdl_mirror_copied_bytes_total{repo="population"} 1000)"));
     CHECK(has_line(text, R"(fdl_mirror_copied_files_total{repo="population"} 3)"));

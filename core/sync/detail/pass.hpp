@@ -73,6 +73,9 @@ using memory_files = std::map<std::string, std::string, std::less<>>;
 struct checked_version {
     version_inputs inputs;
     memory_files memory;
+    /// What is wrong with the version without holding it (files.json disagreeing with the
+    /// catalog, which is the authority): reported when it is published.
+    std::vector<error> problems;
 };
 
 /// A version gathered ahead of its turn to be published.
