@@ -151,16 +151,6 @@ int run_sync_command(daemon::sync_command const& cmd) {
         std::fprintf(stderr, "fdl-mirror: mirror: %s\n", mirror.error().message.c_str());
         return is_usage_problem(mirror.error()) ? exit_usage : exit_io;
     }
-    // One pass at a time per folder mirror; the lock lives until the pass is over.
-    std::optional<daemon::mirror_lock> lock;
-    if (auto folder = daemon::folder_of(cmd.mirror)) {
-        std::string problem;
-        lock = daemon::mirror_lock::take(*folder, problem);
-        if (!lock) {
-            std::fprintf(stderr, "fdl-mirror: %s\n", problem.c_str());
-            return exit_io;
-        }
-    }
     store::store* target = mirror->get();
     std::optional<store::fault_store> killer;
     if (auto n = kill_after_writes()) {
@@ -172,6 +162,10 @@ int run_sync_command(daemon::sync_command const& cmd) {
                                std::move(std::get<verify::trust_settings>(trust))};
     options.recheck_published = !cmd.quick;
     options.refs = {cmd.max_refs, cmd.max_ref_name_length};
+    // One pass at a time per folder mirror; the lock lives until the pass is over. Taken
+    // once the mirror is known to hold this repository: another one gets nothing written.
+    std::optional<daemon::mirror_lock> lock;
+    options.before_first_write = daemon::folder_lock_step(cmd.mirror, lock);
     auto report = run_to_completion(io, sync::run_sync(**origin, *target, options, progress.get()));
     progress.reset();
     std::string out = cmd.json ? daemon::sync_json(report, cmd.origin, cmd.mirror)

@@ -3,6 +3,9 @@
 // branch back (each writes the refs it decided on), so a pass holds a lock. A daemon holds
 // one on its state folder the same way.
 
+#include "verify/error.hpp"
+
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -13,7 +16,8 @@ namespace mirror::daemon {
 class mirror_lock {
 public:
     /// Takes the lock of the folder at `root` without waiting. nullopt with `problem` set
-    /// when another process holds it or the lock file cannot be made.
+    /// when another process holds it or the lock file cannot be made. Creates nothing
+    /// through a symbolic link: `.fdl-mirror` and its `lock` must be a folder and a file.
     static std::optional<mirror_lock> take(std::string const& root, std::string& problem);
     /// Takes an exclusive lock on the file at `path` (made if missing) without waiting.
     /// nullopt with `problem` set to `in_use` when another holder has it (another process,
@@ -26,10 +30,19 @@ public:
 
 private:
     explicit mirror_lock(int fd) : fd_(fd) {}
+    /// Locks the open `fd` (closing it on failure).
+    static std::optional<mirror_lock> lock_fd(int fd, std::string const& path, std::string const& in_use,
+                                              std::string& problem);
     int fd_;
 };
 
 /// The folder a location names when it is a folder or file:// URL; nullopt otherwise.
 std::optional<std::string> folder_of(std::string const& location);
+
+/// For sync_options::before_first_write: takes the lock of the folder mirror at
+/// `location` into `lock` (which must outlive the pass); empty for other stores. The step
+/// fails with store_errc::io_error naming the reason (another sync holds it, or
+/// `.fdl-mirror` is a link or cannot be made).
+std::function<result<void>()> folder_lock_step(std::string const& location, std::optional<mirror_lock>& lock);
 
 } // namespace mirror::daemon

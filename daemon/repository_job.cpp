@@ -215,13 +215,12 @@ awaitable<void> repository_job::one_pass() {
     } else if (!open_stores(problem)) {
         report.fatal = make_error(store::store_errc::io_error, problem);
         report.io_failure = true;
-    } else if (auto folder = folder_of(r.mirror); folder && !(lock = mirror_lock::take(*folder, problem))) {
-        report.fatal = make_error(store::store_errc::io_error, "mirror: " + problem);
     } else {
         sync::sync_options options;
         options.allow_rewind = r.settings.allow_rewind;
         options.concurrency = r.settings.concurrency;
         options.refs = {r.settings.max_refs, r.settings.max_ref_name_length};
+        options.before_first_write = folder_lock_step(r.mirror, lock);
         options.pool = services_.pool;
         options.trust = std::move(*trust);
         options.catalogs = catalog_settings_of(*cfg);

@@ -293,6 +293,12 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
         report.fatal = create_fdl.error();
         co_return finish();
     }
+    if (options.before_first_write) {
+        if (auto ready = options.before_first_write(); !ready) {
+            report.fatal = ready.error();
+            co_return finish();
+        }
+    }
     if (options.trust.policy != verify::signature_policy::off && !p.settings.signers.empty()) {
         // fdl.json's signers are never trusted; they are compared with the trusted keys.
         report.announced_keys = verify::compare_announced_keys(p.settings.signers, options.trust.signers);

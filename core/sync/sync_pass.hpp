@@ -38,6 +38,11 @@ struct sync_options {
     /// nothing new, lets the copies in flight end, moves refs to what it did publish, and
     /// ends with fatal = sync_errc::stopped (a shutdown that loses no work in flight).
     std::function<bool()> stop_requested;
+    /// Called once the mirror is known to hold this repository or none (its fdl.json read
+    /// and compared), before the pass writes anything to it: where the caller takes its
+    /// lock on a folder mirror, so that a mirror of another repository gets nothing, not
+    /// even a lock file. An error stops the pass (fatal) with nothing written.
+    std::function<result<void>()> before_first_write;
 };
 
 /// Runs one pass from `origin` to `mirror` (which must be able to list and write).

@@ -66,6 +66,33 @@ expect_output "another fdl-mirror sync is writing this mirror" "the lock is name
 kill "$holder" 2>/dev/null || true
 wait "$holder" 2>/dev/null || true
 
+# Nothing is made through a link: .fdl-mirror as a symbolic link to elsewhere is refused,
+# and no lock file appears where it points.
+"$FDL_MIRROR" sync "$work/origin" "$work/mirror5" >/dev/null 2>&1 || true # its dev tip was tampered with above
+mkdir -p "$work/elsewhere"
+rm -rf "$work/mirror5/.fdl-mirror"
+ln -s "$work/elsewhere" "$work/mirror5/.fdl-mirror"
+expect_status 3 "a mirror whose .fdl-mirror is a link" -- "$FDL_MIRROR" sync "$work/origin" "$work/mirror5"
+expect_output ".fdl-mirror: not a folder (links are not followed)" "the link is named"
+[ -z "$(ls -A "$work/elsewhere")" ] && pass || fail "something was created through the link: $(ls -A "$work/elsewhere")"
+
+# A mirror of another repository gets nothing written, not even the lock.
+"$FDL_PUBLISHER" sample "$work/other-origin"
+python3 - "$work/other-origin/fdl.json" <<'PY'
+import json, sys
+settings = json.load(open(sys.argv[1]))
+settings["id"] = "another-repository"
+json.dump(settings, open(sys.argv[1], "w"))
+PY
+"$FDL_MIRROR" sync "$work/other-origin" "$work/other-mirror" >/dev/null 2>&1
+rm -rf "$work/other-mirror/.fdl-mirror"
+before=$(cd "$work/other-mirror" && find . | sort | md5sum)
+expect_status 1 "a mirror of another repository" -- "$FDL_MIRROR" sync "$work/origin" "$work/other-mirror"
+expect_output "the mirror holds repository" "another repository is named"
+after=$(cd "$work/other-mirror" && find . | sort | md5sum)
+[ "$before" = "$after" ] && pass || fail "a mirror of another repository was written to"
+[ ! -e "$work/other-mirror/.fdl-mirror" ] && pass || fail ".fdl-mirror was made in a mirror of another repository"
+
 # Signature options: the keys file is read and parsed before anything runs.
 expect_status 2 "unreadable allowed_signers" -- "$FDL_MIRROR" sync "$work/origin" "$work/m3" --allowed-signers "$work/absent"
 expect_output "does not exist" "absent allowed_signers"
