@@ -63,7 +63,24 @@ checked<std::string> resolve_location(std::string_view text, location_role role,
     }
     if (authority_of(rest).empty())
         return {std::nullopt, scheme == "s3" ? "has no bucket (s3://bucket/prefix/)" : "has no host"};
+    if (authority_of(rest).find('@') != std::string_view::npos)
+        return {std::nullopt, "holds user information: credentials never go in URLs (S3 keys go in a store's "
+                              "credentials_file or the environment)"};
     return {std::string(text), {}};
+}
+
+std::string shown_location(std::string_view text) {
+    auto const scheme_end = text.find("://");
+    if (scheme_end == std::string_view::npos)
+        return std::string(text);
+    std::string_view const authority = authority_of(text.substr(scheme_end + 3));
+    auto const at = authority.rfind('@');
+    if (at == std::string_view::npos)
+        return std::string(text);
+    std::string_view const userinfo = authority.substr(0, at);
+    auto const colon = userinfo.find(':');
+    std::string masked = colon == std::string_view::npos ? "***" : std::string(userinfo.substr(0, colon)) + ":***";
+    return std::string(text.substr(0, scheme_end + 3)) + masked + std::string(text.substr(scheme_end + 3 + at));
 }
 
 std::string_view scheme_of(std::string_view location) noexcept {
@@ -100,6 +117,9 @@ checked<std::string> check_endpoint(std::string_view text, bool allow_plain_http
     std::string_view rest = text.substr(scheme_end + 3);
     if (rest.ends_with('/'))
         rest.remove_suffix(1);
+    if (authority_of(rest).find('@') != std::string_view::npos)
+        return {std::nullopt, "holds user information: credentials never go in URLs (use credentials_file or the "
+                              "environment)"};
     if (rest.empty() || rest.find_first_of("/?#@") != std::string_view::npos || has_blank(rest))
         return {std::nullopt, "is not scheme://host[:port], with nothing after the port"};
     // A port after the last ':', unless that ':' is inside an IPv6 literal's brackets.

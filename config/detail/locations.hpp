@@ -28,8 +28,12 @@ checked<std::filesystem::path> resolve_path(std::string_view text, std::filesyst
 
 /// `text` as a location of `role`: a folder path resolved as resolve_path does, or a URL
 /// kept as written once its scheme and authority are checked (a file:// URL needs an
-/// absolute path; http(s) a host; s3 a bucket).
+/// absolute path; http(s) a host; s3 a bucket; none may hold user information).
 checked<std::string> resolve_location(std::string_view text, location_role role, std::filesystem::path const& base);
+
+/// `text` for a message: a URL's user information masked ("https://user:***@host/"; a
+/// user alone may be a token, so "https://***@host/"); any other text as it is.
+std::string shown_location(std::string_view text);
 
 /// The scheme of a resolved location ("s3", "file", …), or empty for a folder path.
 std::string_view scheme_of(std::string_view location) noexcept;

@@ -43,7 +43,7 @@ std::optional<std::string> read_location(map_reader& repo, std::string_view key,
         return std::nullopt;
     auto location = resolve_location(found->first, role, base);
     if (!location.value)
-        repo.problems().add(found->second, repo.subject(key) + " " + quote(found->first) + " " + location.why);
+        repo.problems().add(found->second, repo.subject(key) + " " + quote(shown_location(found->first)) + " " + location.why);
     return location.value;
 }
 

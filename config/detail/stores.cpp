@@ -36,7 +36,7 @@ bool is_plain_word(std::string_view text, bool spaces_allowed) {
 
 std::string describe(std::size_t index, YAML::Node const& item) {
     if (auto match = item["match"]; match && match.IsScalar() && !match.Scalar().empty())
-        return "store " + quote(match.Scalar());
+        return "store " + quote(shown_location(match.Scalar()));
     return "store #" + std::to_string(index + 1);
 }
 
@@ -61,7 +61,7 @@ store_entry read_store(map_reader& store, std::filesystem::path const& base) {
             if (checked.value)
                 out.match = *checked.value;
             else
-                problems.add(found->second, store.subject("match") + " " + quote(found->first) + " " + checked.why);
+                problems.add(found->second, store.subject("match") + " " + quote(shown_location(found->first)) + " " + checked.why);
         }
     }
     out.allow_plain_http = store.flag("allow_plain_http").value_or(false);
@@ -70,7 +70,7 @@ store_entry read_store(map_reader& store, std::filesystem::path const& base) {
         if (checked.value)
             out.endpoint = *checked.value;
         else
-            problems.add(found->second, store.subject("endpoint") + " " + quote(found->first) + " " + checked.why);
+            problems.add(found->second, store.subject("endpoint") + " " + quote(shown_location(found->first)) + " " + checked.why);
     }
     out.region = read_word(store, "region", false);
     out.profile = read_word(store, "profile", true);

@@ -21,9 +21,22 @@ std::string location::text() const { return scheme() + "://" + host_header() + t
 
 std::string location::target() const { return query.empty() ? path : path + "?" + query; }
 
+/// The URL for a message, its user information masked: "user:***@" ("***@" for a user
+/// alone, which may be a token). A secret never reaches a log or a terminal.
+static std::string shown(urls::url_view u, std::string_view original) {
+    if (!u.has_userinfo())
+        return std::string(original.substr(0, 200));
+    urls::url masked(u);
+    if (masked.has_password())
+        masked.set_password("***");
+    else
+        masked.set_user("***");
+    return std::string(masked.buffer().substr(0, 200));
+}
+
 static result<location> from_url(urls::url_view u, std::string_view original) {
     auto refuse = [&](std::string const& why) {
-        return make_error(store::store_errc::rejected, "'" + std::string(original.substr(0, 200)) + "': " + why);
+        return make_error(store::store_errc::rejected, "'" + shown(u, original) + "': " + why);
     };
     location out;
     if (u.scheme_id() == urls::scheme::https)
@@ -50,9 +63,11 @@ static result<location> from_url(urls::url_view u, std::string_view original) {
 
 result<location> parse_location(std::string_view url) {
     auto parsed = urls::parse_uri(url); // a URI may carry a fragment, which from_url refuses by name
-    if (!parsed)
+    if (!parsed) // not shown when it holds '@': what precedes it may be a password
         return make_error(store::store_errc::rejected,
-                          "'" + std::string(url.substr(0, 200)) + "': not a URL (" + parsed.error().message() + ")");
+                          (url.find('@') == std::string_view::npos ? "'" + std::string(url.substr(0, 200)) + "'"
+                                                                   : std::string("a URL (not shown: it holds '@')")) +
+                              ": not a URL (" + parsed.error().message() + ")");
     return from_url(*parsed, url);
 }
 

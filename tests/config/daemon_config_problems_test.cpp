@@ -126,6 +126,22 @@ TEST_CASE("daemon config: each broken configuration gives its one exact problem"
          "repositories:\n  - { name: a, origin: /o, mirror: \"https://example.org/m/\", signatures: off }\n",
          "mirror.yaml:2:36: repository 'a': mirror 'https://example.org/m/' is read-only (HTTP): a mirror is a folder "
          "path or a file:// or s3:// URL"},
+        {"a password in an origin URL",
+         "repositories:\n  - { name: a, origin: \"https://user:hunter2@h/o/\", mirror: /m, signatures: off }\n",
+         "mirror.yaml:2:24: repository 'a': origin 'https://user:***@h/o/' holds user information: credentials never "
+         "go in URLs (S3 keys go in a store's credentials_file or the environment)"},
+        {"a token as the user of an s3 mirror URL",
+         "repositories:\n  - { name: a, origin: /o, mirror: \"s3://hunter2@bucket/m/\", signatures: off }\n",
+         "mirror.yaml:2:36: repository 'a': mirror 's3://***@bucket/m/' holds user information: credentials never go "
+         "in URLs (S3 keys go in a store's credentials_file or the environment)"},
+        {"user information in a store's endpoint",
+         with("stores:\n  - match: s3://b/\n    endpoint: \"https://key:hunter2@s3.example.org\"\n"),
+         "mirror.yaml:8:15: store 's3://b/': endpoint 'https://key:***@s3.example.org' holds user information: "
+         "credentials never go in URLs (use credentials_file or the environment)"},
+        {"user information in a store's match",
+         with("stores:\n  - match: \"https://u:hunter2@h/\"\n"),
+         "mirror.yaml:7:12: store 'https://u:***@h/': match 'https://u:***@h/' holds user information: "
+         "credentials never go in URLs (S3 keys go in a store's credentials_file or the environment)"},
         {"an unknown origin scheme",
          "repositories:\n  - { name: a, origin: \"ftp://h/o/\", mirror: /m, signatures: off }\n",
          "mirror.yaml:2:24: repository 'a': origin 'ftp://h/o/' has the scheme 'ftp': it must be a folder path or a "
@@ -213,6 +229,18 @@ TEST_CASE("daemon config: a secret's value never appears in a message") {
     REQUIRE(found.size() == 2);
     for (auto const& text : found) {
         CHECK(text.find("hunter") == std::string::npos);
+    }
+}
+
+TEST_CASE("daemon config: a password or token in a URL never appears in a message") {
+    for (std::string text : {with("stores:\n  - match: \"https://u:hunter2@h/\"\n    region: x y\n"),
+                             std::string("repositories:\n  - { name: a, origin: \"https://hunter2@h/\", mirror: \"s3://"
+                                         "k:hunter2@b/\" }\n")}) {
+        CAPTURE(text);
+        auto const found = problems_of(text);
+        REQUIRE(!found.empty());
+        for (auto const& problem : found)
+            CHECK(problem.find("hunter") == std::string::npos);
     }
 }
 

@@ -47,9 +47,16 @@ TEST_CASE("URLs a store refuses, each with the reason") {
         CHECK(code_of(base) == store::store_errc::rejected);
         CHECK(base.error().message.find(r.why) != std::string::npos);
     }
-    // The refusal never repeats a password it was given.
-    CHECK(parse_base("https://user:secret@example.org/").error().message.find("user information") !=
-          std::string::npos);
+    // The refusal never repeats a password it was given, nor a user alone (a token).
+    auto with_password = parse_base("https://user:secret@example.org/");
+    CHECK(with_password.error().message.find("secret") == std::string::npos);
+    CHECK(with_password.error().message.find("'https://user:***@example.org/'") != std::string::npos);
+    auto token = parse_base("https://ghp_secret@example.org/");
+    CHECK(token.error().message.find("secret") == std::string::npos);
+    CHECK(token.error().message.find("'https://***@example.org/'") != std::string::npos);
+    auto unparsable = parse_base("https://user:sec ret@exa mple.org/");
+    REQUIRE(!unparsable);
+    CHECK(unparsable.error().message.find("sec") == std::string::npos);
 }
 
 TEST_CASE("keys become percent-encoded paths below the base") {
