@@ -86,6 +86,7 @@ struct store_entry {
     std::optional<std::uint64_t> max_bytes_per_second;     ///< nullopt: no limit
     std::uint64_t part_size = 16 * mebibyte;               ///< s3 only: multipart part size, 5MiB..5GiB
     std::uint64_t multipart_threshold = 16 * mebibyte;     ///< s3 only: objects this large go multipart; 1..5GiB
+    std::vector<std::string> redirect_hosts; ///< http(s) only: hosts its redirects may lead to ("host", "host:port")
 };
 
 /// The whole file, resolved: defaults applied, inheritance done, paths absolute.

@@ -47,6 +47,9 @@ sync and verify options:
   --max-requests-per-second N    ask the origin (the repository, for verify) at most N times a
                                  second, after a burst of N
   --max-bytes-per-second SIZE    read at most SIZE a second from it (100MiB, 10MB, 65536)
+  --allow-redirect-to HOST       let an https:// origin's redirects lead to HOST (or HOST:PORT), on
+                                 public addresses only (repeatable; by default a redirect may
+                                 only stay on the origin's own scheme, host and port)
 
 exit status: 0 all mirrored and verified (or, for verify, every check passed; for
 check-signature, the signature is accepted); 1 something was held back or a check failed
@@ -109,6 +112,13 @@ bool take_network_flag(std::string const& flag, arg_reader& in, network_options&
             out.max_requests_per_second = config::parse_count(*value, 1'000'000);
             if (!out.max_requests_per_second)
                 problem = usage_error{flag + ": '" + *value + "' is not a count from 1 to 1000000"};
+        }
+    } else if (flag == "--allow-redirect-to") {
+        if (auto value = in.value_for(flag, problem)) {
+            if (value->empty() || value->find_first_of("/@?# ") != std::string::npos)
+                problem = usage_error{flag + ": '" + *value + "' is not a host or host:port"};
+            else
+                out.redirect_hosts.push_back(*value);
         }
     } else if (flag == "--max-bytes-per-second") {
         if (auto value = in.value_for(flag, problem)) {

@@ -26,6 +26,7 @@ struct network_options {
     std::optional<std::string> ca_bundle; ///< --ca-bundle FILE
     std::optional<std::uint64_t> max_requests_per_second; ///< --max-requests-per-second N (origin only)
     std::optional<std::uint64_t> max_bytes_per_second;    ///< --max-bytes-per-second SIZE (origin only)
+    std::vector<std::string> redirect_hosts;              ///< --allow-redirect-to HOST, repeatable (origin only)
 };
 
 struct sync_command {

@@ -121,6 +121,7 @@ store::store_options store_options_of(daemon::network_options const& network) {
 /// The options for the origin: the network's, held to the rate limits asked for.
 store::store_options origin_options_of(daemon::network_options const& network) {
     store::store_options out = store_options_of(network);
+    out.redirect_hosts = network.redirect_hosts;
     store::rate_limits limits;
     if (network.max_requests_per_second)
         limits.requests_per_second = static_cast<double>(*network.max_requests_per_second);

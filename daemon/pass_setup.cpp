@@ -40,7 +40,7 @@ bool same_entry(config::store_entry const* a, config::store_entry const* b) {
            a->ca_bundle == b->ca_bundle && a->allow_plain_http == b->allow_plain_http &&
            a->max_requests_per_second == b->max_requests_per_second &&
            a->max_bytes_per_second == b->max_bytes_per_second && a->part_size == b->part_size &&
-           a->multipart_threshold == b->multipart_threshold;
+           a->multipart_threshold == b->multipart_threshold && a->redirect_hosts == b->redirect_hosts;
 }
 
 } // namespace
@@ -83,6 +83,7 @@ store::store_options store_options_for(config::daemon_config const& cfg, std::st
     out.s3.ca_bundle = entry->ca_bundle;
     out.part_bytes = entry->part_size;
     out.multipart_threshold = entry->multipart_threshold;
+    out.redirect_hosts = entry->redirect_hosts;
     out.limits = throttles.for_entry(*entry);
     return out;
 }

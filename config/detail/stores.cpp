@@ -83,6 +83,14 @@ store_entry read_store(map_reader& store, std::filesystem::path const& base) {
     out.max_bytes_per_second = store.size("max_bytes_per_second", 1, std::numeric_limits<std::uint64_t>::max());
     out.part_size = store.size("part_size", min_part_size, max_part_size).value_or(out.part_size);
     out.multipart_threshold = store.size("multipart_threshold", 1, max_part_size).value_or(out.multipart_threshold);
+    for (auto const& item : store.list("redirect_hosts")) {
+        std::string const host = item.IsScalar() ? item.Scalar() : std::string();
+        if (!is_plain_word(host, false) || host.find_first_of("/@?#") != std::string::npos)
+            problems.add(item.Mark(), store.subject("redirect_hosts") + " item " + quote(host) +
+                                          " is not a host or host:port (such as cdn.example.org or cdn.example.org:8443)");
+        else
+            out.redirect_hosts.push_back(host);
+    }
 
     for (auto key : secret_keys)
         if (store.find(key))
@@ -92,6 +100,9 @@ store_entry read_store(map_reader& store, std::filesystem::path const& base) {
         for (auto key : s3_only_keys)
             if (store.find(key))
                 problems.add(store.key_mark(key), store.subject(key) + " applies only to s3:// stores");
+    if (!out.match.empty() && scheme_of(out.match) == "s3" && store.find("redirect_hosts"))
+        problems.add(store.key_mark("redirect_hosts"),
+                     store.subject("redirect_hosts") + " applies only to http:// and https:// stores");
     store.finish();
     return out;
 }

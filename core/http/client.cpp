@@ -1,5 +1,6 @@
 #include "core/http/client.hpp"
 
+#include "core/http/redirects.hpp"
 #include "core/store/errors.hpp"
 
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -100,6 +101,12 @@ request_failure failure_of(response_head const& head) {
     return request_failure::none;
 }
 
+/// Connections are pooled per scheme, host and port, and apart when they were opened to
+/// public addresses only: one opened without that check never serves a request needing it.
+std::string pool_key_of(location const& where, bool public_only) {
+    return where.scheme() + "://" + where.host + ":" + where.port + (public_only ? " public" : "");
+}
+
 bool is_redirect(unsigned status) {
     return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
 }
@@ -170,10 +177,11 @@ struct client::impl {
     }
 
     /// A new connection to `where`; says in `failure` why there is none.
-    awaitable<result<std::unique_ptr<connection>>> connect(location const& where, request_failure& failure) {
+    awaitable<result<std::unique_ptr<connection>>> connect(location const& where, bool public_only,
+                                                           request_failure& failure) {
         auto ex = co_await net::this_coro::executor;
         auto c = std::make_unique<connection>();
-        c->pool_key = where.scheme() + "://" + where.host + ":" + where.port;
+        c->pool_key = pool_key_of(where, public_only);
         std::string what = where.text();
         if (where.tls) {
             if (tls_setup_failure) {
@@ -194,9 +202,21 @@ struct client::impl {
             failure = request_failure::timeout;
             co_return make_error(store::store_errc::transient, what + ": timed out while resolving " + where.host);
         }
-        auto [resolve_ec, endpoints] = std::get<0>(raced);
+        auto [resolve_ec, resolved] = std::get<0>(raced);
         if (resolve_ec)
             co_return transport_error(what, "resolving " + where.host, resolve_ec, request_failure::dns, failure);
+        // The addresses are checked as resolved, not the name: a public name can resolve inward.
+        std::vector<tcp::endpoint> endpoints;
+        for (auto const& entry : resolved)
+            if (!public_only || !is_internal_address(entry.endpoint().address()))
+                endpoints.push_back(entry.endpoint());
+        if (endpoints.empty()) {
+            failure = request_failure::connect;
+            co_return make_error(store::store_errc::rejected,
+                                 what + ": " + where.host + " resolves only to internal addresses (" +
+                                     resolved.begin()->endpoint().address().to_string() +
+                                     "…), which a redirect from a public origin may not reach");
+        }
 
         c->lowest().expires_after(settings.connect_timeout);
         auto [connect_ec, endpoint] = co_await c->lowest().async_connect(endpoints, use_op);
@@ -372,7 +392,7 @@ client_settings const& client::settings() const { return impl_->settings; }
 
 awaitable<result<response_head>> client::exchange(request const& req, store::byte_sink* body,
                                                   response_head* seen) {
-    std::string key = req.where.scheme() + "://" + req.where.host + ":" + req.where.port;
+    std::string key = pool_key_of(req.where, req.public_addresses_only);
     // A pooled connection may have been closed by the server meanwhile: if it fails before
     // any answer, the request goes once more on a new connection.
     auto ex = co_await net::this_coro::executor;
@@ -386,7 +406,7 @@ awaitable<result<response_head>> client::exchange(request const& req, store::byt
         bool reused = c != nullptr;
         exchange_outcome outcome;
         if (!c) {
-            auto opened = co_await impl_->connect(req.where, outcome.failure);
+            auto opened = co_await impl_->connect(req.where, req.public_addresses_only, outcome.failure);
             if (!opened) {
                 told(outcome);
                 co_return opened.error();
@@ -401,6 +421,9 @@ awaitable<result<response_head>> client::exchange(request const& req, store::byt
         if (!*answer && reused && outcome.status == 0)
             continue;
         if (*answer) {
+            boost::system::error_code peer_ec;
+            auto peer = c->lowest().socket().remote_endpoint(peer_ec);
+            (*answer)->internal_peer = !peer_ec && is_internal_address(peer.address());
             outcome.failure = failure_of(**answer);
             if (outcome.reusable)
                 impl_->give_back(std::move(c));
@@ -418,6 +441,8 @@ awaitable<result<response_head>> client::fetch(request req, store::byte_sink* bo
     store::byte_sink* sink = body != nullptr ? &counted : nullptr;
     std::optional<std::string> etag; // of the body being streamed, for resuming it
     unsigned redirects = 0;
+    location const start = req.where;
+    bool start_internal = false; // whether the origin answered from an internal address
     std::optional<error> last;
     for (unsigned attempt = 0; attempt < impl_->settings.max_attempts;) {
         std::uint64_t resume_from = counted.delivered();
@@ -445,10 +470,12 @@ awaitable<result<response_head>> client::fetch(request req, store::byte_sink* bo
                 auto next = resolve_redirect(req.where, *target);
                 if (!next)
                     co_return next.error();
-                if (req.where.tls && !next->tls)
-                    co_return make_error(store::store_errc::rejected,
-                                         req.where.text() + ": a redirect from https to http (" + next->text() +
-                                             ") is refused");
+                if (redirects == 0)
+                    start_internal = answer->internal_peer;
+                auto verdict = decide_redirect(start, start_internal, *next, impl_->settings.redirect_hosts);
+                if (!verdict.follow)
+                    co_return make_error(store::store_errc::rejected, verdict.why);
+                req.public_addresses_only = verdict.public_addresses_only;
                 if (++redirects > impl_->settings.max_redirects)
                     co_return make_error(store::store_errc::rejected,
                                          req.where.text() + ": more than " +

@@ -32,6 +32,10 @@ struct client_settings {
     std::chrono::milliseconds body_idle_timeout{30'000}; ///< longest wait for the next body bytes
     std::size_t max_idle_per_host = 8;                   ///< keep-alive connections kept per host
     unsigned max_redirects = 5;
+    /// Hosts ("host" or "host:port") besides the request's own that a redirect may lead to
+    /// (decide_redirect, core/http/redirects.hpp); only their public addresses, unless the
+    /// origin itself answered from an internal one.
+    std::vector<std::string> redirect_hosts;
     unsigned max_attempts = 5; ///< tries of one request, transient failures included
     std::chrono::milliseconds backoff_base{250};
     std::chrono::milliseconds backoff_cap{20'000};
@@ -47,6 +51,9 @@ struct request {
     std::vector<std::pair<std::string, std::string>> headers;
     std::string body;
     bool follow_redirects = true;
+    /// Connect only to public addresses of the host (is_internal_address): set by fetch for
+    /// a redirect to another host, so that a public origin cannot send the client inward.
+    bool public_addresses_only = false;
 };
 
 struct response_head {
@@ -54,6 +61,7 @@ struct response_head {
     std::vector<std::pair<std::string, std::string>> headers; ///< names in lower case
     std::optional<std::uint64_t> content_length;
     location where;         ///< where the answer came from, after redirects
+    bool internal_peer = false; ///< it came from an internal address (loopback, private…)
     std::string error_body; ///< the start of a non-2xx answer's body (S3 puts its <Code> there)
 
     std::optional<std::string> header(std::string_view lower_case_name) const;
@@ -82,7 +90,7 @@ public:
     awaitable<result<response_head>> exchange(request const& req, store::byte_sink* body,
                                               response_head* seen = nullptr);
 
-    /// exchange, following redirects (up to max_redirects, never from https to http) and
+    /// exchange, following redirects as decide_redirect allows (up to max_redirects) and
     /// retrying transient failures and statuses (429, 5xx) with exponential backoff and
     /// full jitter, honouring Retry-After. A body cut off after some bytes is resumed
     /// with a Range request pinned to its ETag. Returns 2xx, 304 and other final

@@ -35,6 +35,7 @@ result<std::unique_ptr<store>> open_unthrottled(std::string_view location, store
             settings.client.ca_bundle = options.ca_bundle;
             settings.client.user_agent = user_agent();
             settings.client.observer = options.observer;
+            settings.client.redirect_hosts = options.redirect_hosts;
             auto opened = http_store::open(location, std::move(settings));
             if (!opened)
                 return opened.error();

@@ -33,6 +33,9 @@ struct store_options {
     /// S3 uploads: objects this large go in parts of part_bytes (s3_store_settings' defaults when unset).
     std::optional<std::size_t> multipart_threshold;
     std::optional<std::size_t> part_bytes;
+    /// http(s):// origins: hosts ("host" or "host:port") besides the origin's own that its
+    /// redirects may lead to (core/http/redirects.hpp); none by default.
+    std::vector<std::string> redirect_hosts;
 };
 
 /// Opens the store a location names: a folder path or a `file://` URL, an `http(s)://`

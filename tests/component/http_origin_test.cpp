@@ -3,6 +3,7 @@
 
 #include "core/store/http_store.hpp"
 
+#include "core/http/client.hpp"
 #include "core/store/errors.hpp"
 #include "core/store/open_store.hpp"
 #include "core/sync/audit.hpp"
@@ -303,6 +304,49 @@ TEST_CASE_FIXTURE(faulty_origin, "redirects are followed up to a limit") {
     auto r = read("loop.json");
     REQUIRE(!r);
     CHECK(r.error().message.find("more than 5 redirects") != std::string::npos);
+}
+
+TEST_CASE_FIXTURE(faulty_origin, "a redirect to another host is refused unless that host is allowed") {
+    // localhost is this same server under another name: to the client, another host.
+    std::string elsewhere = "http://localhost:" + std::to_string(server.port()) + "/fdl.json";
+    server.fail_path("/moved.json", redirect_to(302, elsewhere));
+    auto refused = read("moved.json");
+    REQUIRE(!refused);
+    CHECK(refused.error().code == store_errc::rejected);
+    CHECK(refused.error().message.find("a redirect to another host or port (" + elsewhere + ") is refused") !=
+          std::string::npos);
+    CHECK(server.requests().size() == 1); // the other host was never asked
+
+    // Another port of the same host is another origin too.
+    server.fail_path("/port.json", redirect_to(302, "http://127.0.0.1:1/fdl.json"));
+    CHECK(read("port.json").error().message.find("another host or port") != std::string::npos);
+
+    // Allowed for this origin: followed. The origin answers from loopback, an internal
+    // address, so the allowed host may be internal too.
+    store::http_store_settings settings;
+    settings.allow_plain_http = true;
+    settings.client.redirect_hosts = {"localhost"};
+    auto allowing = store::http_store::open(server.url(), settings);
+    REQUIRE(allowing.has_value());
+    CHECK(run_on(read_text(**allowing, "moved.json")).value() == "{\"fdl\": \"0.1\"}");
+}
+
+TEST_CASE_FIXTURE(faulty_origin, "a request held to public addresses never connects to an internal one") {
+    // What a redirect from a public origin to an allowed host is held to: loopback refused.
+    http::client client({});
+    auto where = http::parse_location(server.url() + "fdl.json");
+    REQUIRE(where.has_value());
+    http::request req;
+    req.where = *where;
+    req.public_addresses_only = true;
+    auto answer = run_on(client.exchange(req, nullptr));
+    REQUIRE(!answer);
+    CHECK(answer.error().code == store_errc::rejected);
+    CHECK(answer.error().message.find("127.0.0.1 resolves only to internal addresses (127.0.0.1") !=
+          std::string::npos);
+    CHECK(server.requests().empty());
+    req.public_addresses_only = false;
+    CHECK(run_on(client.exchange(req, nullptr)).has_value());
 }
 
 TEST_CASE_FIXTURE(faulty_origin, "connections are kept alive and requests name fdl-mirror") {

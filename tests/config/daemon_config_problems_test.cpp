@@ -142,6 +142,13 @@ TEST_CASE("daemon config: each broken configuration gives its one exact problem"
          with("stores:\n  - match: \"https://u:hunter2@h/\"\n"),
          "mirror.yaml:7:12: store 'https://u:***@h/': match 'https://u:***@h/' holds user information: "
          "credentials never go in URLs (S3 keys go in a store's credentials_file or the environment)"},
+        {"a redirect host that is a URL",
+         with("stores:\n  - match: https://h/\n    redirect_hosts: [\"https://cdn/\"]\n"),
+         "mirror.yaml:8:22: store 'https://h/': redirect_hosts item 'https://cdn/' is not a host or host:port (such "
+         "as cdn.example.org or cdn.example.org:8443)"},
+        {"redirect hosts for an s3 store",
+         with("stores:\n  - match: s3://b/\n    redirect_hosts: [cdn]\n"),
+         "mirror.yaml:8:5: store 's3://b/': redirect_hosts applies only to http:// and https:// stores"},
         {"an unknown origin scheme",
          "repositories:\n  - { name: a, origin: \"ftp://h/o/\", mirror: /m, signatures: off }\n",
          "mirror.yaml:2:24: repository 'a': origin 'ftp://h/o/' has the scheme 'ftp': it must be a folder path or a "

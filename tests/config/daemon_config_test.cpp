@@ -307,8 +307,11 @@ stores:
     ca_bundle: /etc/ssl/ca.pem
     max_requests_per_second: 1000000
     max_bytes_per_second: 1
+    redirect_hosts: [cdn.example.org, "objects.example.net:8443"]
 )");
     REQUIRE(cfg.stores.size() == 2);
+    CHECK(cfg.stores[0].redirect_hosts.empty());
+    CHECK(cfg.stores[1].redirect_hosts == std::vector<std::string>{"cdn.example.org", "objects.example.net:8443"});
     CHECK(cfg.stores[0].endpoint == "http://127.0.0.1:9000/");
     CHECK(cfg.stores[0].allow_plain_http);
     CHECK(cfg.stores[0].profile == "mirror writer");

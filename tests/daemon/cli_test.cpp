@@ -99,6 +99,18 @@ TEST_CASE("--max-refs and --max-ref-name-length take counts within their bounds"
     }
 }
 
+TEST_CASE("--allow-redirect-to is repeatable and takes hosts, not URLs") {
+    auto const cmd = parsed_as<sync_command>(parse_command_line(
+        {"sync", "a", "b", "--allow-redirect-to", "cdn.example.org", "--allow-redirect-to", "objects.example.net:8443"}));
+    REQUIRE(cmd.has_value());
+    CHECK(cmd->network.redirect_hosts == std::vector<std::string>{"cdn.example.org", "objects.example.net:8443"});
+    for (char const* bad : {"https://cdn/", "user@cdn", "", "cdn/x"}) {
+        CAPTURE(bad);
+        CHECK(usage_message(parse_command_line({"sync", "a", "b", "--allow-redirect-to", bad}))
+                  .find("--allow-redirect-to") != std::string::npos);
+    }
+}
+
 TEST_CASE("--concurrency takes a count from 1 to 1024") {
     for (char const* n : {"1", "1024", "8"}) {
         CAPTURE(n);

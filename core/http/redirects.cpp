@@ -1,0 +1,72 @@
+#include "core/http/redirects.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace mirror::http {
+
+namespace {
+
+bool internal_v4(boost::asio::ip::address_v4 const& a) noexcept {
+    auto const b = a.to_bytes();
+    return b[0] == 0 || b[0] == 10 || b[0] == 127 ||              // "this network", private, loopback
+           (b[0] == 100 && (b[1] & 0xc0) == 64) ||                // shared address space (carrier NAT)
+           (b[0] == 169 && b[1] == 254) ||                        // link-local: cloud metadata
+           (b[0] == 172 && (b[1] & 0xf0) == 16) ||                // private
+           (b[0] == 192 && b[1] == 168) ||                        // private
+           b[0] >= 224;                                           // multicast, reserved, broadcast
+}
+
+std::string lower(std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+    return text;
+}
+
+/// "host" matches any port of the scheme; "host:port" one port; "[v6]:port" for IPv6.
+bool allowed(location const& next, std::vector<std::string> const& hosts) {
+    std::string const host = lower(next.host);
+    std::string const shown = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+    for (auto const& entry : hosts) {
+        std::string const e = lower(entry);
+        if (e == host || e == shown || e == shown + ":" + next.port)
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+bool is_internal_address(boost::asio::ip::address const& address) noexcept {
+    if (address.is_v4())
+        return internal_v4(address.to_v4());
+    auto const v6 = address.to_v6();
+    if (v6.is_v4_mapped())
+        return internal_v4(boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, v6));
+    auto const b = v6.to_bytes();
+    return v6.is_loopback() || v6.is_unspecified() || v6.is_link_local() || v6.is_multicast() ||
+           (b[0] & 0xfe) == 0xfc; // unique local (fc00::/7)
+}
+
+redirect_verdict decide_redirect(location const& start, bool start_internal, location const& next,
+                                 std::vector<std::string> const& allowed_hosts) {
+    redirect_verdict out;
+    std::string const from = start.text(), to = next.text();
+    if (start.tls && !next.tls) {
+        out.why = from + ": a redirect from https to http (" + to + ") is refused";
+        return out;
+    }
+    if (next.tls == start.tls && lower(next.host) == lower(start.host) && next.port == start.port) {
+        out.follow = true;
+        return out;
+    }
+    if (allowed(next, allowed_hosts)) {
+        out.follow = true;
+        out.public_addresses_only = !start_internal;
+        return out;
+    }
+    out.why = from + ": a redirect to another host or port (" + to +
+              ") is refused; allow its host for this origin (redirect_hosts, --allow-redirect-to) to follow it";
+    return out;
+}
+
+} // namespace mirror::http
