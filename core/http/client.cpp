@@ -275,6 +275,15 @@ struct client::impl {
 
 namespace {
 
+/// When a body of `expected` bytes, whose reading started at `started`, must have arrived.
+std::chrono::steady_clock::time_point body_deadline(client_settings const& settings, std::uint64_t expected,
+                                                    std::chrono::steady_clock::time_point started) {
+    auto const rate = std::max<std::uint64_t>(settings.min_body_rate, 1);
+    // expected * 1000 cannot overflow below 2^50 bytes; past that, a day is as good as forever.
+    auto const needed = std::chrono::milliseconds(expected < (1ull << 50) ? expected * 1000 / rate : 1ull << 40);
+    return started + settings.body_grace + needed;
+}
+
 /// Sends the request and reads the answer on one stream type (plain or TLS); fills in
 /// `outcome` as it goes.
 template <class Stream>
@@ -336,15 +345,31 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
     std::vector<char> chunk(room);
     std::size_t kept_error_bytes = 16 * 1024;
     std::size_t filled = 0; // bytes of `chunk` read and not yet delivered
+    std::uint64_t received = 0;
+    auto const body_started = std::chrono::steady_clock::now();
     while (!parser.is_done()) {
         parser.get().body().data = chunk.data() + filled;
         parser.get().body().size = chunk.size() - filled;
-        // One socket read per wait, so the deadline is one of idleness, whatever the speed.
-        c.lowest().expires_after(settings.body_idle_timeout);
+        // One socket read per wait, so the deadline is one of idleness, whatever the speed,
+        // within a total that the minimum rate sets: a slow drip ends too.
+        auto const total = body_deadline(settings, head.content_length.value_or(received), body_started);
+        auto const now = std::chrono::steady_clock::now();
+        auto too_slow = [&] {
+            outcome.failure = request_failure::timeout;
+            return make_error(store::store_errc::transient, what + ": the body came slower than " +
+                                                                std::to_string(settings.min_body_rate) +
+                                                                " bytes a second (" + std::to_string(received) +
+                                                                " bytes in time)");
+        };
+        if (now >= total)
+            co_return too_slow();
+        c.lowest().expires_after(std::min<std::chrono::steady_clock::duration>(settings.body_idle_timeout, total - now));
         auto [read_ec, n] = co_await bhttp::async_read_some(stream, c.buffer, parser, use_op);
         if (read_ec == bhttp::error::need_buffer)
             read_ec = {};
+        std::size_t const before = filled;
         filled = chunk.size() - parser.get().body().size;
+        received += filled - before;
         // Deliver a full chunk, the last one, or what came before a failure (so that a
         // resumed read starts after it).
         if (filled > 0 && (filled == chunk.size() || parser.is_done() || read_ec)) {
@@ -360,6 +385,8 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
             }
         }
         if (read_ec) {
+            if (read_ec == beast::error::timeout && std::chrono::steady_clock::now() >= total)
+                co_return too_slow();
             if (read_ec == bhttp::error::partial_message || read_ec == net::error::eof) {
                 outcome.failure = request_failure::truncated;
                 co_return make_error(store::store_errc::transient,

@@ -30,6 +30,12 @@ struct client_settings {
     std::chrono::milliseconds handshake_timeout{10'000}; ///< TLS
     std::chrono::milliseconds header_timeout{30'000};    ///< send the request, receive the head
     std::chrono::milliseconds body_idle_timeout{30'000}; ///< longest wait for the next body bytes
+    /// A body must arrive at this average rate, after a grace of body_grace: each attempt's
+    /// deadline is body_grace + Content-Length / min_body_rate (without a Content-Length,
+    /// body_grace + the bytes received so far / min_body_rate), so that a body dripping in
+    /// byte by byte cannot hold a pass for ever. A cut attempt is resumed, as any other.
+    std::uint64_t min_body_rate = 16 * 1024; ///< bytes a second
+    std::chrono::milliseconds body_grace{30'000};
     std::size_t max_idle_per_host = 8;                   ///< keep-alive connections kept per host
     unsigned max_redirects = 5;
     /// Hosts ("host" or "host:port") besides the request's own that a redirect may lead to

@@ -297,6 +297,27 @@ TEST_CASE_FIXTURE(faulty_origin, "a body longer than its Content-Length is an er
     CHECK(r.error().message.find("more bytes than its Content-Length") != std::string::npos);
 }
 
+TEST_CASE_FIXTURE(faulty_origin, "a body that drips in slower than the minimum rate is cut, attempt after attempt") {
+    store::http_store_settings settings;
+    settings.allow_plain_http = true;
+    settings.client.backoff_base = std::chrono::milliseconds(1);
+    settings.client.min_body_rate = 1'000'000; // 200 KB: 0.2 s each attempt, after the grace
+    settings.client.body_grace = std::chrono::milliseconds(200);
+    auto opened = store::http_store::open(server.url(), settings);
+    REQUIRE(opened.has_value());
+    // At full speed the same body arrives well within its time.
+    CHECK(run_on(read_text(**opened, "big.bin")).value().size() == 200'000);
+
+    server.fail_path("/big.bin", drip_body(std::chrono::milliseconds(10)));
+    auto started = std::chrono::steady_clock::now();
+    auto r = run_on(read_text(**opened, "big.bin"));
+    auto took = std::chrono::steady_clock::now() - started;
+    REQUIRE(!r);
+    CHECK(r.error().code == store_errc::transient);
+    CHECK(r.error().message.find("the body came slower than 1000000 bytes a second") != std::string::npos);
+    CHECK(took < std::chrono::seconds(10)); // 5 attempts of about 0.4 s, not 2,000 s of drip
+}
+
 TEST_CASE_FIXTURE(faulty_origin, "redirects are followed up to a limit") {
     server.fail_path("/old.json", redirect_to(302, "/fdl.json"));
     CHECK(read("old.json").value() == "{\"fdl\": \"0.1\"}");

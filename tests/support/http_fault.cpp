@@ -18,6 +18,7 @@ fault stall_before_headers(std::chrono::milliseconds how_long) {
     return {fault::action::stall_before_headers, 0, {}, how_long};
 }
 fault stall_mid_body(std::chrono::milliseconds how_long) { return {fault::action::stall_mid_body, 0, {}, how_long}; }
+fault drip_body(std::chrono::milliseconds per_byte) { return {fault::action::drip_body, 0, {}, per_byte}; }
 fault reset_mid_body() { return {fault::action::reset_mid_body}; }
 fault padded_body() { return {fault::action::padded_body}; }
 fault lose_answer() { return {fault::action::lose_answer}; }

@@ -25,6 +25,7 @@ struct fault {
         long_body,            ///< headers, the body, then excess bytes past its Content-Length
         stall_before_headers, ///< wait `stall`, then respond
         stall_mid_body,       ///< headers and half the body, wait `stall`, then the rest
+        drip_body,            ///< headers, then the body one byte every `stall` (a slow drip)
         reset_mid_body,       ///< headers, then half the body, then a TCP reset (RST)
         padded_body,          ///< a Content-Length 16 bytes too large, and 16 junk bytes after the body
         lose_answer,          ///< do the request's work (fault_proxy: forward it), then reset
@@ -44,6 +45,7 @@ fault short_body();
 fault long_body();
 fault stall_before_headers(std::chrono::milliseconds how_long);
 fault stall_mid_body(std::chrono::milliseconds how_long);
+fault drip_body(std::chrono::milliseconds per_byte);
 fault reset_mid_body();
 fault padded_body();
 fault lose_answer();

@@ -67,6 +67,13 @@ awaitable<bool> write_response(Stream& stream, raw_response out, fault const& f)
             co_await sleep_for(f.stall);
         sent = sent && co_await send(stream, body.substr(half));
         break;
+    case fault::action::drip_body:
+        sent = co_await send(stream, render_head(out, out.length));
+        for (std::size_t i = 0; sent && i < body.size(); ++i) {
+            co_await sleep_for(f.stall);
+            sent = co_await send(stream, body.substr(i, 1));
+        }
+        break;
     case fault::action::long_body:
         sent = co_await send(stream, render_head(out, out.length) + body + std::string(excess_bytes));
         break;
