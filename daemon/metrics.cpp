@@ -175,6 +175,9 @@ struct metrics::impl {
         counter("fdl_mirror_integrity_failures_total", "Versions held for a failed integrity check, by kind");
     Family<Counter>& violations =
         counter("fdl_mirror_immutability_violations_total", "Broken promises of the origin, by kind");
+    Family<Gauge>& versions_unverified =
+        gauge("fdl_mirror_versions_unverified",
+              "Versions in the mirror whose signature the current policy and keys do not accept (last re-examination)");
     Family<Counter>& version_problems =
         counter("fdl_mirror_version_problems_total",
                 "Problems of versions published anyway (files.json disagreeing with the catalog), by kind");
@@ -246,7 +249,7 @@ struct metrics::impl {
     void forget(std::string const& repo) {
         Labels r{{"repo", repo}};
         for (auto* family : {&interval, &last_success, &last_attempt, &untrusted_keys, &origin_up, &pending_files,
-                             &pending_bytes})
+                             &pending_bytes, &versions_unverified})
             remove_repo(*family, repo, {r});
         for (auto* family : {&copied_bytes, &copied_files})
             remove_repo(*family, repo, {r});
@@ -391,6 +394,9 @@ void metrics::pass_finished(std::string const& repo, sync::sync_report const& re
         m.violations.Add({{"repo", repo}, {"kind", kind}}).Increment();
         m.violation_seen[repo].insert(kind);
     }
+    // Known only after a re-examination of the published versions, which reaches the refs.
+    if (!report.refs.empty())
+        m.versions_unverified.Add(r).Set(static_cast<double>(report.unverified.size()));
     for (auto const& problem : report.published_with_problems) {
         std::string kind = sync::kind_of(problem.why.code);
         m.version_problems.Add({{"repo", repo}, {"kind", kind}}).Increment();

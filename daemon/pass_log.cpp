@@ -41,6 +41,8 @@ std::string pass_summary(sync::sync_report const& report, finished_pass const& p
         out += ", " + plural(report.held.size(), "version", "versions") + " held";
     if (!report.violations.empty())
         out += ", " + plural(report.violations.size(), "violation", "violations");
+    if (!report.unverified.empty())
+        out += ", " + plural(report.unverified.size(), "version", "versions") + " in the mirror not accepted by the policy";
     if (!report.published_with_problems.empty())
         out += ", " + plural(report.published_with_problems.size(), "problem", "problems") + " of published versions";
     std::size_t in_sync = 0;
@@ -69,6 +71,9 @@ void log_pass(logger const& log, std::string const& repo, sync::sync_report cons
         log.write({log_level::warning, repo, held.id, "held: " + held.why.message});
     for (auto const& problem : report.published_with_problems)
         log.write({log_level::warning, repo, problem.id, "published with a problem: " + problem.why.message});
+    for (auto const& unverified : report.unverified)
+        log.write({log_level::error, repo, unverified.id,
+                   "in the mirror, but its signature is not accepted now: " + unverified.why.message});
     for (auto const& violation : report.violations)
         log.write({log_level::error, repo, {}, "immutability violation: " + violation.message});
     for (auto const& warning : report.warnings)

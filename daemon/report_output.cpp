@@ -61,6 +61,12 @@ std::string sync_summary(sync::sync_report const& r, std::string const& origin, 
         for (auto const& h : r.published_with_problems)
             out += "  " + h.id + ": " + sync::kind_of(h.why.code) + ": " + h.why.message + "\n";
     }
+    if (!r.unverified.empty()) {
+        out += "published earlier, not accepted by the signature policy now (" + std::to_string(r.unverified.size()) +
+               "):\n";
+        for (auto const& h : r.unverified)
+            out += "  " + h.id + ": " + sync::kind_of(h.why.code) + ": " + h.why.message + "\n";
+    }
     if (!r.violations.empty()) {
         out += "violations (" + std::to_string(r.violations.size()) + "):\n";
         for (auto const& v : r.violations)
@@ -95,6 +101,12 @@ std::string sync_json(sync::sync_report const& r, std::string const& origin, std
         e["version"] = h.id;
         with_problems.push_back(std::move(e));
     }
+    json::array unverified;
+    for (auto const& h : r.unverified) {
+        auto e = error_json(h.why);
+        e["version"] = h.id;
+        unverified.push_back(std::move(e));
+    }
     json::array refs;
     for (auto const& change : r.refs_updated) {
         json::object ref{{"name", change.name}, {"to", change.to}};
@@ -118,6 +130,7 @@ std::string sync_json(sync::sync_report const& r, std::string const& origin, std
         {"published", strings_json(r.published)},
         {"held", std::move(held)},
         {"published_with_problems", std::move(with_problems)},
+        {"unverified", std::move(unverified)},
         {"violations", errors_json(r.violations)},
         {"refs_updated", std::move(refs)},
         {"refs", std::move(drift)},

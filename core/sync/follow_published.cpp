@@ -12,6 +12,7 @@
 #include "core/sync/detail/pass.hpp"
 #include "core/sync/errors.hpp"
 #include "core/sync/limits.hpp"
+#include "verify/sshsig.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
@@ -167,6 +168,51 @@ awaitable<void> take_late_signature(pass& p, std::string const& id) {
     p.report.followed.push_back(folder + "version.json.sig: added");
 }
 
+/// A published version's signature, which never changes once published: the origin's
+/// bytes are compared with the mirror's (two signatures of one key have the same size, so
+/// the listing's size cannot tell them apart).
+awaitable<void> compare_signature(pass& p, std::string const& id) {
+    std::string key = "versions/" + id + "/version.json.sig";
+    auto origin = co_await read_origin_signature(p, id);
+    if (!origin || !*origin) {
+        if (!origin)
+            p.note_failure(origin.error(), false);
+        co_return; // a failed read is reported; a signature gone is found by the listing
+    }
+    auto held = co_await store::read_all(p.mirror, key, verify::max_signature_bytes);
+    if (!held) {
+        p.note_failure(with_context(held.error(), "mirror"), true);
+        co_return;
+    }
+    if (*held != **origin)
+        p.report.violations.push_back(make_error(
+            sync_errc::version_rewritten,
+            key + ": the origin now serves another signature than the one published (the mirror keeps its copy)"));
+}
+
+/// Holds a version the mirror published to the signature policy of this pass: a policy
+/// tightened since (off to if-present or required), or keys revoked, leave versions in the
+/// mirror that it would not publish today; each is reported (`unverified`).
+awaitable<void> check_published_signature(pass& p, std::string const& id) {
+    std::string folder = "versions/" + id + "/";
+    auto record = co_await store::read_all(p.mirror, folder + "version.json", limits::version_json);
+    if (!record) {
+        p.note_failure(with_context(record.error(), "mirror"), true);
+        co_return;
+    }
+    auto armored = co_await store::read_if_present(p.mirror, folder + "version.json.sig", verify::max_signature_bytes);
+    if (!armored) {
+        p.note_failure(with_context(armored.error(), "mirror"), true);
+        co_return;
+    }
+    std::optional<std::string_view> signature;
+    if (*armored)
+        signature = **armored;
+    auto signer = verify::check_version_signature(p.options.trust, *record, signature, p.now);
+    if (!signer)
+        p.report.unverified.push_back({id, with_context(signer.error(), "versions/" + id)});
+}
+
 /// A catalog in another format added to a published version must reference the same data
 /// files as the version's catalog, as the mirror holds it. Returns the copy checked (in
 /// the scratch folder) to publish, or nullptr when it is refused (reported).
@@ -279,8 +325,14 @@ awaitable<void> follow_one(pass& p, std::string const& id, folder_files const& h
                 sync_errc::version_rewritten, folder + path + ": the origin now serves " + std::to_string(size) +
                                                   " bytes, the mirror's copy has " + std::to_string(have->second) +
                                                   " (the mirror keeps its copy)"));
+        } else if (path == "version.json.sig") {
+            co_await compare_signature(p, id);
         }
+        if (p.mirror_failure)
+            co_return;
     }
+    if (p.options.trust.policy != verify::signature_policy::off)
+        co_await check_published_signature(p, id);
     for (auto const& [path, size] : held)
         if (!served->contains(path))
             p.report.violations.push_back(make_error(

@@ -18,7 +18,8 @@ int sync_report::exit_code() const {
     if (io_failure || (fatal && fatal->code.category() == store::store_category() &&
                        fatal->code != store::store_errc::too_large))
         return 3;
-    if (fatal || !held.empty() || !violations.empty() || !published_with_problems.empty())
+    if (fatal || !held.empty() || !violations.empty() || !published_with_problems.empty() ||
+        !unverified.empty())
         return 1;
     return 0;
 }

@@ -43,6 +43,9 @@ struct sync_report {
     /// Versions published by this pass with a problem that does not hold them (a files.json
     /// that disagrees with the catalog, the authority), one entry per problem.
     std::vector<held_version> published_with_problems;
+    /// Versions the mirror published in earlier passes whose signature this pass's policy
+    /// and keys would not accept (a policy tightened, a key revoked): re-examined passes only.
+    std::vector<held_version> unverified;
     std::vector<error> violations;           ///< broken promises of the origin; mirror kept its copy
     std::vector<std::string> warnings;       ///< worth knowing, not a failure
     std::vector<ref_change> refs_updated;    ///< refs moved or created in the mirror
@@ -61,8 +64,8 @@ struct sync_report {
     bool io_failure = false;                 ///< an origin read or mirror write failed
     std::chrono::milliseconds elapsed{0};
 
-    /// 0 all mirrored and verified; 1 something held, a violation or a version published
-    /// with a problem; 3 I/O failure.
+    /// 0 all mirrored and verified; 1 something held, a violation, a version published
+    /// with a problem or one the policy no longer accepts; 3 I/O failure.
     int exit_code() const;
 };
 

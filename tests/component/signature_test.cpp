@@ -265,3 +265,50 @@ TEST_CASE_FIXTURE(signed_repo, "a version withdrawn before its first copy is mir
     CHECK(!r.signers.contains(sample.main[1]));
     CHECK(fs::exists(mirror / "versions" / sample.main[1] / "expired.json"));
 }
+
+TEST_CASE_FIXTURE(signed_repo, "a published version's signature replaced at the origin is a violation; the mirror "
+                               "keeps its own") {
+    for (auto const& id : all_versions())
+        origin.sign(id, alice);
+    REQUIRE(required().exit_code() == 0);
+    auto published = read_file(mirror / "versions" / sample.dev_tip / "version.json.sig");
+    // Another key of the same type: a signature of the same size, other bytes.
+    fs::remove(origin.version_dir(sample.dev_tip) / "version.json.sig");
+    origin.sign(sample.dev_tip, mallory);
+    REQUIRE(read_file(origin.version_dir(sample.dev_tip) / "version.json.sig").size() == published.size());
+    auto r = required();
+    INFO(describe(r));
+    CHECK(r.exit_code() == 1);
+    CHECK(violated(r, sync::sync_errc::version_rewritten,
+                   "versions/" + sample.dev_tip +
+                       "/version.json.sig: the origin now serves another signature than the one published"));
+    CHECK(read_file(mirror / "versions" / sample.dev_tip / "version.json.sig") == published);
+    CHECK(r.unverified.empty()); // the mirror's own copy still verifies
+}
+
+TEST_CASE_FIXTURE(signed_repo, "a mirror published without signatures, synced with required, reports each version "
+                               "the policy does not accept") {
+    origin.sign(sample.main[0], alice);
+    origin.sign(sample.main[1], mallory);
+    REQUIRE(pass({}).exit_code() == 0); // signatures off: all four published
+    auto r = required();
+    INFO(describe(r));
+    CHECK(r.exit_code() == 1);
+    CHECK(r.published.empty());
+    REQUIRE(r.unverified.size() == 3);
+    std::map<std::string, boost::system::error_code> why;
+    for (auto const& u : r.unverified)
+        why[u.id] = u.why.code;
+    CHECK(!why.contains(sample.main[0]));
+    CHECK(why.at(sample.main[1]) == verify_errc::untrusted_key);
+    CHECK(why.at(sample.main[2]) == verify_errc::missing_signature);
+    CHECK(why.at(sample.dev_tip) == verify_errc::missing_signature);
+    // Once the origin signs them, the late signatures are taken and nothing is reported.
+    fs::remove(origin.version_dir(sample.main[1]) / "version.json.sig");
+    for (auto const& id : {sample.main[1], sample.main[2], sample.dev_tip})
+        origin.sign(id, alice);
+    auto mended = required();
+    INFO(describe(mended));
+    CHECK(mended.unverified.size() == 1); // main[1]: the mirror keeps mallory's signature
+    CHECK(violated(mended, sync::sync_errc::version_rewritten, sample.main[1] + "/version.json.sig"));
+}
