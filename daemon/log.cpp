@@ -1,5 +1,7 @@
 #include "daemon/log.hpp"
 
+#include "daemon/terminal_text.hpp"
+
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
@@ -19,24 +21,6 @@ char priority_of(config::log_level level) {
     return '6';
 }
 
-/// The text with control characters written as \n, \t or \xNN, so it stays on one line.
-std::string one_line(std::string_view text) {
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string out;
-    out.reserve(text.size());
-    for (unsigned char c : text) {
-        if (c == '\n')
-            out += "\\n";
-        else if (c == '\t')
-            out += "\\t";
-        else if (c < 0x20 || c == 0x7f)
-            out += std::string("\\x") + hex[c >> 4] + hex[c & 15];
-        else
-            out += static_cast<char>(c);
-    }
-    return out;
-}
-
 } // namespace
 
 std::string format_log_line(config::log_format format, log_event const& event) {
@@ -51,10 +35,10 @@ std::string format_log_line(config::log_format format, log_event const& event) {
         return line + boost::json::serialize(fields) + "\n";
     }
     if (!event.repo.empty())
-        line += "repo=" + one_line(event.repo) + " ";
+        line += "repo=" + terminal_safe(event.repo, false) + " ";
     if (!event.version.empty())
-        line += "version=" + one_line(event.version) + " ";
-    return line + one_line(event.message) + "\n";
+        line += "version=" + terminal_safe(event.version, false) + " ";
+    return line + terminal_safe(event.message, false) + "\n";
 }
 
 void logger::write(log_event const& event) const {

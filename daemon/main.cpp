@@ -9,6 +9,7 @@
 #include "daemon/report_output.hpp"
 #include "daemon/service.hpp"
 #include "daemon/signature_commands.hpp"
+#include "daemon/terminal_text.hpp"
 
 #include "core/store/errors.hpp"
 #include "core/store/fault_store.hpp"
@@ -134,7 +135,7 @@ store::store_options origin_options_of(daemon::network_options const& network) {
 int run_sync_command(daemon::sync_command const& cmd) {
     auto trust = load_trust(cmd.signatures);
     if (auto const* problem = std::get_if<std::string>(&trust)) {
-        std::fprintf(stderr, "fdl-mirror: %s\n", problem->c_str());
+        daemon::print_error(*problem);
         return exit_usage;
     }
     // The I/O thread's context and the threads for blocking file I/O: declared before the
@@ -144,12 +145,12 @@ int run_sync_command(daemon::sync_command const& cmd) {
     auto network = store_options_of(cmd.network);
     auto origin = store::open_store(cmd.origin, store::store_role::origin, &pool, origin_options_of(cmd.network));
     if (!origin) {
-        std::fprintf(stderr, "fdl-mirror: origin: %s\n", origin.error().message.c_str());
+        daemon::print_error("origin: " + origin.error().message);
         return is_usage_problem(origin.error()) ? exit_usage : exit_io;
     }
     auto mirror = store::open_store(cmd.mirror, store::store_role::mirror, &pool, network);
     if (!mirror) {
-        std::fprintf(stderr, "fdl-mirror: mirror: %s\n", mirror.error().message.c_str());
+        daemon::print_error("mirror: " + mirror.error().message);
         return is_usage_problem(mirror.error()) ? exit_usage : exit_io;
     }
     store::store* target = mirror->get();
@@ -178,14 +179,14 @@ int run_sync_command(daemon::sync_command const& cmd) {
 int run_verify_command(daemon::verify_command const& cmd) {
     auto trust = load_trust(cmd.signatures);
     if (auto const* problem = std::get_if<std::string>(&trust)) {
-        std::fprintf(stderr, "fdl-mirror: %s\n", problem->c_str());
+        daemon::print_error(*problem);
         return exit_usage;
     }
     net::io_context io(1);
     store::blocking_pool pool(2);
     auto repo = store::open_store(cmd.repository, store::store_role::origin, &pool, origin_options_of(cmd.network));
     if (!repo) {
-        std::fprintf(stderr, "fdl-mirror: %s\n", repo.error().message.c_str());
+        daemon::print_error(repo.error().message);
         return is_usage_problem(repo.error()) ? exit_usage : exit_io;
     }
     auto progress = cmd.json ? nullptr : daemon::tty_progress::create();
@@ -220,7 +221,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     auto parsed = daemon::parse_command_line(args);
     if (auto const* problem = std::get_if<daemon::usage_error>(&parsed)) {
-        std::fprintf(stderr, "fdl-mirror: %s\n\n%s", problem->message.c_str(), daemon::usage_text().c_str());
+        daemon::print_error(problem->message + "\n");
+        std::fputs(daemon::usage_text().c_str(), stderr);
         return exit_usage;
     }
     try {

@@ -1,5 +1,7 @@
 #include "daemon/progress.hpp"
 
+#include "daemon/terminal_text.hpp"
+
 #include "daemon/report_output.hpp"
 
 #include <cstdio>
@@ -36,7 +38,7 @@ void tty_progress::show(std::string const& key) {
     shown_ = true;
     std::string shown_key = key.size() > 60 ? "…" + key.substr(key.size() - 59) : key;
     std::fprintf(stderr, "\r\033[K%llu file(s), %s: %s", static_cast<unsigned long long>(files_),
-                 human_bytes(bytes_).c_str(), shown_key.c_str());
+                 human_bytes(bytes_).c_str(), terminal_safe(shown_key, false).c_str());
     std::fflush(stderr);
 }
 

@@ -1,5 +1,7 @@
 #include "daemon/report_output.hpp"
 
+#include "daemon/terminal_text.hpp"
+
 #include "core/sync/errors.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -85,7 +87,7 @@ std::string sync_summary(sync::sync_report const& r, std::string const& origin, 
     if (r.versions_in_mirror)
         out += "; the mirror holds " + std::to_string(*r.versions_in_mirror) + " version(s)";
     out += "\n";
-    return out;
+    return terminal_safe(out, true); // ref names and paths come from the origin
 }
 
 std::string sync_json(sync::sync_report const& r, std::string const& origin, std::string const& mirror) {
@@ -219,7 +221,7 @@ std::string audit_summary(sync::audit_report const& r, std::string const& reposi
         out += "warning: " + w + "\n";
     out += std::to_string(r.versions.size()) + " version(s) audited, " + std::to_string(failing) + " failed, " +
            std::to_string(r.problems.size()) + " repository problem(s) in " + seconds(r.elapsed) + "\n";
-    return out;
+    return terminal_safe(out, true); // ref names and paths come from the repository
 }
 
 std::string audit_json(sync::audit_report const& r, std::string const& repository) {

@@ -1,5 +1,7 @@
 #include "daemon/signature_commands.hpp"
 
+#include "daemon/terminal_text.hpp"
+
 #include "verify/allowed_signers.hpp"
 #include "verify/signature_policy.hpp"
 #include "verify/sshsig.hpp"
@@ -73,7 +75,7 @@ std::variant<loaded, int> load(std::string const& signers_path, std::string cons
     if (verify_time) {
         auto when = verify::parse_signer_time(*verify_time);
         if (!when) {
-            std::fprintf(stderr, "fdl-mirror: --verify-time: '%s' is not YYYYMMDD[HHMM[SS]][Z]\n", verify_time->c_str());
+            print_error("--verify-time: '" + *verify_time + "' is not YYYYMMDD[HHMM[SS]][Z]");
             return exit_usage;
         }
         out.now = *when;
@@ -81,18 +83,18 @@ std::variant<loaded, int> load(std::string const& signers_path, std::string cons
     std::string problem;
     auto text = read_file(signers_path, max_allowed_signers_bytes, problem);
     if (!text) {
-        std::fprintf(stderr, "fdl-mirror: %s\n", problem.c_str());
+        daemon::print_error(problem);
         return exit_rejected;
     }
     auto signers = verify::parse_allowed_signers(*text, signers_path);
     if (!signers) {
-        std::fprintf(stderr, "fdl-mirror: %s\n", signers.error().message.c_str());
+        daemon::print_error(signers.error().message);
         return exit_rejected;
     }
     out.signers = std::move(*signers);
     auto armored = read_file(signature_path, verify::max_signature_bytes, problem);
     if (!armored) {
-        std::fprintf(stderr, "fdl-mirror: %s\n", problem.c_str());
+        daemon::print_error(problem);
         return exit_rejected;
     }
     out.armored = std::move(*armored);
@@ -109,13 +111,13 @@ int run_check_signature(check_signature_command const& cmd) {
     std::string message((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
     auto signature = verify::verify_sshsig(in.armored, message, cmd.ns);
     if (!signature) {
-        std::fprintf(stderr, "fdl-mirror: %s: %s\n", cmd.signature_file.c_str(), signature.error().message.c_str());
+        daemon::print_error(cmd.signature_file + ": " + signature.error().message);
         return exit_rejected;
     }
     auto line = verify::check_signer(in.signers, signature->key, cmd.principal, cmd.ns, in.now,
                                      signature->certificate ? &*signature->certificate : nullptr);
     if (!line) {
-        std::fprintf(stderr, "fdl-mirror: %s\n", line.error().message.c_str());
+        daemon::print_error(line.error().message);
         return exit_rejected;
     }
     std::string label = key_label(signature->key.type) + (signature->certificate ? "-CERT" : "");
@@ -133,7 +135,7 @@ int run_find_principals(find_principals_command const& cmd) {
     auto blob = verify::dearmor(in.armored);
     auto parsed = blob ? verify::parse_sshsig(*blob) : result<verify::sshsig>(blob.error());
     if (!parsed) {
-        std::fprintf(stderr, "fdl-mirror: %s: %s\n", cmd.signature_file.c_str(), parsed.error().message.c_str());
+        daemon::print_error(cmd.signature_file + ": " + parsed.error().message);
         return exit_rejected;
     }
     std::optional<std::string_view> ns;
@@ -142,7 +144,7 @@ int run_find_principals(find_principals_command const& cmd) {
     auto lines = verify::find_signers(in.signers, parsed->key, ns, in.now,
                                       parsed->certificate ? &*parsed->certificate : nullptr);
     if (!lines) {
-        std::fprintf(stderr, "fdl-mirror: %s\n", lines.error().message.c_str());
+        daemon::print_error(lines.error().message);
         return exit_rejected;
     }
     // ssh-keygen -Y find-principals prints the first accepting line's principals only; for

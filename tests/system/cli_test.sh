@@ -93,6 +93,23 @@ after=$(cd "$work/other-mirror" && find . | sort | md5sum)
 [ "$before" = "$after" ] && pass || fail "a mirror of another repository was written to"
 [ ! -e "$work/other-mirror/.fdl-mirror" ] && pass || fail ".fdl-mirror was made in a mirror of another repository"
 
+# Names from the origin reach the terminal escaped: a right-to-left override in a ref
+# name, and an escape sequence in a refused one. The JSON report keeps the exact bytes.
+"$FDL_PUBLISHER" sample "$work/torigin"
+python3 - "$work/torigin" <<'PY'
+import sys, pathlib
+root = pathlib.Path(sys.argv[1])
+tip = (root / "refs/heads/main").read_bytes()
+(root / "refs/heads").joinpath("rlo\u202efdp.exe").write_bytes(tip)
+(root / "refs/heads").joinpath("esc\x1b[31mred").write_bytes(tip)
+PY
+expect_status 1 "sync an origin with hostile ref names" -- "$FDL_MIRROR" sync "$work/torigin" "$work/tmirror"
+expect_output 'refs/heads/rlo\u{202e}fdp.exe' "a bidirectional override is shown escaped"
+expect_output 'refs/heads/esc\x1b[31mred' "an escape sequence is shown escaped"
+! grep -q $'\xe2\x80\xae\|\x1b' "$work/out" "$work/err" && pass || fail "raw control bytes reached the terminal"
+expect_status 1 "the same as JSON" -- "$FDL_MIRROR" sync "$work/torigin" "$work/tmirror2" --json
+grep -q $'rlo\xe2\x80\xaefdp.exe' "$work/out" && pass || fail "the JSON report lost the exact ref name"
+
 # Signature options: the keys file is read and parsed before anything runs.
 expect_status 2 "unreadable allowed_signers" -- "$FDL_MIRROR" sync "$work/origin" "$work/m3" --allowed-signers "$work/absent"
 expect_output "does not exist" "absent allowed_signers"
