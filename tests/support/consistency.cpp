@@ -8,10 +8,8 @@
 
 #ifdef FDL_MIRROR_HAVE_DUCKDB
 #include "core/catalog/duckdb_session.hpp"
+#include "tests/support/ducklake_writer.hpp"
 #include "tests/support/temp_dir.hpp"
-
-#include <fstream>
-#include <sstream>
 #endif
 
 namespace mirror::test {
@@ -40,13 +38,7 @@ static void check_pinned(fs::path const& dir, json::object const& record, char c
 /// query (tests/data/ducklake-sql/10_live_files.sql) on a private copy of the catalog.
 static void check_catalog_files(fs::path const& root, std::string const& data_dir, fs::path const& catalog,
                                 std::vector<std::string>& problems) {
-    std::ifstream in(fs::path(FDL_MIRROR_DUCKLAKE_SQL_DIR) / "10_live_files.sql");
-    std::stringstream text;
-    text << in.rdbuf();
-    std::string sql = text.str();
-    std::string last = "(SELECT max(snapshot_id) FROM ducklake_snapshot)";
-    for (auto at = sql.find("{SNAPSHOT}"); at != std::string::npos; at = sql.find("{SNAPSHOT}", at + last.size()))
-        sql.replace(at, 10, last);
+    std::string sql = spec_query("10_live_files.sql", "(SELECT max(snapshot_id) FROM ducklake_snapshot)");
     temp_dir copy;
     fs::copy_file(catalog, copy / "catalog.duckdb");
     auto session = catalog::duckdb_session::open(copy / "catalog.duckdb", {});

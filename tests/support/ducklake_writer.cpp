@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <fstream>
+#include <sstream>
 #include <set>
 #include <stdexcept>
 #include <string_view>
@@ -458,6 +460,18 @@ void write_catalog(fs::path const& file, catalog_model const& model) {
     for (auto const& extra : model.extra_sql)
         run(session, extra);
     run(session, "CHECKPOINT"); // a frozen catalog has no .wal beside it
+}
+
+std::string spec_query(std::string const& name, std::string const& snapshot) {
+    std::ifstream in(fs::path(FDL_MIRROR_DUCKLAKE_SQL_DIR) / name);
+    if (!in)
+        return {};
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string sql = text.str();
+    for (auto at = sql.find("{SNAPSHOT}"); at != std::string::npos; at = sql.find("{SNAPSHOT}", at + snapshot.size()))
+        sql.replace(at, 10, snapshot);
+    return sql;
 }
 
 std::string files_json_of(catalog_model const& model, std::uint64_t snapshot) {

@@ -108,4 +108,9 @@ std::string files_json_of(catalog_model const& model, std::uint64_t snapshot);
 /// of orders. `format` is "0.3" or "1.0". Throws std::runtime_error on failure.
 catalog_model make_real_lake(std::filesystem::path const& data_root, std::string const& format);
 
+/// The spec's query `name` (tests/data/ducklake-sql, such as "10_live_files.sql") with
+/// each {SNAPSHOT} replaced by `snapshot` (a number, or SQL such as a subquery); "" when
+/// the file cannot be read.
+std::string spec_query(std::string const& name, std::string const& snapshot = "0");
+
 } // namespace mirror::test

@@ -11,30 +11,19 @@
 #include "tests/support/ducklake_writer.hpp"
 #include "tests/support/temp_dir.hpp"
 
-#include <fstream>
 #include <random>
 #include <set>
-#include <sstream>
 
 using namespace mirror;
 using namespace mirror::catalog;
 using namespace mirror::test;
 namespace fs = std::filesystem;
 
-#ifndef FDL_MIRROR_DUCKLAKE_SQL_DIR
-#define FDL_MIRROR_DUCKLAKE_SQL_DIR ""
-#endif
-
 namespace {
 
 std::string live_files_query(std::uint64_t snapshot) {
-    std::ifstream in(fs::path(FDL_MIRROR_DUCKLAKE_SQL_DIR) / "10_live_files.sql");
-    REQUIRE_MESSAGE(in.good(), "no spec queries in '" FDL_MIRROR_DUCKLAKE_SQL_DIR "'");
-    std::stringstream text;
-    text << in.rdbuf();
-    std::string sql = text.str();
-    for (auto at = sql.find("{SNAPSHOT}"); at != std::string::npos; at = sql.find("{SNAPSHOT}", at))
-        sql.replace(at, 10, std::to_string(snapshot));
+    std::string sql = spec_query("10_live_files.sql", std::to_string(snapshot));
+    REQUIRE_MESSAGE(!sql.empty(), "the spec's queries (tests/data/ducklake-sql) cannot be read");
     return sql;
 }
 

@@ -7,9 +7,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -20,30 +18,17 @@ using mirror::catalog::table;
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
-#ifndef FDL_MIRROR_DUCKLAKE_SQL_DIR
-#define FDL_MIRROR_DUCKLAKE_SQL_DIR ""
-#endif
-
 namespace {
 
-// The spec's query `name` (tests/data/ducklake-sql) with {SNAPSHOT} replaced; "" when it
-// cannot be read (spec_present then fails the test).
-std::string spec_query(std::string const& name, std::uint64_t snapshot = 0) {
-    std::ifstream in(fs::path(FDL_MIRROR_DUCKLAKE_SQL_DIR) / name);
-    if (!in)
-        return {};
-    std::stringstream text;
-    text << in.rdbuf();
-    std::string sql = text.str();
-    for (auto at = sql.find("{SNAPSHOT}"); at != std::string::npos; at = sql.find("{SNAPSHOT}", at))
-        sql.replace(at, 10, std::to_string(snapshot));
-    return sql;
+// The spec's query `name` at `snapshot` (spec_present fails the test when it cannot be read).
+std::string spec_at(std::string const& name, std::uint64_t snapshot = 0) {
+    return mirror::test::spec_query(name, std::to_string(snapshot));
 }
 
 bool spec_present() {
-    if (!spec_query("10_live_files.sql").empty())
+    if (!spec_at("10_live_files.sql").empty())
         return true;
-    FAIL("no spec queries in '" FDL_MIRROR_DUCKLAKE_SQL_DIR "'");
+    FAIL("the spec's queries (tests/data/ducklake-sql) cannot be read");
     return false;
 }
 
@@ -131,7 +116,7 @@ std::set<std::pair<std::string, std::string>> files_of(json::value const& index)
 
 // (rel_path, file_size_bytes) of what the spec's live-file query finds at `snapshot`.
 std::set<std::pair<std::string, std::string>> live_files_of(fs::path const& catalog, std::uint64_t snapshot) {
-    auto live = run(catalog, spec_query("10_live_files.sql", snapshot));
+    auto live = run(catalog, spec_at("10_live_files.sql", snapshot));
     std::set<std::pair<std::string, std::string>> out;
     for (std::size_t r = 0; r < live.rows.size(); ++r)
         out.emplace(cell(live, r, "rel_path"), cell(live, r, "file_size_bytes"));
@@ -201,17 +186,17 @@ TEST_CASE("ducklake_writer: the spec's live-file query finds the model's files, 
         std::vector<std::string_view> const columns = {"kind",        "file_id",         "data_file_id",
                                                        "schema_name", "table_name",      "format",
                                                        "row_count",   "file_size_bytes", "rel_path"};
-        CHECK(lines(run(catalog, spec_query("10_live_files.sql", 1)), columns) ==
+        CHECK(lines(run(catalog, spec_at("10_live_files.sql", 1)), columns) ==
               std::vector<std::string>{"data 0 0 main orders parquet 5 361 main/orders/a.parquet",
                                        "data 2 2 main orders parquet 3 320 main/orders/b.parquet",
                                        "data 4 4 sales customers parquet 7 400 s1/cust/d.parquet"});
-        CHECK(lines(run(catalog, spec_query("10_live_files.sql", 2)), columns) ==
+        CHECK(lines(run(catalog, spec_at("10_live_files.sql", 2)), columns) ==
               std::vector<std::string>{"data 0 0 main orders parquet 5 361 main/orders/a.parquet",
                                        "data 3 3 main orders parquet 3 330 main/orders/c.parquet",
                                        "data 4 4 sales customers parquet 7 400 s1/cust/d.parquet",
                                        "data 5 5 sales customers parquet 1 90 s1/cust/e.parquet",
                                        "delete 1 0 main orders parquet 2 852 main/orders/a-delete.parquet"});
-        CHECK(run(catalog, spec_query("10_live_files.sql", 0)).rows.empty());
+        CHECK(run(catalog, spec_at("10_live_files.sql", 0)).rows.empty());
     }
 }
 
@@ -222,15 +207,15 @@ TEST_CASE("ducklake_writer: the spec finds the rename, the view and the inlined 
         CAPTURE(format);
         temp_dir tmp;
         auto catalog = written(tmp, sample(format));
-        CHECK(lines(run(catalog, spec_query("20_renamed_columns.sql")),
+        CHECK(lines(run(catalog, spec_at("20_renamed_columns.sql")),
                     {"table_id", "table_name", "column_id", "parent_column", "old_name", "new_name",
                      "renamed_at_snapshot"}) == std::vector<std::string>{"2 customers 2 NULL name full_name 2"});
-        CHECK(cell(run(catalog, spec_query("21_any_rename.sql")), 0, "any_column_renamed") == "true");
-        CHECK(lines(run(catalog, spec_query("30_views.sql", 2)),
+        CHECK(cell(run(catalog, spec_at("21_any_rename.sql")), 0, "any_column_renamed") == "true");
+        CHECK(lines(run(catalog, spec_at("30_views.sql", 2)),
                     {"view_id", "schema_name", "view_name", "dialect", "sql"}) ==
               std::vector<std::string>{"3 main big_orders duckdb SELECT * FROM orders WHERE amount > 10"});
-        CHECK(run(catalog, spec_query("30_views.sql", 0)).rows.empty());
-        CHECK(lines(run(catalog, spec_query("40_inlined_tables.sql")),
+        CHECK(run(catalog, spec_at("30_views.sql", 0)).rows.empty());
+        CHECK(lines(run(catalog, spec_at("40_inlined_tables.sql")),
                     {"kind", "table_id", "table_name", "schema_version", "exists"}) ==
               std::vector<std::string>{"inlined_data 1 ducklake_inlined_data_1_1 1 true",
                                        "inlined_data 2 ducklake_inlined_data_2_1 1 true"});
@@ -351,9 +336,9 @@ TEST_CASE("ducklake_writer: make_real_lake writes Parquet files of the recorded 
                 CHECK(std::to_string(fs::file_size(data / path)) == bytes);
         }
         CHECK(live_files_of(catalog, 3).size() == 4); // a, its delete, c, d
-        CHECK(cell(run(catalog, spec_query("20_renamed_columns.sql")), 0, "new_name") == "full_name");
-        CHECK(run(catalog, spec_query("30_views.sql", 3)).rows.size() == 1);
-        CHECK(cell(run(catalog, spec_query("40_inlined_tables.sql")), 0, "table_name") == "ducklake_inlined_data_1_1");
+        CHECK(cell(run(catalog, spec_at("20_renamed_columns.sql")), 0, "new_name") == "full_name");
+        CHECK(run(catalog, spec_at("30_views.sql", 3)).rows.size() == 1);
+        CHECK(cell(run(catalog, spec_at("40_inlined_tables.sql")), 0, "table_name") == "ducklake_inlined_data_1_1");
     }
 }
 
@@ -381,6 +366,6 @@ TEST_CASE("ducklake_writer: failures throw with DuckDB's message") {
                          "WHERE data_file_id = 4"};
     auto catalog = tmp / "c.duckdb";
     write_catalog(catalog, outside);
-    auto live = run(catalog, spec_query("10_live_files.sql", 1));
+    auto live = run(catalog, spec_at("10_live_files.sql", 1));
     CHECK(lines(live, {"file_id", "rel_path", "full_path"})[2] == "4 NULL /elsewhere/x.parquet");
 }
