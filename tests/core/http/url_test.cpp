@@ -72,3 +72,27 @@ TEST_CASE("redirects resolve against the URL that answered") {
     CHECK(elsewhere->target() == "/x?sig=1");
     CHECK(!resolve_redirect(*from, "gopher://x/"));
 }
+
+// Found by tests/fuzz/url_fuzz.cpp: Boost.URL 1.81 asserts on a scheme followed by one
+// character other than '/' (boostorg/url#665), which aborted this test in
+// scripts/test-sanitized's build (assertions on) before url.cpp refused such text itself.
+TEST_CASE("a scheme without '//' is refused before Boost.URL parses it") {
+    for (char const* text : {"a:?", "oj:[", "x:#", "http:?", "HTTPS:x"}) {
+        INFO(text);
+        auto where = parse_location(text);
+        REQUIRE(!where);
+        CHECK(code_of(where) == store::store_errc::rejected);
+        auto from = parse_location("https://example.org/lake/refs.json");
+        auto redirect = resolve_redirect(*from, text);
+        REQUIRE(!redirect);
+        CHECK(code_of(redirect) == store::store_errc::rejected);
+    }
+    CHECK(message_of(parse_location("a:?")).find("not an http or https URL") != std::string::npos);
+    CHECK(message_of(parse_location("http:?")).find("no host") != std::string::npos);
+    // What is not a scheme still reaches Boost.URL: a relative redirect with a colon.
+    auto from = parse_location("https://example.org/lake/refs.json");
+    auto relative = resolve_redirect(*from, "./a:b");
+    REQUIRE(relative.has_value());
+    CHECK(relative->path == "/lake/a:b");
+}
+
