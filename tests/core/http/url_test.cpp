@@ -96,3 +96,21 @@ TEST_CASE("a scheme without '//' is refused before Boost.URL parses it") {
     CHECK(relative->path == "/lake/a:b");
 }
 
+// Found by tests/fuzz/url_fuzz.cpp: every refusal quoted the URL as given, user
+// information included, so a password written into an origin's URL reached the log.
+TEST_CASE("a refusal never repeats the password of the URL it refuses") {
+    for (char const* url : {"https://user:secret@example.org/repo/", "ftp://user:secret@example.org/",
+                            "https://user:secret@exa mple.org/", "https://user:secret@example.org/repo/?a=b",
+                            "https://user:secret@example.org/repo/#part"}) {
+        INFO(url);
+        auto base = parse_base(url);
+        REQUIRE(!base);
+        CHECK(base.error().message.find("secret") == std::string::npos);
+        auto from = parse_location("https://example.org/lake/refs.json");
+        auto redirect = resolve_redirect(*from, url);
+        if (!redirect)
+            CHECK(redirect.error().message.find("secret") == std::string::npos);
+    }
+    CHECK(message_of(parse_base("https://user:secret@example.org/repo/")) ==
+          "'https://…@example.org/repo/': user information in a URL is not accepted (credentials never go in URLs)");
+}
