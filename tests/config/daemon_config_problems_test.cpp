@@ -221,6 +221,14 @@ TEST_CASE("daemon config: text where yaml-cpp stops advancing is refused, not re
           std::vector<std::string>{"mirror.yaml:7:1: a second YAML document: the configuration is one document"});
 }
 
+// Found by tests/fuzz/config_fuzz.cpp: yaml-cpp's own message repeats the raw byte of a
+// bad escape, and a control character there (a line break) split one problem into lines.
+TEST_CASE("daemon config: every problem is one line, yaml-cpp's messages included") {
+    auto const found = problems_of("listen: \"a\\\x01" "b\"\n"); // a backslash, then byte 1
+    REQUIRE(found.size() == 1);
+    CHECK(found[0] == "mirror.yaml:1:13: invalid YAML: unknown escape character: \\x01");
+}
+
 TEST_CASE("daemon config: a secret's value never appears in a message") {
     auto const found = problems_of(with("stores:\n  - match: s3://b/\n    secret_access_key: hunter2\n"
                                         "    aws_session_token: [hunter3]\n"));
