@@ -49,8 +49,10 @@ void check_refusal(result<location> const& parsed, std::string_view url) {
     if (parsed)
         return;
     check(parsed.error().code == store::store_errc::rejected, "a URL refused with another code", url);
+    // "…" is what a message shows in place of user information: a URL whose user
+    // information is that marker shows it, and that is no leak.
     auto secret = userinfo_of(url);
-    if (secret.size() >= 3)
+    if (secret.size() >= 3 && secret.find("…") == std::string_view::npos)
         check(parsed.error().message.find(secret) == std::string::npos,
               "a refusal repeats the URL's user information", parsed.error().message);
 }
