@@ -82,6 +82,11 @@ static result<location> from_url(urls::url_view u, std::string_view original) {
         return refuse("a URL with a fragment is not accepted");
     if (u.encoded_host().empty())
         return refuse("no host");
+    // An IPvFuture literal ("[v1.x]") names no address a resolver knows, and kept with its
+    // brackets it would be bracketed again in host_header(): "[[v1.x]]", which is no URL.
+    // Found by tests/fuzz/url_fuzz.cpp.
+    if (u.host_type() == urls::host_type::ipvfuture)
+        return refuse("an IPvFuture address is not a host this client can reach");
     out.host = u.host_type() == urls::host_type::ipv6 ? std::string(u.encoded_host_address())
                                                         : std::string(u.encoded_host());
     out.port = u.has_port() ? std::string(u.port()) : (out.tls ? "443" : "80");

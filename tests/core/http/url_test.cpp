@@ -114,3 +114,24 @@ TEST_CASE("a refusal never repeats the password of the URL it refuses") {
     CHECK(message_of(parse_base("https://user:secret@example.org/repo/")) ==
           "'https://…@example.org/repo/': user information in a URL is not accepted (credentials never go in URLs)");
 }
+
+// Found by tests/fuzz/url_fuzz.cpp: an IPvFuture literal was accepted as a host, and
+// text() and host_header() bracketed it twice ("https://[[v1.x]]/"), which no parser reads.
+TEST_CASE("a location's text reads back as the same location; an IPvFuture host is refused") {
+    auto future = parse_location("https://[v1.x:y]/repo/");
+    REQUIRE(!future);
+    CHECK(code_of(future) == store::store_errc::rejected);
+    CHECK(message_of(future).find("IPvFuture") != std::string::npos);
+    auto from = parse_location("https://example.org/lake/refs.json");
+    CHECK(!resolve_redirect(*from, "https://[v1.x:y]/repo/"));
+    for (std::string url : {"https://[::1]:8443/repo/", "http://[::ffff:127.0.0.1]/x", "https://example.org/a%20b?q=1"}) {
+        INFO(url);
+        auto where = parse_location(url);
+        REQUIRE(where.has_value());
+        auto again = parse_location(where->text());
+        REQUIRE(again.has_value());
+        CHECK(again->host == where->host);
+        CHECK(again->port == where->port);
+        CHECK(again->target() == where->target());
+    }
+}
