@@ -49,11 +49,20 @@ void check_refusal(result<location> const& parsed, std::string_view url) {
     if (parsed)
         return;
     check(parsed.error().code == store::store_errc::rejected, "a URL refused with another code", url);
-    // "…" is what a message shows in place of user information: a URL whose user
-    // information is that marker shows it, and that is no leak.
+    // Looked for as "user:password@", and only when the URL holds that once (in its
+    // authority): the bare text may appear elsewhere ("htt" in "http://"), and so may the
+    // same text before another '@' in the path. "…@" is what a message shows in its place,
+    // so a secret that is part of it proves nothing.
     auto secret = userinfo_of(url);
-    if (secret.size() >= 3 && secret.find("…") == std::string_view::npos)
-        check(parsed.error().message.find(secret) == std::string::npos,
+    std::string needle = std::string(secret) + "@";
+    auto occurrences = [](std::string_view text, std::string_view what) {
+        std::size_t n = 0;
+        for (auto at = text.find(what); at != std::string_view::npos; at = text.find(what, at + 1))
+            ++n;
+        return n;
+    };
+    if (!secret.empty() && occurrences(url, needle) == 1 && std::string_view("…@").find(needle) == std::string_view::npos)
+        check(parsed.error().message.find(needle) == std::string::npos,
               "a refusal repeats the URL's user information", parsed.error().message);
 }
 
