@@ -1,6 +1,7 @@
 #include "config/daemon_config.hpp"
 
 #include "config/detail/schema.hpp"
+#include "config/detail/yaml_documents.hpp"
 #include "config/detail/yaml_reader.hpp"
 
 #include <fstream>
@@ -55,21 +56,25 @@ std::string_view to_string(s3_addressing addressing) noexcept {
 load_result parse_config(std::string_view text, std::string_view file_name) {
     detail::problem_list problems{std::string(file_name)};
     std::filesystem::path const file = absolute_or_as_is(std::filesystem::path(std::string(file_name)));
-    std::vector<YAML::Node> documents;
+    detail::yaml_documents documents;
     try {
-        documents = YAML::LoadAll(std::string(text));
+        documents = detail::load_documents(std::string(text));
     } catch (YAML::Exception const& e) {
         // yaml-cpp's own text ("end of map not found", "illegal map value"), at its place.
         problems.add(e.mark, "invalid YAML: " + e.msg);
         return problems.take();
     }
-    if (documents.empty() || documents.front().IsNull()) {
+    if (documents.stuck) {
+        problems.add(*documents.stuck, "invalid YAML: nothing can be read from here on");
+        return problems.take();
+    }
+    if (documents.first.IsNull()) {
         problems.add_whole_file("the configuration is empty: it needs at least 'repositories'");
         return problems.take();
     }
-    if (documents.size() > 1)
-        problems.add(documents[1].Mark(), "a second YAML document: the configuration is one document");
-    auto const& root = documents.front();
+    if (documents.second)
+        problems.add(*documents.second, "a second YAML document: the configuration is one document");
+    auto const& root = documents.first;
     if (!root.IsMap()) {
         problems.add(root.Mark(),
                      "the configuration must be a mapping of keys, not " + std::string(detail::kind_of(root)));

@@ -322,7 +322,10 @@ result<std::vector<allowed_signer const*>> find_signers(allowed_signers const& s
     if (!found.empty())
         return found;
     if (certificate != nullptr && best == 1) {
-        std::string_view principal = certificate->principals.empty() ? "" : certificate->principals.front();
+        // Both arms string_view: with "" on one side the conditional would make a temporary
+        // std::string, and the view would outlive it.
+        std::string_view principal =
+            certificate->principals.empty() ? std::string_view() : std::string_view(certificate->principals.front());
         if (auto why = check_certificate_authority(*certificate, principal, now); !why)
             return with_context(why.error(), signers.path + ":" + std::to_string(best_line));
     }

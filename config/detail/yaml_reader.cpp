@@ -34,13 +34,35 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
+/// A control character as quote() shows it: "\x0a".
+std::string escaped(unsigned char byte) {
+    char text[8];
+    std::snprintf(text, sizeof text, "\\x%02x", byte);
+    return text;
+}
+
+/// `message` on one line: control characters shown as quote() shows them. Our own texts
+/// quote what they repeat; yaml-cpp's do not ("unknown escape character: " and the raw
+/// byte), and a line break there would split a problem in check-config's output and the
+/// log. Found by tests/fuzz/config_fuzz.cpp.
+std::string one_line(std::string message) {
+    std::string out;
+    for (char c : message) {
+        auto const byte = static_cast<unsigned char>(c);
+        out += byte < 0x20 || byte == 0x7f ? escaped(byte) : std::string(1, c);
+    }
+    return out;
+}
+
 } // namespace
 
 void problem_list::add(YAML::Mark const& mark, std::string message) {
-    problems_.push_back({file_, place(mark.line), place(mark.column), std::move(message)});
+    problems_.push_back({file_, place(mark.line), place(mark.column), one_line(std::move(message))});
 }
 
-void problem_list::add_whole_file(std::string message) { problems_.push_back({file_, 0, 0, std::move(message)}); }
+void problem_list::add_whole_file(std::string message) {
+    problems_.push_back({file_, 0, 0, one_line(std::move(message))});
+}
 
 config_problems problem_list::take() {
     std::stable_sort(problems_.begin(), problems_.end(), [](config_problem const& a, config_problem const& b) {
@@ -64,9 +86,7 @@ std::string quote(std::string_view text) {
         }
         auto const byte = static_cast<unsigned char>(c);
         if (byte < 0x20 || byte == 0x7f) {
-            char escaped[8];
-            std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
-            out += escaped;
+            out += escaped(byte);
         } else {
             out += c;
         }

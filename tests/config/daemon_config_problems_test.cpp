@@ -230,6 +230,32 @@ TEST_CASE("daemon config: each broken configuration gives its one exact problem"
     }
 }
 
+// Found by tests/fuzz/config_fuzz.cpp: yaml-cpp 0.7's LoadAll never returned on these
+// (its parser stops advancing and LoadAll collects empty documents until memory runs out),
+// so check-config, the daemon's start and a reload ran out of memory on a stray comma.
+TEST_CASE("daemon config: text where yaml-cpp stops advancing is refused, not read for ever") {
+    CHECK(problems_of(",[#") == std::vector<std::string>{"mirror.yaml:1:1: invalid YAML: nothing can be read from here on"});
+    CHECK(problems_of(",") == std::vector<std::string>{"mirror.yaml:1:1: invalid YAML: nothing can be read from here on"});
+    // After a first document, where a second would start (LoadAll looped there too).
+    CHECK(problems_of("{repositories: [{name: a, origin: /o, mirror: /m, signatures: off}]}\n,\n") ==
+          std::vector<std::string>{"mirror.yaml:2:1: invalid YAML: nothing can be read from here on"});
+    CHECK(problems_of(std::string(repo) + "---\n,\n") ==
+          std::vector<std::string>{"mirror.yaml:7:1: invalid YAML: nothing can be read from here on"});
+    // After a block mapping, a comma is an ordinary syntax error.
+    CHECK(problems_of(with(",\n")) == std::vector<std::string>{"mirror.yaml:6:1: invalid YAML: end of map not found"});
+    // A real second document is still one.
+    CHECK(problems_of(std::string(repo) + "---\n---\n") ==
+          std::vector<std::string>{"mirror.yaml:7:1: a second YAML document: the configuration is one document"});
+}
+
+// Found by tests/fuzz/config_fuzz.cpp: yaml-cpp's own message repeats the raw byte of a
+// bad escape, and a control character there (a line break) split one problem into lines.
+TEST_CASE("daemon config: every problem is one line, yaml-cpp's messages included") {
+    auto const found = problems_of("listen: \"a\\\x01" "b\"\n"); // a backslash, then byte 1
+    REQUIRE(found.size() == 1);
+    CHECK(found[0] == "mirror.yaml:1:13: invalid YAML: unknown escape character: \\x01");
+}
+
 TEST_CASE("daemon config: a secret's value never appears in a message") {
     auto const found = problems_of(with("stores:\n  - match: s3://b/\n    secret_access_key: hunter2\n"
                                         "    aws_session_token: [hunter3]\n"));

@@ -319,3 +319,23 @@ TEST_CASE("find_signers returns every accepting line in file order") {
                            k.c.line_key + "\n");
     CHECK(kind(find_signers(c_file, k.c.key, std::string_view("fdl"), mid_2025)) == "outside_validity");
 }
+
+// Found by tests/fuzz/allowed_signers_fuzz.cpp (AddressSanitizer: heap-use-after-free):
+// find_signers took the certificate's first principal through a conditional whose other
+// arm was "", so the view pointed into a temporary std::string destroyed at once, and the
+// check that explains the refusal read freed memory.
+TEST_CASE("find_signers explains a certificate no line accepts without reading freed memory") {
+    keys k;
+    auto file = parse_ok("bob@x cert-authority " + k.a.line_key + "\n");
+    ssh_certificate cert;
+    cert.key = k.b.key;
+    cert.type = 1;
+    cert.key_id = "id";
+    cert.principals = {"a-principal-longer-than-a-short-string@example.org"}; // on the heap, not inline
+    cert.valid_before = UINT64_MAX;
+    cert.ca = k.a.key;
+    auto found = find_signers(file, cert.key, std::string_view("fdl"), mid_2025, &cert);
+    REQUIRE(!found);
+    CHECK(kind(found) == "principal_not_allowed");
+    CHECK(found.error().message.find("the key is listed, but not for this principal") != std::string::npos);
+}

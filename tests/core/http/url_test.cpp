@@ -79,3 +79,66 @@ TEST_CASE("redirects resolve against the URL that answered") {
     CHECK(elsewhere->target() == "/x?sig=1");
     CHECK(!resolve_redirect(*from, "gopher://x/"));
 }
+
+// Found by tests/fuzz/url_fuzz.cpp: Boost.URL 1.81 asserts on a scheme followed by one
+// character other than '/' (boostorg/url#665), which aborted this test in
+// scripts/test-sanitized's build (assertions on) before url.cpp refused such text itself.
+TEST_CASE("a scheme without '//' is refused before Boost.URL parses it") {
+    for (char const* text : {"a:?", "oj:[", "x:#", "http:?", "HTTPS:x"}) {
+        INFO(text);
+        auto where = parse_location(text);
+        REQUIRE(!where);
+        CHECK(code_of(where) == store::store_errc::rejected);
+        auto from = parse_location("https://example.org/lake/refs.json");
+        auto redirect = resolve_redirect(*from, text);
+        REQUIRE(!redirect);
+        CHECK(code_of(redirect) == store::store_errc::rejected);
+    }
+    CHECK(message_of(parse_location("a:?")).find("not an http or https URL") != std::string::npos);
+    CHECK(message_of(parse_location("http:?")).find("no host") != std::string::npos);
+    // What is not a scheme still reaches Boost.URL: a relative redirect with a colon.
+    auto from = parse_location("https://example.org/lake/refs.json");
+    auto relative = resolve_redirect(*from, "./a:b");
+    REQUIRE(relative.has_value());
+    CHECK(relative->path == "/lake/a:b");
+}
+
+// Found by tests/fuzz/url_fuzz.cpp: every refusal quoted the URL as given, user
+// information included, so a password written into an origin's URL reached the log.
+TEST_CASE("a refusal never repeats the password of the URL it refuses") {
+    for (char const* url : {"https://user:secret@example.org/repo/", "ftp://user:secret@example.org/",
+                            "https://user:secret@exa mple.org/", "https://user:secret@example.org/repo/?a=b",
+                            "https://user:secret@example.org/repo/#part"}) {
+        INFO(url);
+        auto base = parse_base(url);
+        REQUIRE(!base);
+        CHECK(base.error().message.find("secret") == std::string::npos);
+        auto from = parse_location("https://example.org/lake/refs.json");
+        auto redirect = resolve_redirect(*from, url);
+        if (!redirect)
+            CHECK(redirect.error().message.find("secret") == std::string::npos);
+    }
+    CHECK(message_of(parse_base("https://user:secret@example.org/repo/")) ==
+          "'https://user:***@example.org/repo/': user information in a URL is not accepted (credentials never go in URLs)");
+}
+
+// Found by tests/fuzz/url_fuzz.cpp: an IPvFuture literal was accepted as a host, and
+// text() and host_header() bracketed it twice ("https://[[v1.x]]/"), which no parser reads.
+TEST_CASE("a location's text reads back as the same location; an IPvFuture host is refused") {
+    auto future = parse_location("https://[v1.x:y]/repo/");
+    REQUIRE(!future);
+    CHECK(code_of(future) == store::store_errc::rejected);
+    CHECK(message_of(future).find("IPvFuture") != std::string::npos);
+    auto from = parse_location("https://example.org/lake/refs.json");
+    CHECK(!resolve_redirect(*from, "https://[v1.x:y]/repo/"));
+    for (std::string url : {"https://[::1]:8443/repo/", "http://[::ffff:127.0.0.1]/x", "https://example.org/a%20b?q=1"}) {
+        INFO(url);
+        auto where = parse_location(url);
+        REQUIRE(where.has_value());
+        auto again = parse_location(where->text());
+        REQUIRE(again.has_value());
+        CHECK(again->host == where->host);
+        CHECK(again->port == where->port);
+        CHECK(again->target() == where->target());
+    }
+}
