@@ -1,5 +1,6 @@
 #include "daemon/check_config.hpp"
 
+#include "daemon/terminal_text.hpp"
 #include "verify/allowed_signers.hpp"
 
 #include <cstdio>
@@ -28,7 +29,7 @@ std::variant<std::string, std::string> read_text_file(std::filesystem::path cons
 
 } // namespace
 
-std::vector<std::string> check_named_files(config::daemon_config const& cfg) {
+std::vector<std::string> check_named_files(config::daemon_config const& cfg, std::vector<std::string>* warnings) {
     std::vector<std::string> problems;
     std::set<std::filesystem::path> signers_checked;
     for (auto const& repo : cfg.repositories) {
@@ -41,8 +42,12 @@ std::vector<std::string> check_named_files(config::daemon_config const& cfg) {
             problems.push_back(where + std::get<1>(text));
             continue;
         }
-        if (auto parsed = verify::parse_allowed_signers(std::get<0>(text), file->string()); !parsed)
+        auto parsed = verify::parse_allowed_signers(std::get<0>(text), file->string());
+        if (!parsed)
             problems.push_back("repository '" + repo.name + "': allowed_signers: " + parsed.error().message);
+        else if (warnings != nullptr)
+            for (auto const& skipped : parsed->skipped)
+                warnings->push_back("repository '" + repo.name + "': " + verify::skipped_line_warning(skipped));
     }
     for (auto const& entry : cfg.stores) {
         for (auto const& [key, file] : {std::pair{"credentials_file", entry.credentials_file},
@@ -67,7 +72,10 @@ int run_check_config(std::string const& path) {
                      loaded.error().size() == 1 ? "" : "s");
         return exit_config;
     }
-    auto problems = check_named_files(*loaded);
+    std::vector<std::string> warnings;
+    auto problems = check_named_files(*loaded, &warnings);
+    for (auto const& warning : warnings)
+        std::fprintf(stderr, "warning: %s\n", terminal_safe(warning, false).c_str());
     if (!problems.empty()) {
         for (auto const& problem : problems)
             std::fprintf(stderr, "%s: %s\n", path.c_str(), problem.c_str());

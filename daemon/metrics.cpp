@@ -175,6 +175,9 @@ struct metrics::impl {
         counter("fdl_mirror_integrity_failures_total", "Versions held for a failed integrity check, by kind");
     Family<Counter>& violations =
         counter("fdl_mirror_immutability_violations_total", "Broken promises of the origin, by kind");
+    Family<Gauge>& allowed_signers_problems =
+        gauge("fdl_mirror_allowed_signers_problems",
+              "Lines of the repository's allowed_signers file that do not parse, skipped (they grant nothing)");
     Family<Gauge>& versions_unverified =
         gauge("fdl_mirror_versions_unverified",
               "Versions in the mirror whose signature the current policy and keys do not accept (last re-examination)");
@@ -249,7 +252,7 @@ struct metrics::impl {
     void forget(std::string const& repo) {
         Labels r{{"repo", repo}};
         for (auto* family : {&interval, &last_success, &last_attempt, &untrusted_keys, &origin_up, &pending_files,
-                             &pending_bytes, &versions_unverified})
+                             &pending_bytes, &versions_unverified, &allowed_signers_problems})
             remove_repo(*family, repo, {r});
         for (auto* family : {&copied_bytes, &copied_files})
             remove_repo(*family, repo, {r});
@@ -344,6 +347,7 @@ void metrics::pass_finished(std::string const& repo, sync::sync_report const& re
     m.copied_bytes.Add(r).Increment(static_cast<double>(report.bytes_copied));
     m.copied_files.Add(r).Increment(static_cast<double>(report.files_copied));
     m.untrusted_keys.Add(r).Set(static_cast<double>(report.announced_keys.announced_not_trusted.size()));
+    m.allowed_signers_problems.Add(r).Set(static_cast<double>(report.allowed_signers_skipped));
     // A pass that stopped before the refs knows nothing pending unless it says so: the last
     // values stay, as the drift's do.
     if (!report.refs.empty() || report.pending_files > 0) {

@@ -91,6 +91,8 @@ std::variant<loaded, int> load(std::string const& signers_path, std::string cons
         daemon::print_error(signers.error().message);
         return exit_rejected;
     }
+    for (auto const& skipped : signers->skipped) // as ssh-keygen logs them, and goes on
+        std::fprintf(stderr, "warning: %s\n", terminal_safe(verify::skipped_line_warning(skipped), false).c_str());
     out.signers = std::move(*signers);
     auto armored = read_file(signature_path, verify::max_signature_bytes, problem);
     if (!armored) {

@@ -219,8 +219,12 @@ std::optional<std::int64_t> parse_signer_time(std::string_view text) {
     return static_cast<std::int64_t>(when);
 }
 
+std::string skipped_line_warning(error const& skipped) {
+    return skipped.message + " (this line of allowed_signers is skipped: it grants nothing)";
+}
+
 result<allowed_signers> parse_allowed_signers(std::string_view text, std::string path) {
-    allowed_signers out{std::move(path), {}};
+    allowed_signers out{std::move(path), {}, {}};
     std::size_t number = 0;
     while (!text.empty()) {
         ++number;
@@ -235,9 +239,10 @@ result<allowed_signers> parse_allowed_signers(std::string_view text, std::string
         allowed_signer entry;
         entry.line = number;
         if (auto problem = parse_line(line, entry))
-            return make_error(verify_errc::malformed_allowed_signers,
-                              out.path + ":" + std::to_string(number) + ": " + *problem);
-        out.entries.push_back(std::move(entry));
+            out.skipped.push_back(make_error(verify_errc::malformed_allowed_signers,
+                                             out.path + ":" + std::to_string(number) + ": " + *problem));
+        else
+            out.entries.push_back(std::move(entry));
     }
     return out;
 }

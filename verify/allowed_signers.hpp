@@ -29,13 +29,22 @@ struct allowed_signer {
 struct allowed_signers {
     std::string path; ///< for messages
     std::vector<allowed_signer> entries;
+    /// Lines that do not parse, each verify_errc::malformed_allowed_signers with
+    /// "path:line: reason". Skipped, as OpenSSH skips them: a line that does not parse
+    /// grants nothing, and one typo must not hold every version of a repository. Every
+    /// command reports them loudly instead.
+    std::vector<error> skipped;
 };
 
-/// Parses a whole file. Comments and blank lines are skipped. Any line that does not
-/// parse (unknown option, unquoted or unterminated value, bad time, bad key) fails the
-/// whole file with verify_errc::malformed_allowed_signers and "path:line: reason": a
-/// file that cannot be read completely is not trusted partially.
+/// Parses a whole file. Comments and blank lines are ignored; a line that does not parse
+/// (unknown option, unquoted or unterminated value, bad time, bad key) is skipped and
+/// recorded in `skipped`. Never fails today; the result type leaves room for a file that
+/// cannot be read at all.
 result<allowed_signers> parse_allowed_signers(std::string_view text, std::string path);
+
+/// The warning every command gives for a skipped line: "path:line: reason (this line of
+/// allowed_signers is skipped: it grants nothing)".
+std::string skipped_line_warning(error const& skipped);
 
 /// Parses YYYYMMDD, YYYYMMDDHHMM or YYYYMMDDHHMMSS, each optionally followed by 'Z' (UTC;
 /// otherwise the local time zone), into seconds since the epoch.

@@ -378,6 +378,8 @@ awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, s
         report.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
         return std::move(report);
     };
+    for (auto const& skipped : options.trust.signers.skipped)
+        report.warnings.push_back(verify::skipped_line_warning(skipped));
     auto fdl_bytes = co_await store::read_all(repo, "fdl.json", limits::fdl_json);
     if (!fdl_bytes) {
         report.fatal = fdl_bytes.error();

@@ -48,6 +48,9 @@ struct sync_report {
     std::vector<held_version> unverified;
     std::vector<error> violations;           ///< broken promises of the origin; mirror kept its copy
     std::vector<std::string> warnings;       ///< worth knowing, not a failure
+    /// Lines of the trusted keys' allowed_signers file that do not parse, skipped (each is
+    /// also a warning): fdl_mirror_allowed_signers_problems.
+    std::size_t allowed_signers_skipped = 0;
     std::vector<ref_change> refs_updated;    ///< refs moved or created in the mirror
     std::vector<std::string> followed;       ///< allowed late changes taken: expiry, signature, catalog
     std::vector<ref_state> refs;             ///< each origin ref after the pass; empty when it stopped early

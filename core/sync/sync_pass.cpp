@@ -279,6 +279,9 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
     };
 
     p.now = static_cast<std::int64_t>(std::time(nullptr));
+    report.allowed_signers_skipped = options.trust.signers.skipped.size();
+    for (auto const& skipped : options.trust.signers.skipped)
+        report.warnings.push_back(verify::skipped_line_warning(skipped));
     if (!catalog::reader_available())
         report.warnings.push_back("no catalog reader in this build (built without DuckDB): data files are taken "
                                   "from files.json, and catalogs are not checked");

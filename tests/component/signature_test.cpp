@@ -312,3 +312,20 @@ TEST_CASE_FIXTURE(signed_repo, "a mirror published without signatures, synced wi
     CHECK(mended.unverified.size() == 1); // main[1]: the mirror keeps mallory's signature
     CHECK(violated(mended, sync::sync_errc::version_rewritten, sample.main[1] + "/version.json.sig"));
 }
+
+TEST_CASE_FIXTURE(signed_repo, "a line of allowed_signers that does not parse is skipped with a warning; the others "
+                               "still trust their keys") {
+    for (auto const& id : all_versions())
+        origin.sign(id, alice);
+    std::string keys = "mallory@example.org frobnicate " + allowed_line("x", mallory).substr(2) + "\n" +
+                       allowed_line("alice@example.org", alice) + "\n";
+    auto r = pass(options(verify::signature_policy::required, keys));
+    INFO(describe(r));
+    CHECK(r.exit_code() == 0);
+    CHECK(r.published.size() == 4);
+    CHECK(r.allowed_signers_skipped == 1);
+    CHECK(std::any_of(r.warnings.begin(), r.warnings.end(), [](std::string const& w) {
+        return w.starts_with("allowed_signers:1: ") && w.find("frobnicate") != std::string::npos &&
+               w.ends_with("(this line of allowed_signers is skipped: it grants nothing)");
+    }));
+}

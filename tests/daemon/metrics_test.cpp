@@ -30,6 +30,7 @@ sync::sync_report troubled_report() {
     r.held.push_back({"v4", make_error(verify::verify_errc::missing_signature, "versions/v4: no signature")});
     r.held.push_back({"v5", make_error(verify::verify_errc::untrusted_key, "versions/v5: untrusted")});
     r.violations.push_back(make_error(sync::sync_errc::tag_moved, "refs/tags/v1: moved"));
+    r.allowed_signers_skipped = 2;
     r.unverified.push_back({"v0", make_error(verify::verify_errc::missing_signature, "versions/v0: no signature")});
     r.published_with_problems.push_back(
         {"v1", make_error(catalog::catalog_errc::index_disagrees, "versions/v1/files.json disagrees")});
@@ -108,6 +109,7 @@ TEST_CASE("a pass's report becomes drift, held versions, signature checks, integ
     CHECK(has_line(text, R"(fdl_mirror_immutability_violations_total{kind="tag_moved",repo="population"} 1)"));
     CHECK(has_line(text, R"(fdl_mirror_version_problems_total{kind="catalog.index_disagrees",repo="population"} 1)"));
     CHECK(has_line(text, R"(fdl_mirror_versions_unverified{repo="population"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_allowed_signers_problems{repo="population"} 2)"));
     CHECK(has_line(text, R"(fdl_mirror_untrusted_announced_keys{repo="population"} 1)"));
     CHECK(has_line(text, R"(fdl_mirror_copied_bytes_total{repo="population"} 1000)"));
     CHECK(has_line(text, R"(fdl_mirror_copied_files_total{repo="population"} 3)"));

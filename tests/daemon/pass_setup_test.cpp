@@ -124,11 +124,13 @@ TEST_CASE("trusted keys are read from the repository's allowed_signers file, and
         CHECK(missing.error().message.find("repository 'population'") != std::string::npos);
         CHECK(missing.error().message.find((tmp / "gone").string()) != std::string::npos);
     }
-    SUBCASE("a file that is not an allowed_signers file") {
+    SUBCASE("a line that does not parse is skipped and counted, as OpenSSH skips it") {
         std::ofstream(keys) << "release@example.org ssh-ed25519 not-base64!\n";
         auto broken = daemon::load_trust(repo);
-        REQUIRE(!broken.has_value());
-        CHECK(broken.error().message.find("repository 'population': allowed_signers") != std::string::npos);
+        REQUIRE(broken.has_value());
+        CHECK(broken->signers.entries.empty());
+        REQUIRE(broken->signers.skipped.size() == 1);
+        CHECK(broken->signers.skipped[0].message.starts_with(keys.string() + ":1: "));
     }
     SUBCASE("signatures off needs no file") {
         repo.settings.signatures = config::signature_policy::off;

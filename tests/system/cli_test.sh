@@ -113,10 +113,13 @@ grep -q $'rlo\xe2\x80\xaefdp.exe' "$work/out" && pass || fail "the JSON report l
 # Signature options: the keys file is read and parsed before anything runs.
 expect_status 2 "unreadable allowed_signers" -- "$FDL_MIRROR" sync "$work/origin" "$work/m3" --allowed-signers "$work/absent"
 expect_output "does not exist" "absent allowed_signers"
-printf 'alice@example.org frobnicate ssh-ed25519 AAAA\n' >"$work/bad_signers"
-expect_status 2 "malformed allowed_signers" -- "$FDL_MIRROR" sync "$work/origin" "$work/m3" --allowed-signers "$work/bad_signers"
-expect_output "bad_signers:1:" "malformed allowed_signers names file and line"
 [ ! -e "$work/m3" ] && pass || fail "a usage error must not create the mirror"
+# A line that does not parse is skipped, as ssh-keygen skips it, and named: it trusts no
+# key, so every version is held under the default policy (required).
+printf 'alice@example.org frobnicate ssh-ed25519 AAAA\n' >"$work/bad_signers"
+expect_status 1 "malformed allowed_signers" -- "$FDL_MIRROR" sync "$work/origin" "$work/m3b" --allowed-signers "$work/bad_signers"
+expect_output "bad_signers:1: " "malformed allowed_signers names file and line"
+expect_output "(this line of allowed_signers is skipped: it grants nothing)" "the line is said to be skipped"
 ssh-keygen -q -t ed25519 -N "" -f "$work/key"
 echo "alice@example.org $(cut -d' ' -f1,2 "$work/key.pub")" >"$work/signers"
 "$FDL_PUBLISHER" sample "$work/sorigin"

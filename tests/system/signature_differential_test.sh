@@ -145,6 +145,9 @@ for bad in 'alice@example.org frobnicate ' 'alice@example.org namespaces=fdl ' '
   'alice@example.org valid-after="2025" ' '"alice@example.org '; do
   echo "$bad$(cut -d' ' -f1,2 key-ed25519.pub)" >bad
   case_ "malformed line: $bad" reject bad alice@example.org fdl sig-ed25519 msg
+  # Both skip the line that does not parse and go on: a good line after it still counts.
+  { cat bad; line alice@example.org ed25519; } >bad-then-good
+  case_ "malformed line, then a good one: $bad" accept bad-then-good alice@example.org fdl sig-ed25519 msg
 done
 echo "alice@example.org ssh-ed25519 AAAA!!!!" >bad
 case_ "malformed key" reject bad alice@example.org fdl sig-ed25519 msg
