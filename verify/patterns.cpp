@@ -36,6 +36,10 @@ list_match match_pattern_list(std::string_view text, std::string_view list) noex
             ++i;
         std::size_t comma = list.find(',', i);
         std::size_t end = comma == std::string_view::npos ? list.size() : comma;
+        // OpenSSH copies each pattern into a 1024-byte buffer and gives up on the whole
+        // list, whatever matched before, at one of 1023 bytes or more (match.c).
+        if (end - i >= max_pattern_bytes)
+            return list_match::none;
         if (match_pattern(text, list.substr(i, end - i))) {
             if (negated)
                 return list_match::negated;

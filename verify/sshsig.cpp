@@ -31,6 +31,21 @@ static error malformed(std::string const& why) {
     return make_error(verify_errc::malformed_signature, "signature: " + why);
 }
 
+/// Why an ECDSA signature integer is not one OpenSSH reads (sshbuf_get_bignum2): a first
+/// byte with its top bit set is negative, and more than 2049 bytes (or 2049 whose first
+/// is not 0) is past SSHBUF_MAX_BIGNUM. Leading zero bytes are allowed, as OpenSSH allows
+/// them; empty is 0, which no signature verifies with (refused here). libssh reads the
+/// bytes as unsigned, so a negative encoding would verify there: refused before it.
+static std::optional<std::string> ecdsa_integer_problem(std::string_view m) {
+    if (m.empty())
+        return "empty";
+    if ((static_cast<unsigned char>(m[0]) & 0x80) != 0)
+        return "negative (its first byte has the top bit set)";
+    if (m.size() > 2049 || (m.size() == 2049 && m[0] != 0))
+        return "longer than 16384 bits";
+    return std::nullopt;
+}
+
 /// Checks the signature blob against the key: its algorithm, and no trailing bytes.
 static result<std::string> check_signature_blob(ssh_public_key const& key, std::string_view signature) {
     wire_reader in(signature);
@@ -55,8 +70,13 @@ static result<std::string> check_signature_blob(ssh_public_key const& key, std::
         return malformed("ssh-ed25519 signature is not 64 bytes");
     if (key.type.starts_with("ecdsa-")) {
         wire_reader ecdsa(*bytes);
-        if (!ecdsa.string() || !ecdsa.string() || !ecdsa.empty())
+        auto r = ecdsa.string();
+        auto s = ecdsa.string();
+        if (!r || !s || !ecdsa.empty())
             return malformed("ECDSA signature is not two integers");
+        for (auto [name, value] : {std::pair{"r", *r}, std::pair{"s", *s}})
+            if (auto problem = ecdsa_integer_problem(value))
+                return malformed(std::string("ECDSA signature's ") + name + " is " + *problem);
     }
     return name;
 }

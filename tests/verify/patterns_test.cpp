@@ -112,3 +112,19 @@ TEST_CASE("match_pattern_list: empty items") {
     CHECK(match_pattern_list("", "") == list_match::none);
     CHECK(match_pattern_list("", "a,") == list_match::none);
 }
+
+TEST_CASE("match_pattern_list: a pattern of 1023 bytes or more ends the list with no match, as in OpenSSH 9.2") {
+    std::string const at_limit(1022, 'x'), past_limit(1023, 'x');
+    CHECK(match_pattern_list("alice", "alice," + at_limit) == list_match::positive);
+    // Checked against ssh-keygen -Y verify: the long pattern wins over an earlier match.
+    CHECK(match_pattern_list("alice", "alice," + past_limit) == list_match::none);
+    CHECK(match_pattern_list(past_limit, past_limit) == list_match::none);
+    CHECK(match_pattern_list(at_limit, at_limit) == list_match::positive);
+    CHECK(match_pattern_list("alice", std::string(1022, 'x') + "*,alice") == list_match::none);
+    // The '!' does not count, and a negated match before the long pattern has returned.
+    CHECK(match_pattern_list("alice", "alice,!" + at_limit) == list_match::positive);
+    CHECK(match_pattern_list("alice", "alice,!" + past_limit) == list_match::none);
+    CHECK(match_pattern_list("alice", "!alice," + past_limit) == list_match::negated);
+    // After it, nothing is looked at.
+    CHECK(match_pattern_list("alice", past_limit + ",alice") == list_match::none);
+}

@@ -345,3 +345,36 @@ TEST_CASE("parse_sshsig checks the signature algorithm and size against the key"
     f.signature = signature_blob("ecdsa-sha2-nistp256", bytes);
     CHECK(kind(parse_sshsig(f.build())) == "unsupported_algorithm");
 }
+
+TEST_CASE("ECDSA signature integers are read as OpenSSH reads them: a negative one is refused, leading zeros are "
+          "not") {
+    // Found by comparing with ssh-keygen -Y verify: libssh read r and s as unsigned, so an
+    // r with its sign byte dropped (a negative mpint to OpenSSH) verified.
+    for (char const* label : {"p256", "p384", "p521"}) {
+        CAPTURE(label);
+        auto real = split(dearmored(by_label(label).armored));
+        cursor outer{real.signature};
+        std::string const algorithm = outer.take_string();
+        std::string const integers = outer.take_string();
+        cursor ints{integers};
+        std::string r = ints.take_string(), s = ints.take_string();
+        auto with = [&](std::string const& new_r, std::string const& new_s) {
+            auto f = real;
+            f.signature = signature_blob(algorithm, ssh_string(new_r) + ssh_string(new_s));
+            return armor(f.build());
+        };
+        CHECK(kind(verify_sshsig(with(r, s), message, "fdl")) == "accepted");
+        // Leading zero bytes, any number: accepted, as OpenSSH accepts them.
+        CHECK(kind(verify_sshsig(with(std::string(3, '\0') + r, s), message, "fdl")) == "accepted");
+        CHECK(kind(verify_sshsig(with(r, std::string(1, '\0') + s), message, "fdl")) == "accepted");
+        // The top bit set: negative. With r's own sign byte dropped where it has one, else
+        // a byte of 0x80 put in front.
+        std::string negative = r[0] == '\0' ? r.substr(1) : "\x80" + r;
+        auto refused = parse_sshsig(dearmored(with(negative, s)));
+        CHECK(kind(refused) == "malformed_signature");
+        if (!refused)
+            CHECK(refused.error().message.find("r is negative") != std::string::npos);
+        CHECK(kind(parse_sshsig(dearmored(with("", s)))) == "malformed_signature");
+        CHECK(kind(parse_sshsig(dearmored(with(r, std::string(2050, '\x01'))))) == "malformed_signature");
+    }
+}
