@@ -11,7 +11,7 @@ std::string usage_text() {
   fdl-mirror sync ORIGIN MIRROR [options]   make MIRROR a verified copy of the FDL repository at ORIGIN
   fdl-mirror verify REPOSITORY [options]    audit a repository (an origin or a mirror)
   fdl-mirror check-signature -f ALLOWED_SIGNERS -I PRINCIPAL -n NAMESPACE -s SIGNATURE_FILE
-             [--verify-time YYYYMMDD[HHMM[SS]][Z]] < MESSAGE
+             [--verify-time YYYYMMDD[HHMM[SS]][Z|UTC]] < MESSAGE
                                             verify an SSH signature as ssh-keygen -Y verify does
   fdl-mirror find-principals -f ALLOWED_SIGNERS -s SIGNATURE_FILE [-n NAMESPACE] [--verify-time T]
                                             list the principals whose keys match the signature

@@ -56,7 +56,7 @@ struct check_signature_command {
     std::string principal;       ///< -I
     std::string ns;              ///< -n
     std::string signature_file;  ///< -s
-    std::optional<std::string> verify_time; ///< --verify-time YYYYMMDD[HHMM[SS]][Z]
+    std::optional<std::string> verify_time; ///< --verify-time YYYYMMDD[HHMM[SS]][Z|UTC]
 };
 
 /// `find-principals`: like `ssh-keygen -Y find-principals`: which lines of the file hold

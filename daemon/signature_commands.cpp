@@ -75,7 +75,7 @@ std::variant<loaded, int> load(std::string const& signers_path, std::string cons
     if (verify_time) {
         auto when = verify::parse_signer_time(*verify_time);
         if (!when) {
-            print_error("--verify-time: '" + *verify_time + "' is not YYYYMMDD[HHMM[SS]][Z]");
+            print_error("--verify-time: '" + *verify_time + "' is not YYYYMMDD[HHMM[SS]][Z|UTC]");
             return exit_usage;
         }
         out.now = *when;

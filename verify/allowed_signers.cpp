@@ -101,7 +101,7 @@ std::optional<std::string> parse_options(std::string_view options, allowed_signe
             } else {
                 auto when = parse_signer_time(*value);
                 if (!when)
-                    return std::string(name) + ": '" + value->substr(0, 40) + "' is not YYYYMMDD[HHMM[SS]][Z]";
+                    return std::string(name) + ": '" + value->substr(0, 40) + "' is not YYYYMMDD[HHMM[SS]][Z|UTC]";
                 *time_slot = *when;
             }
         }
@@ -184,38 +184,64 @@ bool time_allows(allowed_signer const& e, std::int64_t now) {
 } // namespace
 
 std::optional<std::int64_t> parse_signer_time(std::string_view text) {
-    bool utc = text.ends_with('Z');
-    if (utc)
+    // OpenSSH 9.2's parse_absolute_time (misc.c), form by form: one suffix, 'Z' or 'z',
+    // else "UTC" in any case, means UTC; then exactly 8, 12 or 14 characters cut at fixed
+    // places and read as glibc's strptime reads %Y, %m, %d, %H, %M and %S.
+    bool utc = false;
+    if (text.size() > 1 && (text.back() == 'Z' || text.back() == 'z')) {
+        utc = true;
         text.remove_suffix(1);
+    } else if (text.size() > 3) {
+        auto tail = text.substr(text.size() - 3);
+        bool is_utc = true;
+        for (std::size_t i = 0; i < 3; ++i)
+            is_utc = is_utc && std::toupper(static_cast<unsigned char>(tail[i])) == "UTC"[i];
+        if (is_utc) {
+            utc = true;
+            text.remove_suffix(3);
+        }
+    }
     if (text.size() != 8 && text.size() != 12 && text.size() != 14)
         return std::nullopt;
-    for (char c : text)
-        if (c < '0' || c > '9')
+    // A field may start with white space (strptime skips it), then digits to its end.
+    auto field = [&](std::size_t at, std::size_t len) -> std::optional<int> {
+        std::string_view f = text.substr(at, len);
+        while (!f.empty() && std::isspace(static_cast<unsigned char>(f.front())))
+            f.remove_prefix(1);
+        if (f.empty())
             return std::nullopt;
-    auto number = [&](std::size_t at, std::size_t len) {
         int v = 0;
-        for (std::size_t i = at; i < at + len; ++i)
-            v = v * 10 + (text[i] - '0');
+        for (char c : f) {
+            if (c < '0' || c > '9')
+                return std::nullopt;
+            v = v * 10 + (c - '0');
+        }
         return v;
     };
-    std::tm tm{};
-    tm.tm_year = number(0, 4) - 1900;
-    tm.tm_mon = number(4, 2) - 1;
-    tm.tm_mday = number(6, 2);
+    auto year = field(0, 4), month = field(4, 2), day = field(6, 2);
+    std::optional<int> hour = 0, minute = 0, second = 0;
     if (text.size() >= 12)
-        tm.tm_hour = number(8, 2), tm.tm_min = number(10, 2);
+        hour = field(8, 2), minute = field(10, 2);
     if (text.size() == 14)
-        tm.tm_sec = number(12, 2);
-    if (tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
-        tm.tm_sec > 59)
+        second = field(12, 2);
+    if (!year || !month || !day || !hour || !minute || !second)
         return std::nullopt;
-    std::tm check = tm;
-    tm.tm_isdst = -1;
+    // strptime's ranges: the day is not checked against the month, and seconds go to 61;
+    // timegm and mktime then normalise (31 February is 3 March), as OpenSSH's result is.
+    if (*month < 1 || *month > 12 || *day < 1 || *day > 31 || *hour > 23 || *minute > 59 || *second > 61)
+        return std::nullopt;
+    std::tm tm{};
+    tm.tm_year = *year - 1900;
+    tm.tm_mon = *month - 1;
+    tm.tm_mday = *day;
+    tm.tm_hour = *hour;
+    tm.tm_min = *minute;
+    tm.tm_sec = *second;
+    // OpenSSH sets tm_isdst to 0: a local time in summer is read as standard time.
+    tm.tm_isdst = 0;
     std::time_t when = utc ? ::timegm(&tm) : std::mktime(&tm);
-    if (when == static_cast<std::time_t>(-1) || tm.tm_mday != check.tm_mday || tm.tm_mon != check.tm_mon)
-        return std::nullopt; // 31 February and the like
-    if (when <= 0)
-        return std::nullopt; // OpenSSH refuses times at or before the epoch
+    if (when == static_cast<std::time_t>(-1) || when <= 0)
+        return std::nullopt; // before the epoch; 0 itself OpenSSH's callers refuse
     return static_cast<std::int64_t>(when);
 }
 

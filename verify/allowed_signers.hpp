@@ -46,8 +46,12 @@ result<allowed_signers> parse_allowed_signers(std::string_view text, std::string
 /// allowed_signers is skipped: it grants nothing)".
 std::string skipped_line_warning(error const& skipped);
 
-/// Parses YYYYMMDD, YYYYMMDDHHMM or YYYYMMDDHHMMSS, each optionally followed by 'Z' (UTC;
-/// otherwise the local time zone), into seconds since the epoch.
+/// Parses a time as OpenSSH 9.2's parse_absolute_time does, into seconds since the epoch:
+/// YYYYMMDD, YYYYMMDDHHMM or YYYYMMDDHHMMSS, each optionally followed by 'Z', 'z' or
+/// "UTC" in any case (UTC; otherwise the local time zone, read as standard time even in
+/// summer, as OpenSSH reads it). Like glibc's strptime, a field may start with white
+/// space, the day is checked only to be 1 to 31 (31 February is 3 March) and the second
+/// may be 60 or 61. nullopt for anything else, and for times at or before the epoch.
 std::optional<std::int64_t> parse_signer_time(std::string_view text);
 
 /// Decides whether a line of `signers` accepts `key` for `principal`, namespace `ns`,

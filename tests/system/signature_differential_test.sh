@@ -138,6 +138,28 @@ w 'valid-after="202501011200"' 20250101115959 reject
 w 'valid-after="202501011200"' 20250101120000 accept
 w 'valid-before="20250101120000Z"' 20250101120001Z reject
 w 'valid-before="20250101120000Z"' 20250101120000Z accept
+# Every form OpenSSH 9.2's parse_absolute_time reads, each on both sides of its instant.
+for form in '20250101z:20250101000000Z' '20250101UTC:20250101000000Z' '20250101utc:20250101000000Z' \
+  '202501011200uTc:20250101120000Z' '20250101120030Z:20250101120030Z' '2025 101Z:20250101000000Z' \
+  '2025 1 1Z:20250101000000Z' '20250231Z:20250303000000Z' '20250101235960Z:20250102000000Z' \
+  '20250101235961Z:20250102000001Z' '202501011200:20250101120000' '20250101:20250101000000'; do
+  value=${form%%:*} instant=${form#*:}
+  before=$(date -u -d "@$(( $(TZ=UTC date -d "${instant:0:8} ${instant:8:2}:${instant:10:2}:${instant:12:2}" +%s) - 1 ))" +%Y%m%d%H%M%S)Z
+  [ "${instant: -1}" = Z ] || before=${before%Z}
+  w "valid-after=\"$value\"" "$instant" accept
+  w "valid-after=\"$value\"" "$before" reject
+  w "valid-before=\"$value\"" "$instant" accept
+done
+# What it refuses makes the line bad: skipped by both, so the signature is not accepted.
+for value in 20250101ZUTC '20250101 UTC' 2025-01-01 20250132 20251301 20250101240000Z 20250101235962Z 19700101Z; do
+  w "valid-after=\"$value\"" 20260101 reject
+done
+# A local time in summer is read as standard time by OpenSSH (tm_isdst = 0): with the
+# zone of New York, 12:00 on 1 July is 17:00Z, not the 16:00Z of the wall clock.
+export TZ=EST5EDT,M3.2.0,M11.1.0
+w 'valid-after="202507011200"' 20250701165959Z reject
+w 'valid-after="202507011200"' 20250701170000Z accept
+export TZ=UTC
 w 'cert-authority' 20250101 reject
 
 # 5. Malformed allowed_signers lines (the only line).

@@ -183,7 +183,7 @@ TEST_CASE("parse_allowed_signers skips a bad line, as OpenSSH does, and names it
     refuses("p@x namespaces=\"fdl\", " + k.a.line_key);
     refuses("p@x valid-after=\"2024011\" " + k.a.line_key, "2024011");
     refuses("p@x valid-after=\"20241301\" " + k.a.line_key, "20241301");
-    refuses("p@x valid-before=\"20240231\" " + k.a.line_key, "20240231");
+    refuses("p@x valid-before=\"20240232\" " + k.a.line_key, "20240232");
     refuses("p@x ssh-rsa " + ed_base64);
     refuses("p@x ecdsa-sha2-nistp256 " + ed_base64);
     refuses("p@x ssh-ed25519 !!!not-base64!!!");
@@ -210,25 +210,45 @@ TEST_CASE("parse_allowed_signers skips a key blob that is not a whole key") {
     CHECK(skipped_line("p@x ssh-ed25519 " + base64_encode(blob) + "\n").starts_with("f:1: "));
 }
 
-TEST_CASE("parse_signer_time reads 8, 12 and 14 digits, local or with Z") {
+TEST_CASE("parse_signer_time reads 8, 12 and 14 digits, local or with a UTC suffix") {
     zone_guard zone("EST5EDT,M3.2.0,M11.1.0");
     CHECK(parse_signer_time("20240101Z") == 1'704'067'200); // 2024-01-01T00:00:00Z
     CHECK(parse_signer_time("20240101Z") == utc(2024, 1, 1));
     CHECK(parse_signer_time("202401021304Z") == utc(2024, 1, 2, 13, 4));
     CHECK(parse_signer_time("20240102130405Z") == utc(2024, 1, 2, 13, 4, 5));
     CHECK(parse_signer_time("20240229Z") == utc(2024, 2, 29));
+    // Every UTC suffix OpenSSH 9.2 recognises: Z or z, or UTC in any case.
+    for (char const* suffix : {"z", "UTC", "utc", "Utc", "uTc"}) {
+        CAPTURE(suffix);
+        CHECK(parse_signer_time(std::string("20240102130405") + suffix) == utc(2024, 1, 2, 13, 4, 5));
+        CHECK(parse_signer_time(std::string("20240102") + suffix) == utc(2024, 1, 2));
+    }
     CHECK(parse_signer_time("20240101") == local(2024, 1, 1));
     CHECK(parse_signer_time("20240101") == utc(2024, 1, 1, 5));
-    CHECK(parse_signer_time("202407021304") == local(2024, 7, 2, 13, 4));
-    CHECK(parse_signer_time("202407021304") == utc(2024, 7, 2, 17, 4)); // EDT is UTC-4
+    // In summer, a local time is read as standard time (OpenSSH sets tm_isdst to 0): 13:04
+    // is 18:04Z, not the 17:04Z of the wall clock in EDT.
+    CHECK(parse_signer_time("202407021304") == utc(2024, 7, 2, 18, 4));
     CHECK(parse_signer_time("20240102235959") == local(2024, 1, 2, 23, 59, 59));
 }
 
-TEST_CASE("parse_signer_time refuses what is not a date") {
-    for (char const* text : {"", "Z", "2024011", "2024011Z", "202401011", "2024010112", "2024010112345",
-                             "202401011234567", "20241301", "20240001", "20240100", "20240132", "20240231",
-                             "20230229Z", "20240431", "202401012400", "202401011260", "20240101120060",
-                             "2024-1-01", "2024010a", "20240101ZZ", " 20240101", "20240101 ", "+2024010"}) {
+TEST_CASE("parse_signer_time reads what glibc's strptime reads in OpenSSH: spaces, 31 February, second 61") {
+    CHECK(parse_signer_time("2024 101Z") == utc(2024, 1, 1));
+    CHECK(parse_signer_time("2024 1 1Z") == utc(2024, 1, 1)); // checked with ssh-keygen -Y verify
+    CHECK(parse_signer_time("2024010112 0Z") == utc(2024, 1, 1, 12, 0));
+    CHECK(parse_signer_time("20230231Z") == utc(2023, 3, 3)); // normalised, as OpenSSH's
+    CHECK(parse_signer_time("20240431Z") == utc(2024, 5, 1));
+    CHECK(parse_signer_time("20240101235960Z") == utc(2024, 1, 2, 0, 0, 0));
+    CHECK(parse_signer_time("20240101235961Z") == utc(2024, 1, 2, 0, 0, 1));
+    CHECK(parse_signer_time("99991231235959Z").has_value());
+    CHECK(parse_signer_time("19700101000001Z") == 1);
+}
+
+TEST_CASE("parse_signer_time refuses what OpenSSH 9.2 refuses") {
+    for (char const* text : {"", "Z", "UTC", "2024011", "2024011Z", "202401011", "2024010112", "2024010112345",
+                             "202401011234567", "20241301", "20240001", "20240100", "20240132", "202401012400",
+                             "202401011260", "20240101120062", "2024-1-01", "2024010a", "20240101ZZ", "20240101ZUTC",
+                             "20240101 UTC", " 20240101", "20240101 ", "+2024010", "20240101T1200",
+                             "19700101Z", "19700101000000Z"}) {
         CAPTURE(text);
         CHECK_FALSE(parse_signer_time(text).has_value());
     }
