@@ -212,7 +212,7 @@ std::string version_text() {
            "and catalogs are not checked\n"
 #endif
            "signatures: SSHSIG verified with libssh " + verify::libssh_version() +
-           "; certificates checked with OpenSSL; security-key (sk-) and DSA keys refused\n";
+           "; certificates and security keys (sk-) checked with OpenSSL; DSA keys refused\n";
 }
 
 } // namespace

@@ -58,6 +58,10 @@ std::string key_label(std::string const& type) {
         return "ECDSA";
     if (type == "ssh-rsa")
         return "RSA";
+    if (type == "sk-ssh-ed25519@openssh.com")
+        return "ED25519-SK";
+    if (type == "sk-ecdsa-sha2-nistp256@openssh.com")
+        return "ECDSA-SK";
     return type;
 }
 
@@ -116,8 +120,11 @@ int run_check_signature(check_signature_command const& cmd) {
         daemon::print_error(cmd.signature_file + ": " + signature.error().message);
         return exit_rejected;
     }
+    std::optional<std::uint8_t> flags;
+    if (signature->security_key)
+        flags = signature->security_key->flags;
     auto line = verify::check_signer(in.signers, signature->key, cmd.principal, cmd.ns, in.now,
-                                     signature->certificate ? &*signature->certificate : nullptr);
+                                     signature->certificate ? &*signature->certificate : nullptr, flags);
     if (!line) {
         daemon::print_error(line.error().message);
         return exit_rejected;
@@ -143,8 +150,11 @@ int run_find_principals(find_principals_command const& cmd) {
     std::optional<std::string_view> ns;
     if (cmd.ns)
         ns = *cmd.ns;
+    std::optional<std::uint8_t> flags;
+    if (parsed->security_key)
+        flags = parsed->security_key->flags;
     auto lines = verify::find_signers(in.signers, parsed->key, ns, in.now,
-                                      parsed->certificate ? &*parsed->certificate : nullptr);
+                                      parsed->certificate ? &*parsed->certificate : nullptr, flags);
     if (!lines) {
         daemon::print_error(lines.error().message);
         return exit_rejected;

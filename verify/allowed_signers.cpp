@@ -2,6 +2,7 @@
 
 #include "verify/errors.hpp"
 #include "verify/patterns.hpp"
+#include "verify/security_key.hpp"
 #include "verify/ssh_wire.hpp"
 
 #include <algorithm>
@@ -78,6 +79,12 @@ std::optional<std::string> parse_options(std::string_view options, allowed_signe
         if (starts_with_keyword(options, "cert-authority")) {
             options.remove_prefix(14);
             out.cert_authority = true;
+        } else if (starts_with_keyword(options, "no-touch-required")) {
+            options.remove_prefix(17);
+            out.no_touch_required = true;
+        } else if (starts_with_keyword(options, "verify-required")) {
+            options.remove_prefix(15);
+            out.verify_required = true;
         } else {
             std::optional<std::string>* text_slot = nullptr;
             std::optional<std::int64_t>* time_slot = nullptr;
@@ -275,22 +282,40 @@ result<allowed_signers> parse_allowed_signers(std::string_view text, std::string
 
 namespace {
 
+/// The stage of a line that accepts (see stage_of).
+constexpr int accepted_stage = 5;
+
 /// The most specific reason no line accepted, by how far the best line got.
 error no_line_accepts(allowed_signers const& signers, int stage, std::size_t line) {
     std::string where = signers.path + (line ? ":" + std::to_string(line) : "");
     switch (stage) {
-    case 3: return make_error(verify_errc::outside_validity, where + ": the key is outside its valid-after/valid-before window");
+    case 4: return make_error(verify_errc::outside_validity, where + ": the key is outside its valid-after/valid-before window");
+    case 3: return make_error(verify_errc::security_key_flags,
+                              where + ": the security key signed without the user presence or verification the line "
+                                      "requires (no-touch-required, verify-required)");
     case 2: return make_error(verify_errc::namespace_not_allowed, where + ": the key is not allowed for this namespace");
     case 1: return make_error(verify_errc::principal_not_allowed, where + ": the key is listed, but not for this principal");
     default: return make_error(verify_errc::untrusted_key, signers.path + ": no line holds the signing key");
     }
 }
 
+/// Whether a security key's flags satisfy the line (and the certificate's verify-required).
+bool flags_allow(allowed_signer const& e, ssh_certificate const* certificate, std::optional<std::uint8_t> flags) {
+    bool const verification = e.verify_required || (certificate != nullptr && certificate->requires_verification());
+    if (!flags)
+        return !verification; // no security key: nothing to have been present for
+    if (!e.no_touch_required && (*flags & user_present) == 0)
+        return false;
+    return !verification || (*flags & user_verified) != 0;
+}
+
 /// How far a line gets for the key: 0 not its key (or the wrong kind of line), 1 key,
-/// 2 principal, 3 namespace, 4 time (accepted). For a certificate, the line must be a
-/// cert-authority line holding its CA, and the certificate must allow the principal.
+/// 2 principal, 3 namespace, 4 security key flags, 5 time (accepted). For a certificate,
+/// the line must be a cert-authority line holding its CA, and the certificate must allow
+/// the principal.
 int stage_of(allowed_signer const& e, ssh_public_key const& key, ssh_certificate const* certificate,
-             std::optional<std::string_view> principal, std::optional<std::string_view> ns, std::int64_t now) {
+             std::optional<std::string_view> principal, std::optional<std::string_view> ns, std::int64_t now,
+             std::optional<std::uint8_t> flags) {
     if (certificate == nullptr ? (e.cert_authority || e.key_blob != key.blob)
                                : (!e.cert_authority || e.key_blob != certificate->ca.blob))
         return 0;
@@ -300,20 +325,22 @@ int stage_of(allowed_signer const& e, ssh_public_key const& key, ssh_certificate
         return 1;
     if (ns && e.namespaces && match_pattern_list(*ns, *e.namespaces) != list_match::positive)
         return 2;
-    if (!time_allows(e, now))
+    if (!flags_allow(e, certificate, flags))
         return 3;
-    return 4;
+    if (!time_allows(e, now))
+        return 4;
+    return accepted_stage;
 }
 
 /// For a certificate without a principal asked for: its best stage over the principals it
 /// names.
 int best_stage(allowed_signer const& e, ssh_public_key const& key, ssh_certificate const* certificate,
-               std::optional<std::string_view> ns, std::int64_t now) {
+               std::optional<std::string_view> ns, std::int64_t now, std::optional<std::uint8_t> flags) {
     if (certificate == nullptr)
-        return stage_of(e, key, nullptr, std::nullopt, ns, now);
-    int best = stage_of(e, key, certificate, std::nullopt, ns, now) == 0 ? 0 : 1;
+        return stage_of(e, key, nullptr, std::nullopt, ns, now, flags);
+    int best = stage_of(e, key, certificate, std::nullopt, ns, now, flags) == 0 ? 0 : 1;
     for (auto const& name : certificate->principals)
-        best = std::max(best, stage_of(e, key, certificate, name, ns, now));
+        best = std::max(best, stage_of(e, key, certificate, name, ns, now, flags));
     return best;
 }
 
@@ -321,12 +348,12 @@ int best_stage(allowed_signer const& e, ssh_public_key const& key, ssh_certifica
 
 result<allowed_signer const*> check_signer(allowed_signers const& signers, ssh_public_key const& key,
                                            std::string_view principal, std::string_view ns, std::int64_t now,
-                                           ssh_certificate const* certificate) {
+                                           ssh_certificate const* certificate, std::optional<std::uint8_t> sk_flags) {
     int best = 0;
     std::size_t best_line = 0;
     for (auto const& e : signers.entries) {
-        int stage = stage_of(e, key, certificate, principal, ns, now);
-        if (stage == 4)
+        int stage = stage_of(e, key, certificate, principal, ns, now, sk_flags);
+        if (stage == accepted_stage)
             return &e; // the only success exit
         if (stage > best)
             best = stage, best_line = e.line;
@@ -339,13 +366,14 @@ result<allowed_signer const*> check_signer(allowed_signers const& signers, ssh_p
 
 result<std::vector<allowed_signer const*>> find_signers(allowed_signers const& signers, ssh_public_key const& key,
                                                         std::optional<std::string_view> ns, std::int64_t now,
-                                                        ssh_certificate const* certificate) {
+                                                        ssh_certificate const* certificate,
+                                                        std::optional<std::uint8_t> sk_flags) {
     std::vector<allowed_signer const*> found;
     int best = 0;
     std::size_t best_line = 0;
     for (auto const& e : signers.entries) {
-        int stage = best_stage(e, key, certificate, ns, now);
-        if (stage == 4)
+        int stage = best_stage(e, key, certificate, ns, now, sk_flags);
+        if (stage == accepted_stage)
             found.push_back(&e);
         else if (stage > best)
             best = stage, best_line = e.line;

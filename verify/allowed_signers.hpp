@@ -22,6 +22,13 @@ struct allowed_signer {
     std::optional<std::string> namespaces;  ///< a pattern list
     std::optional<std::int64_t> valid_after;  ///< seconds since the epoch, inclusive
     std::optional<std::int64_t> valid_before; ///< seconds since the epoch, inclusive
+    /// Security keys: accept a signature made without the user touching the key (the
+    /// authenticator's user-presence flag clear). Not an OpenSSH 9.2 option (see
+    /// docs/mirroring-rules.md): ssh-keygen skips a line that has it.
+    bool no_touch_required = false;
+    /// Security keys: require the user-verification flag (a PIN or biometric). Not an
+    /// OpenSSH 9.2 option either.
+    bool verify_required = false;
     std::string key_type;
     std::string key_blob;
 };
@@ -57,13 +64,19 @@ std::optional<std::int64_t> parse_signer_time(std::string_view text);
 /// Decides whether a line of `signers` accepts `key` for `principal`, namespace `ns`,
 /// at time `now`, as `ssh-keygen -Y verify -I principal` would. Starts from "untrusted";
 /// the error says why no line accepted, most specific reason first: outside_validity,
-/// namespace_not_allowed, principal_not_allowed, untrusted_key.
+/// security_key_flags, namespace_not_allowed, principal_not_allowed, untrusted_key.
+/// For a security key's signature, `sk_flags` are the flags its authenticator set: a line
+/// accepts it only with the user-presence flag (unless the line says no-touch-required),
+/// and with the user-verification flag when the line says verify-required or the
+/// certificate carries the critical option verify-required; a line that requires
+/// verification accepts no signature of another kind of key (`sk_flags` absent).
 /// For a signature made with a certificate, `certificate` is its certificate: only a
 /// cert-authority line holding its CA can accept it, and the certificate must also name
 /// the principal (check_certificate_authority).
 result<allowed_signer const*> check_signer(allowed_signers const& signers, ssh_public_key const& key,
                                            std::string_view principal, std::string_view ns, std::int64_t now,
-                                           ssh_certificate const* certificate = nullptr);
+                                           ssh_certificate const* certificate = nullptr,
+                                           std::optional<std::uint8_t> sk_flags = std::nullopt);
 
 /// The lines that accept `key` for namespace `ns` at `now`, whatever the principal (what
 /// `ssh-keygen -Y find-principals` lists, with the namespace also checked when given).
@@ -72,6 +85,7 @@ result<allowed_signer const*> check_signer(allowed_signers const& signers, ssh_p
 /// principals matches the line and the certificate allows it.
 result<std::vector<allowed_signer const*>> find_signers(allowed_signers const& signers, ssh_public_key const& key,
                                                         std::optional<std::string_view> ns, std::int64_t now,
-                                                        ssh_certificate const* certificate = nullptr);
+                                                        ssh_certificate const* certificate = nullptr,
+                                                        std::optional<std::uint8_t> sk_flags = std::nullopt);
 
 } // namespace mirror::verify

@@ -25,6 +25,7 @@ enum class verify_errc {
     malformed_allowed_signers, ///< a line of the allowed_signers file does not parse
     too_large,               ///< a signature past the size this verifier accepts
     missing_signature,       ///< the policy requires a signature and there is none
+    security_key_flags,      ///< a security key signed without the user presence or verification its line requires
 };
 
 boost::system::error_category const& verify_category() noexcept;

@@ -31,8 +31,11 @@ result<std::optional<signer_info>> check_version_signature(trust_settings const&
     auto signature = verify_sshsig(*armored, record, trust.ns);
     if (!signature)
         return with_context(signature.error(), "version.json.sig");
+    std::optional<std::uint8_t> flags;
+    if (signature->security_key)
+        flags = signature->security_key->flags;
     auto lines = find_signers(trust.signers, signature->key, trust.ns, now,
-                              signature->certificate ? &*signature->certificate : nullptr);
+                              signature->certificate ? &*signature->certificate : nullptr, flags);
     if (!lines)
         return with_context(lines.error(), "version.json.sig: key " + fingerprint(signature->key));
     auto const& line = *lines->front();

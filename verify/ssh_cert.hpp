@@ -19,7 +19,9 @@ struct ssh_certificate {
     std::vector<std::string> principals;
     std::uint64_t valid_after = 0;
     std::uint64_t valid_before = 0;
-    std::vector<std::string> critical_options; ///< names; none is supported, so any refuses
+    std::vector<std::string> critical_options; ///< names; only verify-required is supported
+    /// The critical option verify-required: a security key must have verified its user.
+    bool requires_verification() const;
     ssh_public_key ca;        ///< the signature key
     std::string signed_part;  ///< the bytes the CA signed
     std::string signature;    ///< the CA's signature blob
@@ -34,7 +36,9 @@ result<ssh_certificate> parse_certificate(std::string_view blob);
 result<void> check_certificate_signature(ssh_certificate const& cert);
 
 /// What OpenSSH checks before a user certificate may sign for `principal` at `now`: a
-/// user certificate, within its validity, naming the principal, with no critical option.
+/// user certificate, within its validity, naming the principal; and, stricter than
+/// OpenSSH, no critical option other than verify-required (which allowed_signers enforces
+/// on a security key's flags).
 result<void> check_certificate_authority(ssh_certificate const& cert, std::string_view principal, std::int64_t now);
 
 /// Verifies a raw SSH signature blob (string algorithm, string signature) by `key` over

@@ -114,12 +114,27 @@ result<ssh_public_key> parse_public_key_blob(std::string_view blob) {
     if (is_certificate_type(*type))
         return make_error(verify_errc::certificate_unsupported,
                           "public key: " + key.type + ": certificates are not verified by this build");
-    if (*type == "ssh-ed25519") {
+    // A security key's application is a cstring to OpenSSH: no NUL but one at its end.
+    auto application = [&]() -> std::optional<std::string> {
+        auto app = in.string();
+        if (!app)
+            return std::nullopt;
+        auto nul = app->find('\0');
+        if (nul != std::string_view::npos && nul + 1 != app->size())
+            return std::nullopt;
+        return std::string(app->substr(0, nul));
+    };
+    bool const sk_ed25519 = *type == "sk-ssh-ed25519@openssh.com";
+    if (*type == "ssh-ed25519" || sk_ed25519) {
         auto pk = in.string();
+        std::optional<std::string> app;
+        if (pk && sk_ed25519 && !(app = application()))
+            return malformed(key.type + ": no application");
         if (!pk || pk->size() != 32 || !in.empty())
-            return malformed("ssh-ed25519: not a 32-byte key");
+            return malformed(key.type + ": not a 32-byte key");
+        key.application = app.value_or("");
         if (weak_ed25519_key(*pk))
-            return make_error(verify_errc::weak_key, "public key: ssh-ed25519: a point of small order or an "
+            return make_error(verify_errc::weak_key, "public key: " + key.type + ": a point of small order or an "
                                                      "unreduced encoding, for which signatures can be forged");
         return key;
     }
@@ -130,7 +145,8 @@ result<ssh_public_key> parse_public_key_blob(std::string_view blob) {
     };
     static constexpr curve curves[] = {{"ecdsa-sha2-nistp256", "nistp256", 65, NID_X9_62_prime256v1},
                                        {"ecdsa-sha2-nistp384", "nistp384", 97, NID_secp384r1},
-                                       {"ecdsa-sha2-nistp521", "nistp521", 133, NID_secp521r1}};
+                                       {"ecdsa-sha2-nistp521", "nistp521", 133, NID_secp521r1},
+                                       {"sk-ecdsa-sha2-nistp256@openssh.com", "nistp256", 65, NID_X9_62_prime256v1}};
     for (auto const& c : curves) {
         if (*type != c.type)
             continue;
@@ -138,8 +154,12 @@ result<ssh_public_key> parse_public_key_blob(std::string_view blob) {
         auto point = in.string();
         if (!name || *name != c.name)
             return malformed(key.type + ": curve name does not match the key type");
+        std::optional<std::string> app;
+        if (point && key.type.starts_with("sk-") && !(app = application()))
+            return malformed(key.type + ": no application");
         if (!point || point->size() != c.point || (*point)[0] != '\x04' || !in.empty())
             return malformed(key.type + ": not an uncompressed point of the curve");
+        key.application = app.value_or("");
         if (auto problem = ecdsa_point_problem(c.nid, *point))
             return malformed(key.type + ": " + *problem);
         return key;

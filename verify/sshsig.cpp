@@ -1,9 +1,12 @@
 #include "verify/sshsig.hpp"
 
 #include "verify/errors.hpp"
+#include "verify/openssl_key.hpp"
+#include "verify/security_key.hpp"
 #include "verify/ssh_wire.hpp"
 
 #include <libssh/libssh.h>
+#include <openssl/evp.h>
 
 namespace mirror::verify {
 
@@ -31,23 +34,14 @@ static error malformed(std::string const& why) {
     return make_error(verify_errc::malformed_signature, "signature: " + why);
 }
 
-/// Why an ECDSA signature integer is not one OpenSSH reads (sshbuf_get_bignum2): a first
-/// byte with its top bit set is negative, and more than 2049 bytes (or 2049 whose first
-/// is not 0) is past SSHBUF_MAX_BIGNUM. Leading zero bytes are allowed, as OpenSSH allows
-/// them; empty is 0, which no signature verifies with (refused here). libssh reads the
-/// bytes as unsigned, so a negative encoding would verify there: refused before it.
-static std::optional<std::string> ecdsa_integer_problem(std::string_view m) {
-    if (m.empty())
-        return "empty";
-    if ((static_cast<unsigned char>(m[0]) & 0x80) != 0)
-        return "negative (its first byte has the top bit set)";
-    if (m.size() > 2049 || (m.size() == 2049 && m[0] != 0))
-        return "longer than 16384 bits";
-    return std::nullopt;
-}
-
 /// Checks the signature blob against the key: its algorithm, and no trailing bytes.
 static result<std::string> check_signature_blob(ssh_public_key const& key, std::string_view signature) {
+    if (key.is_security_key()) { // its own layout: flags and counter follow the signature
+        auto parsed = parse_security_key_signature(key, signature);
+        if (!parsed)
+            return parsed.error();
+        return key.type;
+    }
     wire_reader in(signature);
     auto algorithm = in.string();
     auto bytes = in.string();
@@ -68,16 +62,9 @@ static result<std::string> check_signature_blob(ssh_public_key const& key, std::
                           "signature: algorithm '" + name.substr(0, 40) + "' does not match the " + key.type + " key");
     if (key.type == "ssh-ed25519" && bytes->size() != 64)
         return malformed("ssh-ed25519 signature is not 64 bytes");
-    if (key.type.starts_with("ecdsa-")) {
-        wire_reader ecdsa(*bytes);
-        auto r = ecdsa.string();
-        auto s = ecdsa.string();
-        if (!r || !s || !ecdsa.empty())
-            return malformed("ECDSA signature is not two integers");
-        for (auto [name, value] : {std::pair{"r", *r}, std::pair{"s", *s}})
-            if (auto problem = ecdsa_integer_problem(value))
-                return malformed(std::string("ECDSA signature's ") + name + " is " + *problem);
-    }
+    if (key.type.starts_with("ecdsa-"))
+        if (auto problem = ecdsa_integers_problem(*bytes))
+            return malformed("ECDSA signature: " + *problem);
     return name;
 }
 
@@ -121,8 +108,13 @@ result<sshsig> parse_sshsig(std::string_view blob) {
     auto algorithm = check_signature_blob(*key, *signature);
     if (!algorithm)
         return algorithm.error();
-    return sshsig{std::move(*key), std::move(certificate), std::string(*ns), std::string(*hash), std::move(*algorithm),
-                  std::string(blob)};
+    sshsig out{std::move(*key), std::move(certificate), std::string(*ns), std::string(*hash), std::move(*algorithm),
+               std::string(blob), std::nullopt};
+    if (out.key.is_security_key()) {
+        auto parsed = parse_security_key_signature(out.key, *signature);
+        out.security_key = sshsig::security_key_use{parsed->flags, parsed->counter};
+    }
+    return out;
 }
 
 std::string libssh_version() {
@@ -142,6 +134,38 @@ static std::string rebuild_with_key(std::string_view blob, std::string_view key_
     out += key_blob;
     out += blob.substr(rest);
     return out;
+}
+
+/// The data an SSHSIG signature covers (PROTOCOL.sshsig): the preamble, the namespace, an
+/// empty reserved field, the hash algorithm and the message's hash by it.
+static std::string signed_data(sshsig const& signature, std::string_view message) {
+    EVP_MD const* md = signature.hash_algorithm == "sha256" ? EVP_sha256() : EVP_sha512();
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned length = 0;
+    if (EVP_Digest(message.data(), message.size(), digest, &length, md, nullptr) != 1)
+        return {};
+    auto string = [](std::string_view s) {
+        std::uint32_t n = static_cast<std::uint32_t>(s.size());
+        return std::string{static_cast<char>(n >> 24), static_cast<char>(n >> 16), static_cast<char>(n >> 8),
+                           static_cast<char>(n)} +
+               std::string(s);
+    };
+    return std::string(magic) + string(signature.ns) + string("") + string(signature.hash_algorithm) +
+           string(std::string_view(reinterpret_cast<char const*>(digest), length));
+}
+
+/// A security key's signature over `message`, checked with OpenSSL.
+static result<void> verify_security_key(sshsig const& signature, std::string_view message) {
+    wire_reader in(std::string_view(signature.blob).substr(magic.size() + 4));
+    for (int field = 0; field < 4; ++field) // public key, namespace, reserved, hash algorithm
+        in.string();
+    auto parsed = parse_security_key_signature(signature.key, *in.string());
+    if (!parsed)
+        return parsed.error();
+    std::string data = signed_data(signature, message);
+    if (data.empty())
+        return make_error(verify_errc::bad_signature, "signature: the message cannot be hashed");
+    return verify_security_key_signature(signature.key, *parsed, data);
 }
 
 namespace {
@@ -166,6 +190,11 @@ result<sshsig> verify_sshsig(std::string_view armored, std::string_view message,
     if (parsed->certificate)
         if (auto ca = check_certificate_signature(*parsed->certificate); !ca)
             return ca.error();
+    if (parsed->key.is_security_key()) {
+        if (auto checked = verify_security_key(*parsed, message); !checked)
+            return checked.error();
+        return std::move(*parsed);
+    }
     // libssh gets our canonical armor of the blob we checked, never the input text. For a
     // certificate it gets the certified key itself: the signature does not cover the key
     // field, and the certificate was checked above.

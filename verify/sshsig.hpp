@@ -24,6 +24,13 @@ struct sshsig {
     std::string hash_algorithm; ///< "sha256" or "sha512"
     std::string signature_algorithm; ///< "ssh-ed25519", "rsa-sha2-512", …
     std::string blob;           ///< the whole SSHSIG blob, dearmored
+    /// A security key's signature: the flags its authenticator set and its counter (the
+    /// allowed_signers line decides which flags it must have).
+    struct security_key_use {
+        std::uint8_t flags = 0;
+        std::uint32_t counter = 0;
+    };
+    std::optional<security_key_use> security_key;
 };
 
 /// Removes the armor as OpenSSH does: the text must start with
@@ -43,8 +50,10 @@ result<sshsig> parse_sshsig(std::string_view blob);
 std::string libssh_version();
 
 /// Verifies `armored` over `message` for namespace `ns`: dearmor, parse_sshsig, the
-/// namespace, then the cryptographic check, and for a certificate its CA's signature. Returns the parsed signature only when every
-/// step passed; says nothing of trust (see allowed_signers).
+/// namespace, then the cryptographic check (libssh's sshsig_verify; for a security key,
+/// verify_security_key_signature), and for a certificate its CA's signature. Returns the
+/// parsed signature only when every step passed; says nothing of trust, nor of a security
+/// key's flags (see allowed_signers).
 result<sshsig> verify_sshsig(std::string_view armored, std::string_view message, std::string_view ns);
 
 } // namespace mirror::verify

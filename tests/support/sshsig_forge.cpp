@@ -3,15 +3,23 @@
 // unknown hash names, a filled reserved field. Keys are made fresh with OpenSSL each run.
 //
 //   fdl-test-sshsig KEY MESSAGE_FILE NAMESPACE OUT_SIGNATURE OUT_PUBLIC_KEY [TWEAK…]
-//     KEY: ed25519 | rsa:BITS
+//     KEY: ed25519 | rsa:BITS | sk-ed25519 | sk-ecdsa (security keys, signed in software:
+//          an authenticator's signing key is an ordinary Ed25519 or P-256 key, PROTOCOL.u2f)
 //     TWEAK: version=N | trailing | rsa-alg=NAME | hash=NAME | reserved=TEXT |
-//            signed-namespace=NS (sign for NS, label the blob with NAMESPACE)
+//            signed-namespace=NS (sign for NS, label the blob with NAMESPACE) |
+//            key-file=PATH (keep the private key there: read it when it exists, else write it) |
+//            security keys: flags=N (default 1, user present) | counter=N (default 42) |
+//            app=TEXT (default ssh:) | signed-app=TEXT (the application signed, default app) |
+//            cert=PATH (an OpenSSH certificate of the key, from ssh-keygen -s: its blob is
+//            the signature's public key)
 
 #include "verify/ssh_wire.hpp"
 
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
+#include <openssl/ecdsa.h>
 #include <openssl/evp.h>
+#include <openssl/pem.h>
 
 #include <cstdio>
 #include <fstream>
@@ -77,6 +85,47 @@ void write(std::string const& path, std::string const& bytes) {
     check(static_cast<bool>(out), "write");
 }
 
+/// A fresh key of `algorithm` ("ED25519", "EC" on P-256), or the one kept in `file`.
+EVP_PKEY* key_of(char const* algorithm, std::string const& file) {
+    if (!file.empty()) {
+        if (FILE* in = std::fopen(file.c_str(), "r")) {
+            EVP_PKEY* kept = PEM_read_PrivateKey(in, nullptr, nullptr, nullptr);
+            std::fclose(in);
+            check(kept != nullptr, "read key-file");
+            return kept;
+        }
+    }
+    EVP_PKEY* made = std::string_view(algorithm) == "EC" ? EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256")
+                                                         : EVP_PKEY_Q_keygen(nullptr, nullptr, algorithm);
+    check(made != nullptr, "keygen");
+    if (!file.empty()) {
+        FILE* out = std::fopen(file.c_str(), "w");
+        check(out != nullptr && PEM_write_PrivateKey(out, made, nullptr, nullptr, 0, nullptr, nullptr) == 1,
+              "write key-file");
+        std::fclose(out);
+    }
+    return made;
+}
+
+/// The uncompressed P-256 point of an EC key.
+std::string ec_point(EVP_PKEY* key) {
+    unsigned char point[65];
+    std::size_t len = 0;
+    check(EVP_PKEY_get_octet_string_param(key, OSSL_PKEY_PARAM_PUB_KEY, point, sizeof point, &len) == 1 && len == 65,
+          "ec point");
+    return std::string(reinterpret_cast<char*>(point), len);
+}
+
+/// A DER ECDSA signature as SSH's (mpint r, mpint s).
+std::string ssh_ecdsa(std::string const& der) {
+    auto const* p = reinterpret_cast<unsigned char const*>(der.data());
+    ECDSA_SIG* sig = d2i_ECDSA_SIG(nullptr, &p, static_cast<long>(der.size()));
+    check(sig != nullptr, "ecdsa der");
+    std::string out = mpint(ECDSA_SIG_get0_r(sig)) + mpint(ECDSA_SIG_get0_s(sig));
+    ECDSA_SIG_free(sig);
+    return out;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -129,8 +178,39 @@ int main(int argc, char** argv) {
             std::string alg = tweaks.contains("rsa-alg") ? tweaks["rsa-alg"] : "rsa-sha2-512";
             EVP_MD const* md = alg == "ssh-rsa" ? EVP_sha1() : alg == "rsa-sha2-256" ? EVP_sha256() : EVP_sha512();
             signature_blob = str(alg) + str(sign(raw, md, to_sign));
+        } else if (key_spec == "sk-ed25519" || key_spec == "sk-ecdsa") {
+            // PROTOCOL.u2f: the authenticator signs SHA256(application) || flags || counter
+            // || SHA256(what SSHSIG signs), Ed25519 over it, or ECDSA P-256 with SHA-256.
+            bool const ed = key_spec == "sk-ed25519";
+            raw = key_of(ed ? "ED25519" : "EC", tweaks["key-file"]);
+            std::string app = tweaks.contains("app") ? tweaks["app"] : "ssh:";
+            std::string signed_app = tweaks.contains("signed-app") ? tweaks["signed-app"] : app;
+            auto flags = static_cast<char>(tweaks.contains("flags") ? std::stoul(tweaks["flags"]) : 1);
+            auto counter = static_cast<std::uint32_t>(tweaks.contains("counter") ? std::stoul(tweaks["counter"]) : 42);
+            if (ed) {
+                unsigned char pk[32];
+                std::size_t len = sizeof pk;
+                check(EVP_PKEY_get_raw_public_key(raw, pk, &len) == 1, "public key");
+                type = "sk-ssh-ed25519@openssh.com";
+                key_blob = str(type) + str(std::string(reinterpret_cast<char*>(pk), len)) + str(app);
+            } else {
+                type = "sk-ecdsa-sha2-nistp256@openssh.com";
+                key_blob = str(type) + str("nistp256") + str(ec_point(raw)) + str(app);
+            }
+            std::string by_key = digest("sha256", signed_app) + flags + u32(counter) + digest("sha256", to_sign);
+            std::string sig = ed ? sign(raw, nullptr, by_key) : ssh_ecdsa(sign(raw, EVP_sha256(), by_key));
+            signature_blob = str(type) + str(sig) + flags + u32(counter);
         } else {
             throw std::runtime_error("unknown key " + key_spec);
+        }
+        std::string public_blob = key_blob;
+        if (tweaks.contains("cert")) { // "TYPE BASE64 [COMMENT]" from ssh-keygen -s
+            std::istringstream line(read(tweaks["cert"]));
+            std::string cert_type, cert_base64;
+            line >> cert_type >> cert_base64;
+            auto decoded = mirror::verify::base64_decode(cert_base64);
+            check(decoded.has_value(), "cert base64");
+            key_blob = *decoded;
         }
         EVP_PKEY_free(raw);
 
@@ -143,7 +223,7 @@ int main(int argc, char** argv) {
             armored += body.substr(i, 70) + "\n";
         armored += "-----END SSH SIGNATURE-----\n";
         write(argv[4], armored);
-        write(argv[5], type + " " + base64_encode(key_blob) + "\n");
+        write(argv[5], type + " " + base64_encode(public_blob) + "\n");
         return 0;
     } catch (std::exception const& e) {
         std::fprintf(stderr, "fdl-test-sshsig: %s\n", e.what());

@@ -174,7 +174,7 @@ TEST_CASE("parse_allowed_signers skips a bad line, as OpenSSH does, and names it
             CHECK(message.find(mentions) != std::string::npos);
     };
     refuses("p@x bogus=\"1\" " + k.a.line_key, "bogus");
-    refuses("p@x no-touch-required " + k.a.line_key, "no-touch-required");
+    refuses("p@x no-touch-requiredX " + k.a.line_key);
     refuses("p@x namespaces=file " + k.a.line_key);
     refuses("p@x namespaces=\"file " + k.a.line_key);
     refuses("\"p@x " + k.a.line_key);
@@ -366,4 +366,39 @@ TEST_CASE("find_signers explains a certificate no line accepts without reading f
     REQUIRE(!found);
     CHECK(kind(found) == "principal_not_allowed");
     CHECK(found.error().message.find("the key is listed, but not for this principal") != std::string::npos);
+}
+
+TEST_CASE("a security key's flags: user presence unless no-touch-required, verification when verify-required") {
+    keys k;
+    auto file = parse_ok("plain@x " + k.a.line_key + "\n" + "relaxed@x no-touch-required " + k.a.line_key + "\n" +
+                         "strict@x verify-required " + k.a.line_key + "\n" + "pin@x NO-TOUCH-REQUIRED,Verify-Required " +
+                         k.a.line_key + "\n");
+    REQUIRE(file.skipped.empty());
+    CHECK(file.entries[1].no_touch_required);
+    CHECK(file.entries[2].verify_required);
+    CHECK((file.entries[3].no_touch_required && file.entries[3].verify_required));
+    struct expectation {
+        char const* principal;
+        int flags;
+        bool accepted;
+    };
+    for (auto const& e : {expectation{"plain@x", 0x01, true}, expectation{"plain@x", 0x00, false},
+                          expectation{"plain@x", 0x04, false}, expectation{"plain@x", 0x05, true},
+                          expectation{"relaxed@x", 0x00, true}, expectation{"relaxed@x", 0x04, true},
+                          expectation{"strict@x", 0x01, false}, expectation{"strict@x", 0x04, false},
+                          expectation{"strict@x", 0x05, true}, expectation{"pin@x", 0x04, true},
+                          expectation{"pin@x", 0x01, false}}) {
+        CAPTURE(e.principal);
+        CAPTURE(e.flags);
+        auto r = check_signer(file, k.a.key, e.principal, "fdl", mid_2025, nullptr, static_cast<std::uint8_t>(e.flags));
+        CHECK(kind(r) == (e.accepted ? "accepted" : "security_key_flags"));
+    }
+    // A signature by another kind of key has no flags: only verify-required lines refuse it.
+    CHECK(kind(check_signer(file, k.a.key, "plain@x", "fdl", mid_2025)) == "accepted");
+    CHECK(kind(check_signer(file, k.a.key, "relaxed@x", "fdl", mid_2025)) == "accepted");
+    CHECK(kind(check_signer(file, k.a.key, "strict@x", "fdl", mid_2025)) == "security_key_flags");
+    auto found = find_signers(file, k.a.key, "fdl", mid_2025, nullptr, std::uint8_t{0x00});
+    REQUIRE(found.has_value());
+    REQUIRE(found->size() == 1);
+    CHECK(found->front()->principals == "relaxed@x");
 }
