@@ -75,9 +75,10 @@ result<sshsig> parse_sshsig(std::string_view blob) {
     auto version = in.u32();
     if (!version)
         return malformed("truncated");
-    if (*version != 1)
+    // OpenSSH 9.2 accepts any version up to its own, 1: version 0 has the same layout.
+    if (*version > 1)
         return make_error(verify_errc::unsupported_version,
-                          "signature: SSHSIG version " + std::to_string(*version) + ", only 1 is supported");
+                          "signature: SSHSIG version " + std::to_string(*version) + ", only 0 and 1 are supported");
     auto key_blob = in.string();
     auto ns = in.string();
     auto reserved = in.string();
@@ -201,6 +202,7 @@ result<sshsig> verify_sshsig(std::string_view armored, std::string_view message,
     std::string checked = *blob;
     if (parsed->certificate)
         checked = rebuild_with_key(*blob, parsed->key.blob);
+    checked[magic.size() + 3] = 1; // version 0 as 1, which libssh reads: the version is not signed
     std::string canonical = std::string(begin_line);
     std::string body = base64_encode(checked);
     for (std::size_t i = 0; i < body.size(); i += 70)
