@@ -142,31 +142,34 @@ int run_find_principals(find_principals_command const& cmd) {
     auto const& in = std::get<loaded>(inputs);
     // Like ssh-keygen, this reads the signature's key without checking the signature.
     auto blob = verify::dearmor(in.armored);
-    auto parsed = blob ? verify::parse_sshsig(*blob) : result<verify::sshsig>(blob.error());
-    if (!parsed) {
-        daemon::print_error(cmd.signature_file + ": " + parsed.error().message);
+    auto signer = blob ? verify::parse_sshsig_signer(*blob) : result<verify::sshsig_signer>(blob.error());
+    if (!signer) {
+        daemon::print_error(cmd.signature_file + ": " + signer.error().message);
         return exit_rejected;
     }
     std::optional<std::string_view> ns;
     if (cmd.ns)
         ns = *cmd.ns;
-    std::optional<std::uint8_t> flags;
-    if (parsed->security_key)
-        flags = parsed->security_key->flags;
-    auto lines = verify::find_signers(in.signers, parsed->key, ns, in.now,
-                                      parsed->certificate ? &*parsed->certificate : nullptr, flags);
-    if (!lines) {
-        daemon::print_error(lines.error().message);
+    auto principals = verify::find_principals(in.signers, signer->key,
+                                              signer->certificate ? &*signer->certificate : nullptr, in.now, ns);
+    if (!principals) {
+        daemon::print_error(principals.error().message);
         return exit_rejected;
     }
-    // ssh-keygen -Y find-principals prints the first accepting line's principals only; for
-    // a certificate, the certificate's principals that line accepts.
-    if (!parsed->certificate) {
-        std::printf("%s\n", lines->front()->principals.c_str());
-        return 0;
+    // As ssh-keygen prints them: one per line, up to the first empty item (exit 0 even
+    // when that leaves nothing to print).
+    std::string_view rest = *principals;
+    while (!rest.empty()) {
+        auto comma = rest.find(',');
+        std::string_view item = rest.substr(0, comma);
+        if (item.empty())
+            break;
+        std::string shown = terminal_safe(item, false);
+        std::printf("%s\n", shown.c_str());
+        if (comma == std::string_view::npos)
+            break;
+        rest.remove_prefix(comma + 1);
     }
-    for (auto const& name : verify::certificate_principals(*lines->front(), *parsed->certificate, in.now))
-        std::printf("%s\n", name.c_str());
     return 0;
 }
 

@@ -364,6 +364,47 @@ result<allowed_signer const*> check_signer(allowed_signers const& signers, ssh_p
     return no_line_accepts(signers, best, best_line);
 }
 
+result<std::string> find_principals(allowed_signers const& signers, ssh_public_key const& key,
+                                    ssh_certificate const* certificate, std::int64_t now,
+                                    std::optional<std::string_view> ns) {
+    for (auto const& e : signers.entries) {
+        if (certificate == nullptr ? (e.cert_authority || e.key_blob != key.blob)
+                                   : (!e.cert_authority || e.key_blob != certificate->ca.blob))
+            continue;
+        if (ns && e.namespaces && match_pattern_list(*ns, *e.namespaces) != list_match::positive)
+            continue;
+        if (!time_allows(e, now))
+            continue;
+        if (certificate == nullptr)
+            return e.principals;
+        auto const when = static_cast<std::uint64_t>(now < 0 ? 0 : now);
+        if (certificate->type != 1 || certificate->principals.empty() || when < certificate->valid_after ||
+            when >= certificate->valid_before)
+            continue;
+        // cert_filter_principals: each item of the line is one pattern, up to the first empty one.
+        std::string found;
+        std::string_view items = e.principals;
+        while (true) {
+            auto comma = items.find(',');
+            std::string_view item = items.substr(0, comma);
+            if (item.empty())
+                break;
+            for (auto const& name : certificate->principals)
+                if (match_pattern(name, item))
+                    found += (found.empty() ? "" : ",") + name;
+            if (comma == std::string_view::npos)
+                break;
+            items.remove_prefix(comma + 1);
+        }
+        if (!found.empty())
+            return found;
+    }
+    return make_error(verify_errc::principal_not_allowed,
+                      signers.path + (certificate == nullptr
+                                          ? ": no line holds the signing key (within its window and namespaces)"
+                                          : ": no cert-authority line gives the certificate a principal"));
+}
+
 result<std::vector<allowed_signer const*>> find_signers(allowed_signers const& signers, ssh_public_key const& key,
                                                         std::optional<std::string_view> ns, std::int64_t now,
                                                         ssh_certificate const* certificate,

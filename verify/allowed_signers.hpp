@@ -78,8 +78,8 @@ result<allowed_signer const*> check_signer(allowed_signers const& signers, ssh_p
                                            ssh_certificate const* certificate = nullptr,
                                            std::optional<std::uint8_t> sk_flags = std::nullopt);
 
-/// The lines that accept `key` for namespace `ns` at `now`, whatever the principal (what
-/// `ssh-keygen -Y find-principals` lists, with the namespace also checked when given).
+/// The lines that accept `key` for namespace `ns` at `now`, whatever the principal (who
+/// signed a verified signature, for reports; find_principals is ssh-keygen's command).
 /// Fails like check_signer when none does.
 /// For a certificate, a cert-authority line accepts it when one of the certificate's
 /// principals matches the line and the certificate allows it.
@@ -87,5 +87,18 @@ result<std::vector<allowed_signer const*>> find_signers(allowed_signers const& s
                                                         std::optional<std::string_view> ns, std::int64_t now,
                                                         ssh_certificate const* certificate = nullptr,
                                                         std::optional<std::uint8_t> sk_flags = std::nullopt);
+
+/// What `ssh-keygen -Y find-principals` (OpenSSH 9.2, sshsig_find_principals) answers for
+/// `key` at `now`: the first line that holds the key (not a cert-authority line) and whose
+/// valid-after/valid-before allow `now` gives its principals field as written; for a
+/// certificate, the first cert-authority line holding its CA, where the certificate is a
+/// user certificate with principals within its own validity, gives the certificate's
+/// principals that match the line's patterns, each pattern alone and in the line's order
+/// ('!' is not special, duplicates are kept, and the list stops at its first empty item).
+/// namespaces= is not looked at unless `ns` is given (this build's -n). Fails with
+/// principal_not_allowed when no line gives any principal.
+result<std::string> find_principals(allowed_signers const& signers, ssh_public_key const& key,
+                                    ssh_certificate const* certificate, std::int64_t now,
+                                    std::optional<std::string_view> ns = std::nullopt);
 
 } // namespace mirror::verify

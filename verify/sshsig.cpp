@@ -118,6 +118,34 @@ result<sshsig> parse_sshsig(std::string_view blob) {
     return out;
 }
 
+result<sshsig_signer> parse_sshsig_signer(std::string_view blob) {
+    if (!blob.starts_with(magic))
+        return malformed("no SSHSIG preamble");
+    wire_reader in(blob.substr(magic.size()));
+    auto version = in.u32();
+    auto key_blob = in.string();
+    if (!version || !key_blob)
+        return malformed("truncated");
+    if (*version > 1)
+        return make_error(verify_errc::unsupported_version,
+                          "signature: SSHSIG version " + std::to_string(*version) + ", only 0 and 1 are supported");
+    wire_reader peek(*key_blob);
+    auto key_type = peek.string();
+    if (key_type && is_certificate_type(*key_type)) {
+        auto cert = parse_certificate(*key_blob);
+        if (!cert)
+            return with_context(cert.error(), "signature");
+        if (auto ca = check_certificate_signature(*cert); !ca)
+            return ca.error();
+        ssh_public_key key = cert->key;
+        return sshsig_signer{std::move(key), std::move(*cert)};
+    }
+    auto key = parse_public_key_blob(*key_blob);
+    if (!key)
+        return with_context(key.error(), "signature");
+    return sshsig_signer{std::move(*key), std::nullopt};
+}
+
 std::string libssh_version() {
     char const* text = ssh_version(0);
     return text == nullptr ? "unknown" : text;

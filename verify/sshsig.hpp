@@ -46,6 +46,15 @@ result<std::string> dearmor(std::string_view armored);
 /// bytes after the signature.
 result<sshsig> parse_sshsig(std::string_view blob);
 
+/// The signer a dearmored blob names, read as `ssh-keygen -Y find-principals` reads it:
+/// the preamble, a version up to 1 and the public key (for a certificate, its CA's
+/// signature checked). Nothing after the key is looked at: the signature is not verified.
+struct sshsig_signer {
+    ssh_public_key key; ///< for a certificate, the certified key
+    std::optional<ssh_certificate> certificate;
+};
+result<sshsig_signer> parse_sshsig_signer(std::string_view blob);
+
 /// The version of the libssh this build runs with (for --version and build_info).
 std::string libssh_version();
 

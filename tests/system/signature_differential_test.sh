@@ -332,6 +332,38 @@ find_case "outside the validity window" old sig-ed25519
 find_case "inside the validity window" old sig-ed25519 20190101
 find_case "a certificate" ca.allowed cert-ed25519.sig
 find_case "an expired certificate" ca.allowed cert-old.sig
+find_case "an expired certificate at a time it was valid" ca.allowed cert-old.sig 20200101120000
+find_case "a host certificate" ca.allowed cert-host.sig
+find_case "a certificate without principals" ca.allowed cert-noprincipals.sig
+# The principals field as written: an empty item ends the list, '!' is not special.
+{ line "alice@example.org,,bob@example.org" ed25519; } >empty-item
+find_case "an empty item in the principals" empty-item sig-ed25519
+{ line ",alice@example.org" ed25519; } >empty-first
+find_case "the principals start with an empty item" empty-first sig-ed25519
+{ line '!bob@example.org,*' ed25519; } >negated
+find_case "a negated principal on a key line" negated sig-ed25519
+# Certificate lines: each pattern alone, in the line's order; duplicates are kept.
+certsign ed25519 cert-three.sig -n alice@example.org,bob@example.org,carol@example.org
+echo "carol@example.org,*@example.org cert-authority $(cut -d' ' -f1,2 ca.pub)" >ca-order.allowed
+find_case "certificate principals in the line's pattern order" ca-order.allowed cert-three.sig
+echo "!bob@example.org,* cert-authority $(cut -d' ' -f1,2 ca.pub)" >ca-negated.allowed
+find_case "a negated pattern on a cert-authority line" ca-negated.allowed cert-three.sig
+echo "dave@example.org cert-authority $(cut -d' ' -f1,2 ca.pub)" >ca-nomatch.allowed
+{ cat ca-nomatch.allowed; cat ca.allowed; } >ca-second.allowed
+find_case "the first CA line matches no principal, the second does" ca-second.allowed cert-three.sig
+find_case "no CA line matches a principal" ca-nomatch.allowed cert-three.sig
+# Lines whose window excludes now are passed over for the next.
+{ echo "old@example.org valid-before=\"20200101\" $(cut -d' ' -f1,2 key-ed25519.pub)"; line new@example.org ed25519; } >window-then-plain
+find_case "an expired line then a current one" window-then-plain sig-ed25519
+# namespaces= is not looked at (no -n).
+echo "alice@example.org namespaces=\"file\" $(cut -d' ' -f1,2 key-ed25519.pub)" >ns-line
+find_case "a line whose namespaces exclude the signature's" ns-line sig-ed25519
+# The signature itself is not verified: a damaged signature still names its principals.
+dearmored() { sed '1d;$d' "$1" | base64 -d; }
+armor() { { echo "-----BEGIN SSH SIGNATURE-----"; base64 -w 70; echo "-----END SSH SIGNATURE-----"; }; }
+dearmored sig-ed25519 | python3 -c 'import sys; b=bytearray(sys.stdin.buffer.read()); b[-5]^=1; sys.stdout.buffer.write(b)' | armor >sig-damaged
+find_case "a damaged signature" multi sig-damaged
+find_case "a security key" "sk-ed25519.allowed" sig-sk-ed25519-1
 
 echo "$same cases with the same verdict, $stricter where fdl-mirror is stricter, $extended with options only fdl-mirror knows"
 [ "$same" -ge 100 ] || fail "fewer than 100 differential cases ($same)"

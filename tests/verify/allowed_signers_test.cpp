@@ -348,6 +348,43 @@ TEST_CASE("find_signers returns every accepting line in file order") {
     CHECK(kind(find_signers(c_file, k.c.key, std::string_view("fdl"), mid_2025)) == "outside_validity");
 }
 
+TEST_CASE("find_principals answers as ssh-keygen -Y find-principals: the first line, its field as written") {
+    keys k;
+    auto file = parse_ok("old@x valid-before=\"20240101Z\" " + k.a.line_key + "\n"
+                         "!bob@x,,carol@x namespaces=\"git\" " + k.a.line_key + "\n"
+                         "dave@x " + k.a.line_key + "\n");
+    CHECK(find_principals(file, k.a.key, nullptr, utc(2023, 6, 1)).value() == "old@x");
+    // namespaces= is passed over unless asked for; '!' and the empty item are kept as written.
+    CHECK(find_principals(file, k.a.key, nullptr, mid_2025).value() == "!bob@x,,carol@x");
+    CHECK(find_principals(file, k.a.key, nullptr, mid_2025, std::string_view("fdl")).value() == "dave@x");
+    CHECK(kind(find_principals(file, k.b.key, nullptr, mid_2025)) == "principal_not_allowed");
+}
+
+TEST_CASE("find_principals for a certificate: its principals each line pattern matches, in pattern order") {
+    keys k;
+    ssh_certificate cert;
+    cert.key = k.b.key;
+    cert.type = 1;
+    cert.key_id = "id";
+    cert.principals = {"alice@x", "bob@x", "carol@x"};
+    cert.valid_before = UINT64_MAX;
+    cert.ca = k.a.key;
+    auto file = parse_ok("erin@x cert-authority " + k.a.line_key + "\n"           // matches none: next line
+                         "carol@x,!bob@x,*@x,,alice@x cert-authority " /* "!bob@x" is a literal */ + k.a.line_key + "\n");
+    CHECK(find_principals(file, cert.key, &cert, mid_2025).value() ==
+          "carol@x,alice@x,bob@x,carol@x");
+    CHECK(find_principals(file, cert.key, &cert, mid_2025, std::string_view("fdl")).value() ==
+          "carol@x,alice@x,bob@x,carol@x");
+    cert.type = 2; // a host certificate names no signer
+    CHECK(kind(find_principals(file, cert.key, &cert, mid_2025)) == "principal_not_allowed");
+    cert.type = 1;
+    cert.valid_before = static_cast<std::uint64_t>(utc(2024, 1, 1));
+    CHECK(kind(find_principals(file, cert.key, &cert, mid_2025)) == "principal_not_allowed");
+    // A plain key line with the CA's key is not a cert-authority line.
+    auto plain = parse_ok("*@x " + k.a.line_key + "\n");
+    CHECK(kind(find_principals(plain, cert.key, &cert, mid_2025)) == "principal_not_allowed");
+}
+
 // Found by tests/fuzz/allowed_signers_fuzz.cpp (AddressSanitizer: heap-use-after-free):
 // find_signers took the certificate's first principal through a conditional whose other
 // arm was "", so the view pointed into a temporary std::string destroyed at once, and the
