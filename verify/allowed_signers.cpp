@@ -41,9 +41,12 @@ std::optional<std::string> next_token(std::string_view& s) {
     return token;
 }
 
+/// Whether OpenSSH would read `name` as the type word of a key: an implementation name,
+/// "rsa-sha2-512" and the webauthn name included, not a short name such as "ED25519".
 bool is_key_type_name(std::string_view name) {
-    return name == "ssh-ed25519" || name == "ssh-rsa" || name.starts_with("ecdsa-sha2-") || name.starts_with("sk-") ||
-           is_certificate_type(name) || name == "ssh-dss";
+    std::string const type = canonical_key_type(name, false);
+    return type == "ssh-ed25519" || type == "ssh-rsa" || type.starts_with("ecdsa-sha2-") ||
+           type.starts_with("sk-") || is_certificate_type(type) || type == "ssh-dss";
 }
 
 bool starts_with_keyword(std::string_view options, std::string_view keyword) {
@@ -171,16 +174,19 @@ std::optional<std::string> parse_line(std::string_view s, allowed_signer& out) {
     if (!blob)
         return std::string("the key is not base64");
     wire_reader in(*blob);
-    auto inner = in.string();
-    if (!inner || *inner != *type)
+    auto inner = in.cstring();
+    if (!inner || canonical_key_type(*inner) != canonical_key_type(*type, false))
         return "the key's blob is not a " + *type + " key";
     // A key of a type this build verifies must be whole and acceptable, as OpenSSH reads
-    // it; other types (sk-, certificates) are kept: no signature we accept can match them.
-    if (auto key = parse_public_key_blob(*blob); !key && key.error().code != verify_errc::unsupported_key_type &&
-                                                 key.error().code != verify_errc::certificate_unsupported)
+    // it, and is kept in its canonical encoding (signatures' keys are compared in theirs);
+    // other types (DSA, certificates) are kept as written: no signature we accept can
+    // match them.
+    auto key = parse_public_key_blob(*blob);
+    if (!key && key.error().code != verify_errc::unsupported_key_type &&
+        key.error().code != verify_errc::certificate_unsupported)
         return key.error().message;
-    out.key_type = std::move(*type);
-    out.key_blob = std::move(*blob);
+    out.key_type = key ? key->type : std::move(*type);
+    out.key_blob = key ? std::move(key->blob) : std::move(*blob);
     return std::nullopt; // what follows the key is a comment
 }
 

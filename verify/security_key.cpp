@@ -22,7 +22,7 @@ std::string digest_bytes(std::string_view data) {
 
 result<security_key_signature> parse_security_key_signature(ssh_public_key const& key, std::string_view blob) {
     wire_reader in(blob);
-    auto type = in.string();
+    auto type = in.cstring();
     auto signature = in.string();
     auto flags = in.bytes(1);
     auto counter = in.u32();

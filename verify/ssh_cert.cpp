@@ -20,13 +20,6 @@ error malformed(std::string const& why) {
     return make_error(verify_errc::malformed_signature, "certificate: " + why);
 }
 
-std::string wire_string(std::string_view s) {
-    std::uint32_t n = static_cast<std::uint32_t>(s.size());
-    return std::string{static_cast<char>(n >> 24), static_cast<char>(n >> 16), static_cast<char>(n >> 8),
-                       static_cast<char>(n)} +
-           std::string(s);
-}
-
 std::optional<std::uint64_t> u64(wire_reader& in) {
     auto high = in.u32();
     auto low = in.u32();
@@ -39,7 +32,7 @@ std::optional<std::uint64_t> u64(wire_reader& in) {
 
 result<void> verify_raw_signature(ssh_public_key const& key, std::string_view signature_blob, std::string_view data) {
     wire_reader in(signature_blob);
-    auto algorithm = in.string();
+    auto algorithm = in.cstring();
     auto bytes = in.string();
     if (!algorithm || !bytes || !in.empty())
         return malformed("signature blob is truncated or has trailing bytes");
@@ -49,6 +42,11 @@ result<void> verify_raw_signature(ssh_public_key const& key, std::string_view si
         md = nullptr;
     } else if (key.type == "ssh-rsa" && (*algorithm == "rsa-sha2-256" || *algorithm == "rsa-sha2-512")) {
         md = *algorithm == "rsa-sha2-256" ? EVP_sha256() : EVP_sha512();
+        // OpenSSH left-pads a signature shorter than the modulus; OpenSSL wants it whole.
+        auto const modulus_bytes = (key.rsa_bits + 7) / 8;
+        if (signature.empty() || signature.size() > modulus_bytes)
+            return malformed("RSA signature longer than the modulus");
+        signature.insert(0, modulus_bytes - signature.size(), '\0');
     } else if (key.type.starts_with("ecdsa-sha2-") && *algorithm == key.type) {
         md = key.type.ends_with("256") ? EVP_sha256() : key.type.ends_with("384") ? EVP_sha384() : EVP_sha512();
         auto der = ecdsa_der(*bytes);
@@ -70,7 +68,7 @@ result<void> verify_raw_signature(ssh_public_key const& key, std::string_view si
 
 result<ssh_certificate> parse_certificate(std::string_view blob) {
     wire_reader in(blob);
-    auto type = in.string();
+    auto type = in.cstring();
     auto nonce = in.string();
     if (!type || !nonce)
         return malformed("truncated");
@@ -83,6 +81,8 @@ result<ssh_certificate> parse_certificate(std::string_view blob) {
     static constexpr kind kinds[] = {
         {"ssh-ed25519-cert-v01@openssh.com", "ssh-ed25519", 1},
         {"ssh-rsa-cert-v01@openssh.com", "ssh-rsa", 2},
+        {"rsa-sha2-256-cert-v01@openssh.com", "ssh-rsa", 2}, // names OpenSSH reads as ssh-rsa's
+        {"rsa-sha2-512-cert-v01@openssh.com", "ssh-rsa", 2},
         {"ecdsa-sha2-nistp256-cert-v01@openssh.com", "ecdsa-sha2-nistp256", 2},
         {"ecdsa-sha2-nistp384-cert-v01@openssh.com", "ecdsa-sha2-nistp384", 2},
         {"ecdsa-sha2-nistp521-cert-v01@openssh.com", "ecdsa-sha2-nistp521", 2},
@@ -112,7 +112,7 @@ result<ssh_certificate> parse_certificate(std::string_view blob) {
     cert.key = std::move(*key);
     auto serial = u64(in);
     auto cert_type = in.u32();
-    auto key_id = in.string();
+    auto key_id = in.cstring();
     auto principals = in.string();
     auto after = u64(in);
     auto before = u64(in);
@@ -132,7 +132,7 @@ result<ssh_certificate> parse_certificate(std::string_view blob) {
     cert.key_id = std::string(*key_id);
     wire_reader names(*principals);
     while (!names.empty()) {
-        auto name = names.string();
+        auto name = names.cstring();
         if (!name)
             return malformed("principals list is malformed");
         cert.principals.emplace_back(*name);

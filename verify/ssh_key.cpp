@@ -9,6 +9,7 @@
 #include <openssl/obj_mac.h>
 
 #include <algorithm>
+#include <cctype>
 #include <memory>
 
 namespace mirror::verify {
@@ -90,42 +91,62 @@ static std::optional<std::string> ecdsa_point_problem(int nid, std::string_view 
     return std::nullopt;
 }
 
-/// Checks an mpint that must be positive and minimally encoded; returns its bit length.
-static std::optional<std::uint32_t> positive_mpint_bits(std::string_view m) {
-    if (m.empty() || (static_cast<unsigned char>(m[0]) & 0x80) != 0)
-        return std::nullopt; // zero or negative
-    if (m[0] == 0) {
-        if (m.size() == 1 || (static_cast<unsigned char>(m[1]) & 0x80) == 0)
-            return std::nullopt; // a leading zero only where the sign bit needs it
-        m.remove_prefix(1);
-    }
-    std::uint32_t bits = static_cast<std::uint32_t>(m.size()) * 8;
-    for (unsigned char top = static_cast<unsigned char>(m[0]); (top & 0x80) == 0; top <<= 1)
+/// The bit length of a magnitude without leading zeros (0 for zero).
+static std::uint32_t bit_length(std::string_view magnitude) {
+    if (magnitude.empty())
+        return 0;
+    std::uint32_t bits = static_cast<std::uint32_t>(magnitude.size()) * 8;
+    for (unsigned char top = static_cast<unsigned char>(magnitude[0]); (top & 0x80) == 0; top <<= 1)
         --bits;
     return bits;
 }
 
+std::string canonical_key_type(std::string_view name, bool short_names) {
+    // OpenSSH's sshkey_type_from_name: every implementation name, signature algorithm
+    // names included, and for plain keys the short name in any case. ECDSA's short names
+    // read no curve, so OpenSSH refuses a key under them: they are left as they are.
+    auto is = [&](std::string_view shortname) {
+        return short_names && name.size() == shortname.size() &&
+               std::equal(name.begin(), name.end(), shortname.begin(),
+                          [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+    };
+    if (is("ed25519"))
+        return "ssh-ed25519";
+    if (is("ed25519-sk"))
+        return "sk-ssh-ed25519@openssh.com";
+    if (is("rsa") || name == "rsa-sha2-256" || name == "rsa-sha2-512")
+        return "ssh-rsa";
+    if (is("dsa"))
+        return "ssh-dss";
+    if (name == "webauthn-sk-ecdsa-sha2-nistp256@openssh.com")
+        return "sk-ecdsa-sha2-nistp256@openssh.com";
+    return std::string(name);
+}
+
+// Keys are read as OpenSSH reads them (type names through canonical_key_type, cstrings
+// with one trailing NUL allowed, mpints with leading zeros), and kept in their canonical
+// encoding, as OpenSSH writes them back: two encodings of one key are one key, compared
+// and fingerprinted alike.
 result<ssh_public_key> parse_public_key_blob(std::string_view blob) {
     wire_reader in(blob);
-    auto type = in.string();
-    if (!type)
+    auto type_field = in.cstring();
+    if (!type_field)
         return malformed("no key type");
-    ssh_public_key key{std::string(*type), std::string(blob)};
-    if (is_certificate_type(*type))
+    ssh_public_key key{canonical_key_type(*type_field), {}};
+    if (is_certificate_type(*type_field))
         return make_error(verify_errc::certificate_unsupported,
-                          "public key: " + key.type + ": certificates are not verified by this build");
-    // A security key's application is a cstring to OpenSSH: no NUL but one at its end.
+                          "public key: " + std::string(type_field->substr(0, 60)) +
+                              ": certificates are not verified by this build");
+    std::string canonical = wire_string(key.type);
+    // A security key's application is a cstring to OpenSSH.
     auto application = [&]() -> std::optional<std::string> {
-        auto app = in.string();
+        auto app = in.cstring();
         if (!app)
             return std::nullopt;
-        auto nul = app->find('\0');
-        if (nul != std::string_view::npos && nul + 1 != app->size())
-            return std::nullopt;
-        return std::string(app->substr(0, nul));
+        return std::string(*app);
     };
-    bool const sk_ed25519 = *type == "sk-ssh-ed25519@openssh.com";
-    if (*type == "ssh-ed25519" || sk_ed25519) {
+    bool const sk_ed25519 = key.type == "sk-ssh-ed25519@openssh.com";
+    if (key.type == "ssh-ed25519" || sk_ed25519) {
         auto pk = in.string();
         std::optional<std::string> app;
         if (pk && sk_ed25519 && !(app = application()))
@@ -136,6 +157,7 @@ result<ssh_public_key> parse_public_key_blob(std::string_view blob) {
         if (weak_ed25519_key(*pk))
             return make_error(verify_errc::weak_key, "public key: " + key.type + ": a point of small order or an "
                                                      "unreduced encoding, for which signatures can be forged");
+        key.blob = canonical + wire_string(*pk) + (sk_ed25519 ? wire_string(key.application) : "");
         return key;
     }
     struct curve {
@@ -148,47 +170,48 @@ result<ssh_public_key> parse_public_key_blob(std::string_view blob) {
                                        {"ecdsa-sha2-nistp521", "nistp521", 133, NID_secp521r1},
                                        {"sk-ecdsa-sha2-nistp256@openssh.com", "nistp256", 65, NID_X9_62_prime256v1}};
     for (auto const& c : curves) {
-        if (*type != c.type)
+        if (key.type != c.type)
             continue;
-        auto name = in.string();
+        auto name = in.cstring();
         auto point = in.string();
         if (!name || *name != c.name)
             return malformed(key.type + ": curve name does not match the key type");
         std::optional<std::string> app;
-        if (point && key.type.starts_with("sk-") && !(app = application()))
+        bool const sk = key.type.starts_with("sk-");
+        if (point && sk && !(app = application()))
             return malformed(key.type + ": no application");
         if (!point || point->size() != c.point || (*point)[0] != '\x04' || !in.empty())
             return malformed(key.type + ": not an uncompressed point of the curve");
         key.application = app.value_or("");
         if (auto problem = ecdsa_point_problem(c.nid, *point))
             return malformed(key.type + ": " + *problem);
+        key.blob = canonical + wire_string(c.name) + wire_string(*point) + (sk ? wire_string(key.application) : "");
         return key;
     }
-    if (*type == "ssh-rsa") {
-        auto e = in.string();
-        auto n = in.string();
+    if (key.type == "ssh-rsa") {
+        auto e = in.unsigned_mpint();
+        auto n = in.unsigned_mpint();
         if (!e || !n || !in.empty())
-            return malformed("ssh-rsa: truncated or trailing bytes");
-        auto e_bits = positive_mpint_bits(*e);
-        auto n_bits = positive_mpint_bits(*n);
-        if (!e_bits || !n_bits)
-            return malformed("ssh-rsa: exponent or modulus is not a positive integer");
-        if (*n_bits < rsa_min_bits)
-            return make_error(verify_errc::weak_key, "public key: ssh-rsa: " + std::to_string(*n_bits) +
+            return malformed("ssh-rsa: truncated, trailing bytes, or a negative or over-long integer");
+        auto const n_bits = bit_length(*n);
+        if (n_bits < rsa_min_bits)
+            return make_error(verify_errc::weak_key, "public key: ssh-rsa: " + std::to_string(n_bits) +
                                                          "-bit modulus, OpenSSH requires at least 1024");
-        if (*n_bits > rsa_max_bits)
+        if (n_bits > rsa_max_bits)
             return malformed("ssh-rsa: modulus over 16384 bits");
         // With e = 1 a "signature" is the padded digest itself, anyone's to make; an even
-        // e has no inverse. OpenSSH 9.2 accepts both: this verifier is knowingly stricter.
-        bool const odd = (static_cast<unsigned char>(e->back()) & 1) != 0;
-        if (!odd || *e_bits < 2)
+        // e (zero included) has no inverse. OpenSSH 9.2 accepts them: this verifier is
+        // knowingly stricter.
+        bool const odd = !e->empty() && (static_cast<unsigned char>(e->back()) & 1) != 0;
+        if (!odd || bit_length(*e) < 2)
             return make_error(verify_errc::weak_key, "public key: ssh-rsa: the exponent is 1 or even, for which "
                                                      "signatures can be forged");
-        key.rsa_bits = *n_bits;
+        key.rsa_bits = n_bits;
+        key.blob = canonical + wire_mpint(*e) + wire_mpint(*n);
         return key;
     }
     return make_error(verify_errc::unsupported_key_type,
-                      "public key: type '" + key.type.substr(0, 60) + "' is not verified by this build");
+                      "public key: type '" + std::string(type_field->substr(0, 60)) + "' is not verified by this build");
 }
 
 result<ssh_public_key> parse_public_key_text(std::string_view type, std::string_view base64) {
@@ -198,7 +221,7 @@ result<ssh_public_key> parse_public_key_text(std::string_view type, std::string_
     auto key = parse_public_key_blob(*blob);
     if (!key)
         return key;
-    if (key->type != type)
+    if (key->type != canonical_key_type(type, false))
         return malformed("the text says '" + std::string(type.substr(0, 60)) + "', the key is " + key->type);
     return key;
 }

@@ -30,6 +30,47 @@ std::optional<std::string_view> wire_reader::string() {
     return out;
 }
 
+std::optional<std::string_view> wire_reader::cstring() {
+    auto saved = rest_;
+    auto out = string();
+    if (!out)
+        return std::nullopt;
+    auto nul = out->find('\0');
+    if (nul == std::string_view::npos)
+        return out;
+    if (nul + 1 != out->size()) {
+        rest_ = saved;
+        return std::nullopt;
+    }
+    return out->substr(0, nul);
+}
+
+std::optional<std::string_view> wire_reader::unsigned_mpint() {
+    auto saved = rest_;
+    auto out = string();
+    if (!out || out->size() > 2049 || (!out->empty() && (static_cast<unsigned char>((*out)[0]) & 0x80) != 0)) {
+        rest_ = saved;
+        return std::nullopt;
+    }
+    while (!out->empty() && (*out)[0] == '\0')
+        out->remove_prefix(1);
+    return out;
+}
+
+std::string wire_string(std::string_view bytes) {
+    auto const n = static_cast<std::uint32_t>(bytes.size());
+    std::string out{static_cast<char>(n >> 24), static_cast<char>(n >> 16), static_cast<char>(n >> 8),
+                    static_cast<char>(n)};
+    out += bytes;
+    return out;
+}
+
+std::string wire_mpint(std::string_view magnitude) {
+    if (!magnitude.empty() && (static_cast<unsigned char>(magnitude[0]) & 0x80) != 0)
+        return wire_string(std::string(1, '\0') + std::string(magnitude));
+    return wire_string(magnitude);
+}
+
 static constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 std::string base64_encode(std::string_view bytes) {

@@ -34,16 +34,28 @@ static error malformed(std::string const& why) {
     return make_error(verify_errc::malformed_signature, "signature: " + why);
 }
 
-/// Checks the signature blob against the key: its algorithm, and no trailing bytes.
-static result<std::string> check_signature_blob(ssh_public_key const& key, std::string_view signature) {
+namespace {
+/// A signature blob checked against its key, in the form OpenSSH reads it as.
+struct checked_signature {
+    std::string algorithm;
+    std::string canonical_blob; ///< the algorithm without a trailing NUL, an RSA signature padded
+};
+} // namespace
+
+/// Checks the signature blob against the key: its algorithm, its sizes and integers as
+/// OpenSSH 9.2 reads them, and no trailing bytes.
+static result<checked_signature> check_signature_blob(ssh_public_key const& key, std::string_view signature) {
     if (key.is_security_key()) { // its own layout: flags and counter follow the signature
         auto parsed = parse_security_key_signature(key, signature);
         if (!parsed)
             return parsed.error();
-        return key.type;
+        std::string const counter{static_cast<char>(parsed->counter >> 24), static_cast<char>(parsed->counter >> 16),
+                                  static_cast<char>(parsed->counter >> 8), static_cast<char>(parsed->counter)};
+        return checked_signature{key.type, wire_string(key.type) + wire_string(parsed->signature) +
+                                               static_cast<char>(parsed->flags) + counter};
     }
     wire_reader in(signature);
-    auto algorithm = in.string();
+    auto algorithm = in.cstring();
     auto bytes = in.string();
     if (!algorithm || !bytes || !in.empty())
         return malformed("signature blob is truncated or has trailing bytes");
@@ -53,9 +65,13 @@ static result<std::string> check_signature_blob(ssh_public_key const& key, std::
             return make_error(verify_errc::unsupported_algorithm,
                               "signature: RSA signature algorithm '" + name.substr(0, 40) +
                                   "' is not allowed (rsa-sha2-256 or rsa-sha2-512 only)");
-        if (bytes->empty() || bytes->size() > (key.rsa_bits + 7) / 8)
+        auto const modulus_bytes = (key.rsa_bits + 7) / 8;
+        if (bytes->empty() || bytes->size() > modulus_bytes)
             return malformed("RSA signature longer than the modulus");
-        return name;
+        // OpenSSH left-pads a shorter one with zeros, as the integer it is.
+        std::string padded(modulus_bytes - bytes->size(), '\0');
+        padded += *bytes;
+        return checked_signature{name, wire_string(name) + wire_string(padded)};
     }
     if (name != key.type)
         return make_error(verify_errc::unsupported_algorithm,
@@ -65,7 +81,7 @@ static result<std::string> check_signature_blob(ssh_public_key const& key, std::
     if (key.type.starts_with("ecdsa-"))
         if (auto problem = ecdsa_integers_problem(*bytes))
             return malformed("ECDSA signature: " + *problem);
-    return name;
+    return checked_signature{name, wire_string(name) + wire_string(*bytes)};
 }
 
 result<sshsig> parse_sshsig(std::string_view blob) {
@@ -79,13 +95,14 @@ result<sshsig> parse_sshsig(std::string_view blob) {
     if (*version > 1)
         return make_error(verify_errc::unsupported_version,
                           "signature: SSHSIG version " + std::to_string(*version) + ", only 0 and 1 are supported");
+    // The namespace and hash algorithm are cstrings to OpenSSH: one trailing NUL is dropped.
     auto key_blob = in.string();
-    auto ns = in.string();
+    auto ns = in.cstring();
     auto reserved = in.string();
-    auto hash = in.string();
+    auto hash = in.cstring();
     auto signature = in.string();
     if (!key_blob || !ns || !reserved || !hash || !signature)
-        return malformed("truncated");
+        return malformed("truncated, or a NUL inside the namespace or hash algorithm");
     if (!in.empty())
         return malformed("bytes after the signature");
     if (*hash != "sha256" && *hash != "sha512")
@@ -93,7 +110,7 @@ result<sshsig> parse_sshsig(std::string_view blob) {
                           "signature: hash algorithm '" + std::string(hash->substr(0, 40)) + "' (sha256 or sha512 only)");
     std::optional<ssh_certificate> certificate;
     wire_reader peek(*key_blob);
-    auto key_type = peek.string();
+    auto key_type = peek.cstring();
     result<ssh_public_key> key = make_error(verify_errc::malformed_signature, "signature: no key");
     if (key_type && is_certificate_type(*key_type)) {
         auto cert = parse_certificate(*key_blob);
@@ -106,11 +123,11 @@ result<sshsig> parse_sshsig(std::string_view blob) {
         if (!key)
             return with_context(key.error(), "signature");
     }
-    auto algorithm = check_signature_blob(*key, *signature);
-    if (!algorithm)
-        return algorithm.error();
-    sshsig out{std::move(*key), std::move(certificate), std::string(*ns), std::string(*hash), std::move(*algorithm),
-               std::string(blob), std::nullopt};
+    auto checked = check_signature_blob(*key, *signature);
+    if (!checked)
+        return checked.error();
+    sshsig out{std::move(*key),        std::move(certificate), std::string(*ns), std::string(*hash),
+               checked->algorithm,     std::string(blob),      std::move(checked->canonical_blob), std::nullopt};
     if (out.key.is_security_key()) {
         auto parsed = parse_security_key_signature(out.key, *signature);
         out.security_key = sshsig::security_key_use{parsed->flags, parsed->counter};
@@ -130,7 +147,7 @@ result<sshsig_signer> parse_sshsig_signer(std::string_view blob) {
         return make_error(verify_errc::unsupported_version,
                           "signature: SSHSIG version " + std::to_string(*version) + ", only 0 and 1 are supported");
     wire_reader peek(*key_blob);
-    auto key_type = peek.string();
+    auto key_type = peek.cstring();
     if (key_type && is_certificate_type(*key_type)) {
         auto cert = parse_certificate(*key_blob);
         if (!cert)
@@ -151,20 +168,6 @@ std::string libssh_version() {
     return text == nullptr ? "unknown" : text;
 }
 
-/// The SSHSIG blob with its public key field replaced (the other fields unchanged).
-static std::string rebuild_with_key(std::string_view blob, std::string_view key_blob) {
-    wire_reader in(blob.substr(magic.size() + 4));
-    auto old_key = in.string();
-    std::size_t key_start = magic.size() + 4;
-    std::size_t rest = key_start + 4 + old_key->size();
-    std::uint32_t n = static_cast<std::uint32_t>(key_blob.size());
-    std::string out(blob.substr(0, key_start));
-    out += std::string{static_cast<char>(n >> 24), static_cast<char>(n >> 16), static_cast<char>(n >> 8), static_cast<char>(n)};
-    out += key_blob;
-    out += blob.substr(rest);
-    return out;
-}
-
 /// The data an SSHSIG signature covers (PROTOCOL.sshsig): the preamble, the namespace, an
 /// empty reserved field, the hash algorithm and the message's hash by it.
 static std::string signed_data(sshsig const& signature, std::string_view message) {
@@ -173,22 +176,13 @@ static std::string signed_data(sshsig const& signature, std::string_view message
     unsigned length = 0;
     if (EVP_Digest(message.data(), message.size(), digest, &length, md, nullptr) != 1)
         return {};
-    auto string = [](std::string_view s) {
-        std::uint32_t n = static_cast<std::uint32_t>(s.size());
-        return std::string{static_cast<char>(n >> 24), static_cast<char>(n >> 16), static_cast<char>(n >> 8),
-                           static_cast<char>(n)} +
-               std::string(s);
-    };
-    return std::string(magic) + string(signature.ns) + string("") + string(signature.hash_algorithm) +
-           string(std::string_view(reinterpret_cast<char const*>(digest), length));
+    return std::string(magic) + wire_string(signature.ns) + wire_string("") + wire_string(signature.hash_algorithm) +
+           wire_string(std::string_view(reinterpret_cast<char const*>(digest), length));
 }
 
 /// A security key's signature over `message`, checked with OpenSSL.
 static result<void> verify_security_key(sshsig const& signature, std::string_view message) {
-    wire_reader in(std::string_view(signature.blob).substr(magic.size() + 4));
-    for (int field = 0; field < 4; ++field) // public key, namespace, reserved, hash algorithm
-        in.string();
-    auto parsed = parse_security_key_signature(signature.key, *in.string());
+    auto parsed = parse_security_key_signature(signature.key, signature.signature_blob);
     if (!parsed)
         return parsed.error();
     std::string data = signed_data(signature, message);
@@ -224,13 +218,14 @@ result<sshsig> verify_sshsig(std::string_view armored, std::string_view message,
             return checked.error();
         return std::move(*parsed);
     }
-    // libssh gets our canonical armor of the blob we checked, never the input text. For a
-    // certificate it gets the certified key itself: the signature does not cover the key
-    // field, and the certificate was checked above.
-    std::string checked = *blob;
-    if (parsed->certificate)
-        checked = rebuild_with_key(*blob, parsed->key.blob);
-    checked[magic.size() + 3] = 1; // version 0 as 1, which libssh reads: the version is not signed
+    // libssh gets the blob as OpenSSH reads it, rebuilt from what was checked, never the
+    // input: version 1 (the version is not signed), the key's canonical encoding (for a
+    // certificate, the certified key itself: the signature does not cover the key field,
+    // and the certificate was checked above), the namespace and hash algorithm without a
+    // trailing NUL, an empty reserved field (never signed), and the canonical signature.
+    std::string const checked = std::string(magic) + std::string{0, 0, 0, 1} + wire_string(parsed->key.blob) +
+                                wire_string(parsed->ns) + wire_string("") + wire_string(parsed->hash_algorithm) +
+                                wire_string(parsed->signature_blob);
     std::string canonical = std::string(begin_line);
     std::string body = base64_encode(checked);
     for (std::size_t i = 0; i < body.size(); i += 70)

@@ -24,6 +24,7 @@ struct sshsig {
     std::string hash_algorithm; ///< "sha256" or "sha512"
     std::string signature_algorithm; ///< "ssh-ed25519", "rsa-sha2-512", …
     std::string blob;           ///< the whole SSHSIG blob, dearmored
+    std::string signature_blob; ///< the signature field as OpenSSH reads it (see check_signature_blob)
     /// A security key's signature: the flags its authenticator set and its counter (the
     /// allowed_signers line decides which flags it must have).
     struct security_key_use {

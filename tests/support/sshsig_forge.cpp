@@ -11,7 +11,14 @@
 //            security keys: flags=N (default 1, user present) | counter=N (default 42) |
 //            app=TEXT (default ssh:) | signed-app=TEXT (the application signed, default app) |
 //            cert=PATH (an OpenSSH certificate of the key, from ssh-keygen -s: its blob is
-//            the signature's public key)
+//            the signature's public key) |
+//            OpenSSH's reading of the fields, in the signature only (the public key file
+//            stays canonical): nul=FIELD (one NUL after it), nuls=FIELD (two NULs) with
+//            FIELD ns, hash, key-type or sig-type | key-type=NAME (the key blob's type name,
+//            such as ED25519 or rsa-sha2-512) | rsa-zeros (the key's e and n with a
+//            superfluous leading zero byte) | rsa-short (an RSA signature one byte shorter
+//            than the modulus: keys are made until a signature starts with a zero byte) |
+//            s-plus-l (an Ed25519 signature's S with the group order added: unreduced)
 
 #include "verify/ssh_wire.hpp"
 
@@ -154,6 +161,7 @@ int main(int argc, char** argv) {
 
         EVP_PKEY* raw = nullptr;
         std::string key_blob, signature_blob, type;
+        std::string public_override; // the public key file's blob, when the signature's differs
         if (key_spec == "ed25519") {
             raw = EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519");
             check(raw != nullptr, "keygen");
@@ -162,22 +170,56 @@ int main(int argc, char** argv) {
             check(EVP_PKEY_get_raw_public_key(raw, pk, &len) == 1, "public key");
             type = "ssh-ed25519";
             key_blob = str(type) + str(std::string(reinterpret_cast<char*>(pk), len));
-            signature_blob = str(type) + str(sign(raw, nullptr, to_sign));
+            std::string signature = sign(raw, nullptr, to_sign);
+            if (tweaks.contains("s-plus-l")) { // S + L: the same signature to ref10, unreduced
+                static constexpr unsigned char order[32] = {
+                    0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14,
+                    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10};
+                unsigned carry = 0;
+                for (int i = 0; i < 32; ++i) { // little-endian S in bytes 32..63
+                    carry += static_cast<unsigned char>(signature[32 + i]) + order[i];
+                    signature[32 + i] = static_cast<char>(carry & 0xff);
+                    carry >>= 8;
+                }
+                check((static_cast<unsigned char>(signature[63]) & 0xe0) == 0, "S + L is not below 2^253");
+            }
+            signature_blob = str(type) + str(signature);
         } else if (key_spec.starts_with("rsa:")) {
             std::size_t bits = std::stoul(key_spec.substr(4));
-            raw = EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", bits);
-            check(raw != nullptr, "keygen");
+            std::string alg = tweaks.contains("rsa-alg") ? tweaks["rsa-alg"] : "rsa-sha2-512";
+            EVP_MD const* md = alg == "ssh-rsa" ? EVP_sha1() : alg == "rsa-sha2-256" ? EVP_sha256() : EVP_sha512();
+            std::string signature;
+            for (int attempt = 0;; ++attempt) { // rsa-short: 1 key in 256 signs with a leading zero
+                check(attempt < 10000, "no RSA signature with a leading zero byte");
+                EVP_PKEY_free(raw);
+                raw = EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", bits);
+                check(raw != nullptr, "keygen");
+                signature = sign(raw, md, to_sign);
+                if (!tweaks.contains("rsa-short"))
+                    break;
+                if (signature[0] == '\0') {
+                    signature.erase(0, 1);
+                    break;
+                }
+            }
             BIGNUM* n = nullptr;
             BIGNUM* e = nullptr;
             check(EVP_PKEY_get_bn_param(raw, OSSL_PKEY_PARAM_RSA_N, &n) == 1 &&
                       EVP_PKEY_get_bn_param(raw, OSSL_PKEY_PARAM_RSA_E, &e) == 1, "rsa params");
             type = "ssh-rsa";
             key_blob = str(type) + mpint(e) + mpint(n);
+            if (tweaks.contains("rsa-zeros")) { // a zero byte more in front of each integer
+                auto padded = [](BIGNUM const* bn) {
+                    std::string m = mpint(bn).substr(4);
+                    return str(std::string(1, '\0') + m);
+                };
+                std::string zeros = str(type) + padded(e) + padded(n);
+                public_override = key_blob;
+                key_blob = zeros;
+            }
             BN_free(n);
             BN_free(e);
-            std::string alg = tweaks.contains("rsa-alg") ? tweaks["rsa-alg"] : "rsa-sha2-512";
-            EVP_MD const* md = alg == "ssh-rsa" ? EVP_sha1() : alg == "rsa-sha2-256" ? EVP_sha256() : EVP_sha512();
-            signature_blob = str(alg) + str(sign(raw, md, to_sign));
+            signature_blob = str(alg) + str(signature);
         } else if (key_spec == "sk-ed25519" || key_spec == "sk-ecdsa") {
             // PROTOCOL.u2f: the authenticator signs SHA256(application) || flags || counter
             // || SHA256(what SSHSIG signs), Ed25519 over it, or ECDSA P-256 with SHA-256.
@@ -203,7 +245,21 @@ int main(int argc, char** argv) {
         } else {
             throw std::runtime_error("unknown key " + key_spec);
         }
-        std::string public_blob = key_blob;
+        std::string public_blob = public_override.empty() ? key_blob : public_override;
+        // OpenSSH's reading of the fields: a type name of its choice, trailing NULs.
+        auto with_nuls = [&](std::string const& field) {
+            return std::string(tweaks["nul"] == field ? 1 : tweaks["nuls"] == field ? 2 : 0, '\0');
+        };
+        auto retyped = [&](std::string const& blob, std::string const& name) { // blob's first string renamed
+            std::uint32_t old_len = (static_cast<unsigned char>(blob[0]) << 24) | (static_cast<unsigned char>(blob[1]) << 16) |
+                                    (static_cast<unsigned char>(blob[2]) << 8) | static_cast<unsigned char>(blob[3]);
+            return str(name) + blob.substr(4 + old_len);
+        };
+        if (tweaks.contains("key-type") || !with_nuls("key-type").empty())
+            key_blob = retyped(key_blob, (tweaks.contains("key-type") ? tweaks["key-type"] : type) + with_nuls("key-type"));
+        std::string sig_type_name = signature_blob.substr(4, (static_cast<unsigned char>(signature_blob[2]) << 8) |
+                                                                 static_cast<unsigned char>(signature_blob[3]));
+        signature_blob = retyped(signature_blob, sig_type_name + with_nuls("sig-type"));
         if (tweaks.contains("cert")) { // "TYPE BASE64 [COMMENT]" from ssh-keygen -s
             std::istringstream line(read(tweaks["cert"]));
             std::string cert_type, cert_base64;
@@ -214,7 +270,8 @@ int main(int argc, char** argv) {
         }
         EVP_PKEY_free(raw);
 
-        std::string blob = "SSHSIG" + u32(version) + str(key_blob) + str(ns) + str(reserved) + str(hash) + str(signature_blob);
+        std::string blob = "SSHSIG" + u32(version) + str(key_blob) + str(ns + with_nuls("ns")) + str(reserved) +
+                           str(hash + with_nuls("hash")) + str(signature_blob);
         if (tweaks.contains("trailing"))
             blob += '\0';
         std::string body = base64_encode(blob);

@@ -122,3 +122,59 @@ TEST_CASE("RSA keys whose exponent is 1 or even are refused: signatures for them
         CHECK(key.error().message.find("exponent") != std::string::npos);
     }
 }
+
+TEST_CASE("a key is read as OpenSSH reads it and kept canonical: type aliases, a trailing NUL, leading zeros") {
+    auto const ed = keygen_blob("-t ed25519");
+    auto const rsa = keygen_blob("-t rsa -b 2048");
+    auto canonical_ed = parse_public_key_blob(ed);
+    auto canonical_rsa = parse_public_key_blob(rsa);
+    REQUIRE((canonical_ed && canonical_rsa));
+    CHECK(canonical_ed->blob == ed); // ssh-keygen writes keys canonically
+    CHECK(canonical_rsa->blob == rsa);
+    wire_reader ed_in(ed);
+    ed_in.string();
+    std::string const ed_pk(*ed_in.string());
+    for (std::string type : {std::string("ED25519"), std::string("eD25519"), std::string("ssh-ed25519\0", 12)}) {
+        CAPTURE(type);
+        auto key = parse_public_key_blob(str(type) + str(ed_pk));
+        REQUIRE_MESSAGE(key.has_value(), (key ? "" : key.error().message));
+        CHECK(key->type == "ssh-ed25519");
+        CHECK(key->blob == ed);
+        CHECK(*key == *canonical_ed);
+        CHECK(fingerprint(*key) == fingerprint(*canonical_ed));
+    }
+    wire_reader rsa_in(rsa);
+    rsa_in.string();
+    std::string const e(*rsa_in.string()), n(*rsa_in.string());
+    for (std::string type : {"RSA", "rsa", "rsa-sha2-256", "rsa-sha2-512"}) {
+        CAPTURE(type);
+        auto key = parse_public_key_blob(str(type) + str(e) + str(n));
+        REQUIRE(key.has_value());
+        CHECK(key->blob == rsa);
+    }
+    auto zeros = parse_public_key_blob(str("ssh-rsa") + str(std::string(3, '\0') + e) + str(std::string(1, '\0') + n));
+    REQUIRE(zeros.has_value());
+    CHECK(zeros->blob == rsa);
+    CHECK(zeros->rsa_bits == 2048);
+    // What OpenSSH refuses: two NULs, a NUL inside, ECDSA's short names, a negative modulus.
+    CHECK_FALSE(parse_public_key_blob(str(std::string("ssh-ed25519\0\0", 13)) + str(ed_pk)).has_value());
+    CHECK_FALSE(parse_public_key_blob(str(std::string("ssh-ed\0" "25519", 12)) + str(ed_pk)).has_value());
+    auto ecdsa = keygen_blob("-t ecdsa -b 256");
+    wire_reader ec_in(ecdsa);
+    ec_in.string();
+    std::string const curve(*ec_in.string()), point(*ec_in.string());
+    CHECK_FALSE(parse_public_key_blob(str("ECDSA") + str(curve) + str(point)).has_value());
+    auto ec_nul = parse_public_key_blob(str("ecdsa-sha2-nistp256") + str(curve + '\0') + str(point));
+    REQUIRE(ec_nul.has_value());
+    CHECK(ec_nul->blob == ecdsa);
+    CHECK_FALSE(parse_public_key_blob(str("ssh-rsa") + str(e) + str("\x80" + n)).has_value());
+    // The text form's type word takes implementation names only, as OpenSSH's sshkey_read.
+    CHECK_FALSE(parse_public_key_text("ED25519", base64_encode(ed)).has_value());
+    CHECK_FALSE(parse_public_key_text("ssh-rsa", base64_encode(ed)).has_value());
+    auto text = parse_public_key_text("rsa-sha2-512", base64_encode(rsa));
+    REQUIRE(text.has_value());
+    CHECK(text->blob == rsa);
+    auto aliased_blob = parse_public_key_text("ssh-ed25519", base64_encode(str("ED25519") + str(ed_pk)));
+    REQUIRE(aliased_blob.has_value());
+    CHECK(aliased_blob->blob == ed);
+}

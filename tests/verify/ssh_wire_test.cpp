@@ -1,7 +1,9 @@
 #include "verify/ssh_wire.hpp"
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <string_view>
 
 using namespace mirror::verify;
@@ -66,6 +68,44 @@ TEST_CASE("wire_reader refuses a string whose length runs past the end") {
         wire_reader huge(std::string_view("\xff\xff\xff\xff" "abcdefgh", 12).substr(0, 8));
         CHECK_FALSE(huge.string().has_value());
     }
+}
+
+TEST_CASE("wire_reader::cstring drops one trailing NUL and refuses any other, as sshbuf_get_cstring") {
+    for (auto [field, expected] : {std::pair{"fdl"s, std::optional<std::string>("fdl")},
+                                   std::pair{"fdl\0"s, std::optional<std::string>("fdl")},
+                                   std::pair{"\0"s, std::optional<std::string>("")},
+                                   std::pair{""s, std::optional<std::string>("")},
+                                   std::pair{"fdl\0\0"s, std::optional<std::string>()},
+                                   std::pair{"fd\0l"s, std::optional<std::string>()}}) {
+        CAPTURE(field);
+        std::string const bytes = wire_string(field) + "next"s;
+        wire_reader in(bytes);
+        auto got = in.cstring();
+        CHECK(got.has_value() == expected.has_value());
+        if (got && expected)
+            CHECK(std::string(*got) == *expected);
+        if (!got) // a refused field is not consumed
+            CHECK(in.string() == std::string_view(field));
+    }
+}
+
+TEST_CASE("wire_reader::unsigned_mpint skips leading zeros, refuses a negative or over-long one") {
+    auto read = [](std::string const& field) {
+        std::string const bytes = wire_string(field);
+        wire_reader in(bytes);
+        auto got = in.unsigned_mpint();
+        return got ? std::optional<std::string>(std::string(*got)) : std::nullopt;
+    };
+    CHECK(read("\x01\x02"s) == "\x01\x02"s);
+    CHECK(read("\x00\x80"s) == "\x80"s);
+    CHECK(read("\x00\x00\x00\x05"s) == "\x05"s);
+    CHECK(read(""s) == ""s);          // zero
+    CHECK(read("\x00"s) == ""s);      // zero, with a zero byte
+    CHECK(read("\x80"s) == std::nullopt); // negative
+    CHECK(read(std::string(2048, '\0') + "\x01"s) == "\x01"s); // 2049 bytes: the limit
+    CHECK(read(std::string(2049, '\0') + "\x01"s) == std::nullopt);
+    CHECK(wire_mpint("\x80"s) == "\x00\x00\x00\x02\x00\x80"s);
+    CHECK(wire_mpint("\x7f"s) == "\x00\x00\x00\x01\x7f"s);
 }
 
 TEST_CASE("wire_reader::bytes takes exactly the count asked for") {
