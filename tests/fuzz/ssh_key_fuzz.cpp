@@ -1,7 +1,9 @@
 // libFuzzer target: SSH public keys (verify/ssh_key.hpp), as a wire blob and in the text
 // form of allowed_signers ("TYPE BASE64"). Besides the sanitizers: a refusal has one of the
-// codes the header names; an accepted key is the blob it was read from, reads back from
-// its text form, has an SSH fingerprint, and never verifies a signature it did not make.
+// codes the header names; an accepted key is kept in a canonical encoding that reads back
+// as itself (the same blob, type and fingerprint) and of the type OpenSSH reads the input's
+// type name as, reads back from its text form, has an SSH fingerprint, and never verifies
+// a signature it did not make.
 
 #include "verify/errors.hpp"
 #include "verify/ssh_cert.hpp"
@@ -29,13 +31,19 @@ void check_blob(std::string_view blob) {
     check_refusal(key);
     if (!key)
         return;
-    check(key->blob == blob, "an accepted key is not its blob");
+    auto canonical = parse_public_key_blob(key->blob);
+    check(canonical.has_value() && canonical->blob == key->blob && canonical->type == key->type &&
+              canonical->rsa_bits == key->rsa_bits && canonical->application == key->application,
+          "an accepted key's canonical encoding does not read back as itself");
     wire_reader in(blob);
-    check(in.string() == std::optional<std::string_view>(key->type), "an accepted key's type is not its blob's");
+    auto type_name = in.cstring();
+    check(type_name && canonical_key_type(*type_name) == key->type, "an accepted key's type is not its blob's");
+    wire_reader canonical_in(key->blob);
+    check(canonical_in.string() == std::optional<std::string_view>(key->type), "a canonical blob of another type");
     check(!is_certificate_type(key->type), "a certificate accepted as a plain key", key->type);
     if (key->type == "ssh-rsa")
         check(key->rsa_bits >= 1024 && key->rsa_bits <= 16384, "an RSA key outside OpenSSH's sizes");
-    auto again = parse_public_key_text(key->type, base64_encode(blob));
+    auto again = parse_public_key_text(key->type, base64_encode(blob)); // the input, its type word canonical
     check(again.has_value() && *again == *key, "an accepted key does not read back from its text form");
     auto print = fingerprint(*key);
     check(print.starts_with("SHA256:") && print.size() == 7 + 43, "a fingerprint not in ssh-keygen's form", print);
