@@ -1,6 +1,6 @@
 // One store contract, written once and run against every backend (style rules 8 and 14;
 // rclone's fstests): a folder opened as a mirror and as an origin, HTTPS (nginx, test CA)
-// and S3 (s3rver). A backend skips only what its caps() exclude, and there the call must be
+// and S3 (s3rver and Ceph RGW). A backend skips only what its caps() exclude, and there the call must be
 // refused as unsupported. Where a test server cannot honour the contract (s3rver), the
 // fixture says so in tests/support/store_backends.hpp, citing the documented limit.
 // Test names end in the backend: "store conformance: read<s3 (s3rver)>".
@@ -45,10 +45,12 @@ TYPE_TO_STRING_AS("folder mirror", mirror::test::folder_mirror_backend);
 TYPE_TO_STRING_AS("folder origin", mirror::test::folder_origin_backend);
 TYPE_TO_STRING_AS("https (nginx)", mirror::test::https_backend);
 TYPE_TO_STRING_AS("s3 (s3rver)", mirror::test::s3rver_backend);
+TYPE_TO_STRING_AS("s3 (Ceph RGW)", mirror::test::rgw_backend);
 
 namespace {
 
-using every_backend = std::tuple<folder_mirror_backend, folder_origin_backend, https_backend, s3rver_backend>;
+using every_backend =
+    std::tuple<folder_mirror_backend, folder_origin_backend, https_backend, s3rver_backend, rgw_backend>;
 
 constexpr std::size_t mib = 1024 * 1024;
 // s3_store_settings::part_bytes: larger objects go up as a multipart upload.

@@ -111,24 +111,57 @@ s3rver_backend::s3rver_backend() {
     store_ = open_or_throw("s3://conformance/root/", store::store_role::mirror, nullptr, options);
 }
 
-void s3rver_backend::seed(std::string const& path, std::string const& bytes) {
-    check_or_throw(run_on(store::write_all(*bucket_, path, bytes, store::write_mode::replace)), "seeding " + path);
+namespace {
+
+void seed_bucket(event_loop& run_on, store::store& bucket, std::string const& path, std::string const& bytes) {
+    check_or_throw(run_on(store::write_all(bucket, path, bytes, store::write_mode::replace)), "seeding " + path);
 }
 
-std::optional<std::string> s3rver_backend::peek(std::string const& path) {
-    return value_or_throw(run_on(store::read_if_present(*bucket_, path, 64 * 1024 * 1024)), "peeking at " + path);
+std::optional<std::string> peek_bucket(event_loop& run_on, store::store& bucket, std::string const& path) {
+    return value_or_throw(run_on(store::read_if_present(bucket, path, 64 * 1024 * 1024)), "peeking at " + path);
 }
 
-std::map<std::string, std::uint64_t> s3rver_backend::objects() {
+std::map<std::string, std::uint64_t> bucket_objects(event_loop& run_on, store::store& bucket) {
     std::map<std::string, std::uint64_t> out;
     // A named std::function, never a lambda converted in the call (docs/design.md, GCC 12).
     std::function<result<void>(store::list_entry)> note = [&](store::list_entry e) -> result<void> {
         out[e.key] = e.size;
         return {};
     };
-    auto listed = run_on(bucket_->list("", note));
+    auto listed = run_on(bucket.list("", note));
     check_or_throw(std::move(listed), "listing the bucket");
     return out;
 }
+
+} // namespace
+
+void s3rver_backend::seed(std::string const& path, std::string const& bytes) {
+    seed_bucket(run_on, *bucket_, path, bytes);
+}
+
+std::optional<std::string> s3rver_backend::peek(std::string const& path) { return peek_bucket(run_on, *bucket_, path); }
+
+std::map<std::string, std::uint64_t> s3rver_backend::objects() { return bucket_objects(run_on, *bucket_); }
+
+// RGW: the parent is a bucket of this backend's own on the process's cluster.
+
+rgw_backend::rgw_backend() {
+    auto& server = rgw_server::shared();
+    bucket_name_ = server.create_bucket("conformance");
+    store::store_options options;
+    options.allow_plain_http = true; // RGW listens on plain http, on loopback
+    options.s3.endpoint = server.endpoint();
+    options.s3.region = server.region();
+    options.s3.addressing = "path";
+    options.s3.credentials_file = server.credentials_file();
+    bucket_ = open_or_throw("s3://" + bucket_name_ + "/", store::store_role::mirror, nullptr, options);
+    store_ = open_or_throw("s3://" + bucket_name_ + "/root/", store::store_role::mirror, nullptr, options);
+}
+
+void rgw_backend::seed(std::string const& path, std::string const& bytes) { seed_bucket(run_on, *bucket_, path, bytes); }
+
+std::optional<std::string> rgw_backend::peek(std::string const& path) { return peek_bucket(run_on, *bucket_, path); }
+
+std::map<std::string, std::uint64_t> rgw_backend::objects() { return bucket_objects(run_on, *bucket_); }
 
 } // namespace mirror::test

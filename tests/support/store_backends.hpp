@@ -6,6 +6,7 @@
 #include "core/store/blocking_pool.hpp"
 #include "core/store/store.hpp"
 #include "tests/support/nginx.hpp"
+#include "tests/support/rgw.hpp"
 #include "tests/support/run.hpp"
 #include "tests/support/s3rver.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -124,6 +125,26 @@ public:
 private:
     temp_dir tmp_;
     s3rver_server server_{{.buckets = {"conformance"}}};
+    std::unique_ptr<store::store> bucket_;
+    std::unique_ptr<store::store> store_;
+};
+
+/// Ceph RGW (the process's cluster, rgw_server::shared()) with a bucket of this backend's
+/// own; the store is opened at "s3://BUCKET/root/" with path-style addressing, and a second
+/// store at "s3://BUCKET/" seeds and inspects the bucket. RGW honours create-only writes.
+class rgw_backend final : public store_backend {
+public:
+    rgw_backend();
+    store::store& subject() override { return *store_; }
+    store::store_caps expected_caps() const override { return {true, true, true}; }
+    std::string expected_location() const override { return "s3://" + bucket_name_ + "/root/"; }
+    void seed(std::string const& path, std::string const& bytes) override;
+    std::optional<std::string> peek(std::string const& path) override;
+    std::map<std::string, std::uint64_t> objects() override;
+    bool remove_reports_missing() const override { return false; } // S3 answers 204 to either
+
+private:
+    std::string bucket_name_;
     std::unique_ptr<store::store> bucket_;
     std::unique_ptr<store::store> store_;
 };
