@@ -530,6 +530,9 @@ awaitable<result<response_head>> client::fetch(request req, store::byte_sink* bo
                 if (end != std::string::npos && end - code_at - 6 <= 64)
                     failure.message += " " + answer->error_body.substr(code_at + 6, end - code_at - 6);
             }
+            auto const& transient_answer = impl_->settings.transient_answer;
+            if (transient_answer && transient_answer(status, answer->error_body))
+                failure.code = store::store_errc::transient; // the protocol says so (S3's 400s)
             if (!store::is_retryable(failure.code))
                 co_return answer; // final: the caller judges it (S3 reads its error body)
             if (auto after = answer->header("retry-after")) {

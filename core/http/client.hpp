@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -46,6 +47,11 @@ struct client_settings {
     std::chrono::milliseconds backoff_base{250};
     std::chrono::milliseconds backoff_cap{20'000};
     std::chrono::seconds retry_after_cap{120}; ///< the longest Retry-After honoured
+    /// Answers with another status (a 400) that the server's protocol calls transient, to
+    /// retry like a 5xx: S3's RequestTimeout, and a body damaged in transit
+    /// (XAmzContentSHA256Mismatch, BadDigest), which the server did not store. Set by the
+    /// S3 store; a plain function of the status and the error body.
+    bool (*transient_answer)(unsigned status, std::string_view error_body) = nullptr;
     /// Told of every exchange (each attempt, redirect and resumed read) when set; see
     /// client::exchange.
     std::shared_ptr<store::request_observer> observer;

@@ -95,8 +95,11 @@ error classify(unsigned status, std::string_view body, std::string const& what) 
         kind = store_errc::access_denied;
     else if (is({"PreconditionFailed", "ConditionalRequestConflict"}) || (code.empty() && status == 412))
         kind = store_errc::already_exists;
+    // The server got other bytes than were hashed (XAmzContentSHA256Mismatch, BadDigest):
+    // damaged in transit, and not stored; the bytes held are sound, so sending again is safe.
     else if (is({"SlowDown", "InternalError", "ServiceUnavailable", "RequestTimeout",
-                 "OperationAborted", "Throttling", "ThrottlingException"}) ||
+                 "OperationAborted", "Throttling", "ThrottlingException", "XAmzContentSHA256Mismatch",
+                 "BadDigest"}) ||
              status == 429 || (status >= 500 && status < 600))
         kind = store_errc::transient;
     return make_error(kind, message);

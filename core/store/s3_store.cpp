@@ -66,9 +66,21 @@ result<std::unique_ptr<s3_store>> s3_store::open(std::string_view url, s3_store_
     return opened;
 }
 
+namespace {
+/// A 4xx that S3 calls transient (s3::classify): RequestTimeout, a body damaged in transit.
+bool s3_transient_answer(unsigned status, std::string_view error_body) {
+    return s3::classify(status, std::string(error_body), "").code == store_errc::transient;
+}
+
+http::client_settings with_s3_answers(http::client_settings client) {
+    client.transient_answer = s3_transient_answer;
+    return client;
+}
+} // namespace
+
 s3_store::s3_store(std::string bucket, std::string prefix, http::location endpoint, s3_store_settings settings)
     : bucket_(std::move(bucket)), prefix_(std::move(prefix)), endpoint_(std::move(endpoint)),
-      settings_(std::move(settings)), client_(std::make_unique<http::client>(settings_.client)) {}
+      settings_(std::move(settings)), client_(std::make_unique<http::client>(with_s3_answers(settings_.client))) {}
 
 s3_store::~s3_store() = default;
 

@@ -1,16 +1,14 @@
 // S3 stores against Ceph's RADOS Gateway (tests/support/rgw.hpp): what s3rver cannot
-// show because it checks no signature and keeps no multipart state. A folder origin
-// mirrored into RGW and read back by the AWS CLI, SigV4 refusing a wrong secret (which
-// s3rver would have accepted), and an abandoned multipart upload aborted so that RGW
-// lists no incomplete upload. The store contract itself runs against RGW in
-// store_conformance_test.cpp, create-only 412s included.
+// show because it checks no signature and keeps no multipart state: SigV4 refusing a
+// wrong secret (which s3rver would accept), and an abandoned multipart upload aborted so
+// that RGW lists no incomplete upload. The store contract runs against RGW in
+// store_conformance_test.cpp (create-only 412s included), and s3_store_test.cpp runs
+// each of its tests against s3rver and RGW.
 
 #include "core/store/s3_store.hpp"
 
 #include "core/store/errors.hpp"
-#include "core/sync/audit.hpp"
-#include "core/sync/sync_pass.hpp"
-#include "tests/component/helpers.hpp"
+#include "tests/support/fault_proxy.hpp"
 #include "tests/support/local_servers.hpp"
 #include "tests/support/rgw.hpp"
 #include "tests/support/run.hpp"
@@ -41,11 +39,11 @@ struct rgw_fixture {
     event_loop run_on;
 
     std::unique_ptr<store::s3_store> open(std::string const& prefix, std::string secret = {},
-                                          std::size_t part_bytes = 16 * 1024 * 1024) {
+                                          std::size_t part_bytes = 16 * 1024 * 1024, std::string endpoint = {}) {
         store::s3_store_settings settings;
         settings.access.creds = {server.access_key_id(), secret.empty() ? server.secret_access_key() : secret,
                                  std::nullopt};
-        settings.access.endpoint = server.endpoint();
+        settings.access.endpoint = endpoint.empty() ? server.endpoint() : endpoint;
         settings.access.region = server.region();
         settings.access.path_style = true;
         settings.allow_plain_http = true;
@@ -69,33 +67,6 @@ struct rgw_fixture {
 };
 
 } // namespace
-
-TEST_CASE_FIXTURE(rgw_fixture, "against Ceph RGW: a folder origin mirrors into S3, reads back byte for byte, audits clean") {
-    publisher origin(tmp / "origin");
-    auto sample = publish_sample(origin);
-    auto from = open_folder(tmp / "origin", false);
-    auto to = open("lake/population/");
-    auto r = run_on(sync::run_sync(*from, *to, {}, nullptr));
-    INFO(describe(r) << server.log_tail());
-    CHECK(r.exit_code() == 0);
-    CHECK(r.published.size() == 4);
-
-    aws("s3 cp --recursive --only-show-errors s3://" + bucket + "/lake/population/ " + (tmp / "copy").string());
-    for (auto const& f : files_under(tmp / "origin"))
-        if (f != "refs.json") // the mirror writes its own, from the refs it holds
-            CHECK_MESSAGE(read_file(tmp / "copy" / f) == read_file(tmp / "origin" / f), f);
-    CHECK(ref_of(tmp / "copy", "refs/heads/main") == sample.main.back());
-    CHECK(reader_visible_problems(tmp / "copy").empty());
-
-    // The refs were moved with conditional writes RGW checks; a second pass copies nothing.
-    auto again = run_on(sync::run_sync(*from, *to, {}, nullptr));
-    INFO(describe(again));
-    CHECK(again.exit_code() == 0);
-    CHECK(again.files_copied == 0);
-    auto audit = run_on(sync::run_audit(*to, nullptr));
-    CHECK(audit.exit_code() == 0);
-    CHECK(audit.versions.size() == 4);
-}
 
 TEST_CASE_FIXTURE(rgw_fixture, "against Ceph RGW: a wrong secret fails SigV4 and is access denied, never echoed") {
     auto good = open("x/");
@@ -125,4 +96,41 @@ TEST_CASE_FIXTURE(rgw_fixture, "against Ceph RGW: a multipart upload abandoned b
     run_on.io.run(); // the abort the destructor spawned
     CHECK(aws("s3api list-multipart-uploads --bucket " + bucket).find("parts/big.bin") == std::string::npos);
     CHECK(run_on(s3->stat("big.bin")).error().code == store_errc::not_found);
+}
+
+TEST_CASE_FIXTURE(rgw_fixture, "against Ceph RGW: a body damaged in transit fails the payload hash, is not stored, and is sent again") {
+    // s3rver checks no payload hash: only a real server can show this.
+    fault_proxy proxy{{.upstream_port = server.port()}};
+    auto s3 = open("hash/", {}, 5 * 1024 * 1024, proxy.endpoint());
+    std::string small(100 * 1024, 'a'), big(11 * 1024 * 1024, 'b');
+    for (std::size_t i = 0; i < big.size(); i += 997)
+        big[i] = static_cast<char>('c' + i % 20);
+
+    // Once: RGW refuses the damaged PUT (XAmzContentSHA256Mismatch), the store sends it again.
+    proxy.fail_matching("PUT", "hash/once", corrupt_request_body());
+    REQUIRE(run_on(store::write_all(*s3, "once", small, store::write_mode::create_only)));
+    auto refused = [&](std::string const& target_part) {
+        std::size_t n = 0;
+        for (auto const& r : proxy.requests())
+            if (r.method == "PUT" && r.target.find(target_part) != std::string::npos && r.status == 400)
+                ++n;
+        return n;
+    };
+    CHECK(refused("hash/once") == 1);
+    CHECK(run_on(store::read_all(*s3, "once", small.size())).value() == small);
+
+    // A part of a multipart upload, damaged once: the part is sent again, the object whole.
+    proxy.fail_matching("PUT", "partNumber=2", corrupt_request_body());
+    REQUIRE(run_on(store::write_all(*s3, "parts", big, store::write_mode::create_only)));
+    CHECK(refused("partNumber=2") == 1);
+    CHECK(run_on(store::read_all(*s3, "parts", big.size())).value() == big);
+
+    // Always: the write fails, transient, and nothing is stored under the key.
+    proxy.fail_matching("PUT", "hash/always", corrupt_request_body(), 100);
+    auto failed = run_on(store::write_all(*s3, "always", small, store::write_mode::create_only));
+    REQUIRE(!failed);
+    CHECK(failed.error().code == store_errc::transient);
+    CHECK(failed.error().message.find("XAmzContentSHA256Mismatch") != std::string::npos);
+    CHECK(refused("hash/always") == 5); // max_attempts
+    CHECK(run_on(s3->stat("always")).error().code == store_errc::not_found);
 }

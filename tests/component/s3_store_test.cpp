@@ -1,5 +1,7 @@
-// S3 stores against a real S3 server (s3rver on loopback): as a mirror and as an origin,
-// with an independent client (Debian's AWS CLI) reading back what fdl-mirror wrote.
+// S3 stores against real S3 servers on loopback, each test against both: s3rver and Ceph
+// RGW (tests/support/rgw.hpp, which also checks signatures and payload hashes): as a
+// mirror and as an origin, with an independent client (Debian's AWS CLI) reading back
+// what fdl-mirror wrote.
 
 #include "core/store/s3_store.hpp"
 
@@ -7,8 +9,9 @@
 #include "core/sync/audit.hpp"
 #include "core/sync/sync_pass.hpp"
 #include "tests/component/helpers.hpp"
-#include "tests/support/run.hpp"
 #include "tests/support/local_servers.hpp"
+#include "tests/support/rgw.hpp"
+#include "tests/support/run.hpp"
 #include "tests/support/s3rver.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -31,17 +34,42 @@ std::string shell(std::string const& command) {
     return ran.out;
 }
 
-struct s3_fixture {
-    temp_dir tmp;
+/// s3rver, with the buckets "mirror" and "origin".
+struct on_s3rver {
     s3rver_server server{{.buckets = {"mirror", "origin"}}};
+    std::string bucket(std::string const& name) const { return name; }
+    std::string endpoint() const { return server.endpoint(); }
+    std::string access_key() const { return std::string(s3rver_server::access_key_id); }
+    std::string secret_key() const { return std::string(s3rver_server::secret_access_key); }
+    std::string log() const { return server.log(); }
+};
+
+/// Ceph RGW, with a "mirror-N" and an "origin-N" bucket of this test's own.
+struct on_rgw {
+    rgw_server& server = rgw_server::shared();
+    std::string mirror_bucket = server.create_bucket("mirror"), origin_bucket = server.create_bucket("origin");
+    std::string bucket(std::string const& name) const { return name == "mirror" ? mirror_bucket : origin_bucket; }
+    std::string endpoint() const { return server.endpoint(); }
+    std::string access_key() const { return server.access_key_id(); }
+    std::string secret_key() const { return server.secret_access_key(); }
+    std::string log() const { return server.log_tail(); }
+};
+
+template <class Server>
+struct s3_fixture : Server {
+    temp_dir tmp;
     event_loop run_on;
+
+    /// "s3://BUCKET/" followed by `rest`, BUCKET being this server's bucket for `name`.
+    std::string url(std::string const& name, std::string const& rest) const {
+        return "s3://" + this->bucket(name) + "/" + rest;
+    }
 
     std::unique_ptr<store::s3_store> open(std::string const& url, std::size_t part_bytes = 16 * 1024 * 1024,
                                           std::size_t parallel_parts = 4) {
         store::s3_store_settings settings;
-        settings.access.creds = {std::string(s3rver_server::access_key_id),
-                                 std::string(s3rver_server::secret_access_key), std::nullopt};
-        settings.access.endpoint = server.endpoint();
+        settings.access.creds = {this->access_key(), this->secret_key(), std::nullopt};
+        settings.access.endpoint = this->endpoint();
         settings.access.path_style = true;
         settings.allow_plain_http = true;
         settings.part_bytes = part_bytes;
@@ -53,43 +81,48 @@ struct s3_fixture {
         return std::move(*opened);
     }
 
-    /// The AWS CLI from Debian, pointed at s3rver and at nothing else.
+    /// The AWS CLI from Debian, pointed at the server and at nothing else.
     std::string aws(std::string const& args) {
-        return shell("env -i PATH=/usr/bin:/bin HOME=" + tmp.path().string() +
-                     " AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=S3RVER AWS_DEFAULT_REGION=us-east-1"
+        return shell("env -i PATH=/usr/bin:/bin HOME=" + tmp.path().string() + " AWS_ACCESS_KEY_ID=" +
+                     this->access_key() + " AWS_SECRET_ACCESS_KEY=" + this->secret_key() +
+                     " AWS_DEFAULT_REGION=us-east-1"
                      " AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null"
                      " /usr/bin/aws --endpoint-url " +
-                     server.endpoint() + " " + args);
+                     this->endpoint() + " " + args);
     }
 };
 
 } // namespace
 
-TEST_CASE_FIXTURE(s3_fixture, "a folder origin mirrors into S3, and the AWS CLI reads back the same bytes") {
-    publisher origin(tmp / "origin");
+TYPE_TO_STRING_AS("s3rver", on_s3rver);
+TYPE_TO_STRING_AS("Ceph RGW", on_rgw);
+
+TEST_CASE_TEMPLATE("a folder origin mirrors into S3, and the AWS CLI reads back the same bytes", S, on_s3rver, on_rgw) {
+    s3_fixture<S> f;
+    publisher origin(f.tmp / "origin");
     auto sample = publish_sample(origin);
-    auto from = open_folder(tmp / "origin", false);
-    auto to = open("s3://mirror/lake/population/");
-    auto r = run_on(sync::run_sync(*from, *to, {}, nullptr));
-    INFO(describe(r) << server.log());
+    auto from = open_folder(f.tmp / "origin", false);
+    auto to = f.open(f.url("mirror", "lake/population/"));
+    auto r = f.run_on(sync::run_sync(*from, *to, {}, nullptr));
+    INFO(describe(r) << f.log());
     CHECK(r.exit_code() == 0);
     CHECK(r.published.size() == 4);
 
     // An independent client copies the whole prefix down; it must equal the origin.
-    aws("s3 cp --recursive --only-show-errors s3://mirror/lake/population/ " + (tmp / "copy").string());
-    for (auto const& f : files_under(tmp / "origin"))
-        if (f != "refs.json") // the mirror writes its own, from the refs it holds
-            CHECK_MESSAGE(read_file(tmp / "copy" / f) == read_file(tmp / "origin" / f), f);
-    CHECK(ref_of(tmp / "copy", "refs/heads/main") == sample.main.back());
-    CHECK(reader_visible_problems(tmp / "copy").empty());
+    f.aws("s3 cp --recursive --only-show-errors " + f.url("mirror", "lake/population/") + " " + (f.tmp / "copy").string());
+    for (auto const& file : files_under(f.tmp / "origin"))
+        if (file != "refs.json") // the mirror writes its own, from the refs it holds
+            CHECK_MESSAGE(read_file(f.tmp / "copy" / file) == read_file(f.tmp / "origin" / file), file);
+    CHECK(ref_of(f.tmp / "copy", "refs/heads/main") == sample.main.back());
+    CHECK(reader_visible_problems(f.tmp / "copy").empty());
 
     // A second pass finds everything in place and writes nothing.
-    auto again = run_on(sync::run_sync(*from, *to, {}, nullptr));
+    auto again = f.run_on(sync::run_sync(*from, *to, {}, nullptr));
     CHECK(again.exit_code() == 0);
     CHECK(again.files_copied == 0);
 
     // verify audits the S3 mirror, including the ledger's digests.
-    auto audit = run_on(sync::run_audit(*to, nullptr));
+    auto audit = f.run_on(sync::run_audit(*to, nullptr));
     CHECK(audit.exit_code() == 0);
     CHECK(audit.versions.size() == 4);
     std::uint64_t proven = 0;
@@ -98,40 +131,42 @@ TEST_CASE_FIXTURE(s3_fixture, "a folder origin mirrors into S3, and the AWS CLI 
     CHECK(proven > 0);
 }
 
-TEST_CASE_FIXTURE(s3_fixture, "an S3 origin mirrors into a folder, listed page by page") {
-    publisher origin(tmp / "origin");
+TEST_CASE_TEMPLATE("an S3 origin mirrors into a folder, listed page by page", S, on_s3rver, on_rgw) {
+    s3_fixture<S> f;
+    publisher origin(f.tmp / "origin");
     publish_sample(origin);
-    aws("s3 cp --recursive --only-show-errors " + (tmp / "origin").string() + " s3://origin/repo/");
-    auto from = open("s3://origin/repo/");
-    auto to = open_folder(tmp / "mirror", true);
-    auto r = run_on(sync::run_sync(*from, *to, {}, nullptr));
-    INFO(describe(r) << server.log());
+    f.aws("s3 cp --recursive --only-show-errors " + (f.tmp / "origin").string() + " " + f.url("origin", "repo/"));
+    auto from = f.open(f.url("origin", "repo/"));
+    auto to = open_folder(f.tmp / "mirror", true);
+    auto r = f.run_on(sync::run_sync(*from, *to, {}, nullptr));
+    INFO(describe(r) << f.log());
     CHECK(r.exit_code() == 0);
     CHECK(r.published.size() == 4);
-    for (auto const& f : files_under(tmp / "mirror" / "versions"))
-        CHECK(read_file(tmp / "mirror" / "versions" / f) == read_file(tmp / "origin" / "versions" / f));
-    CHECK(reader_visible_problems(tmp / "mirror").empty());
+    for (auto const& file : files_under(f.tmp / "mirror" / "versions"))
+        CHECK(read_file(f.tmp / "mirror" / "versions" / file) == read_file(f.tmp / "origin" / "versions" / file));
+    CHECK(reader_visible_problems(f.tmp / "mirror").empty());
 }
 
-TEST_CASE_FIXTURE(s3_fixture, "the store's own operations: stat, read, list across pages, multipart, delete") {
-    auto s3 = open("s3://mirror/p/", 5 * 1024 * 1024);
+TEST_CASE_TEMPLATE("the store's own operations: stat, read, list across pages, multipart, delete", S, on_s3rver, on_rgw) {
+    s3_fixture<S> f;
+    auto s3 = f.open(f.url("mirror", "p/"), 5 * 1024 * 1024);
     std::string big(12 * 1024 * 1024 + 17, 'z'); // three parts of at most 5 MiB
     for (std::size_t i = 0; i < big.size(); i += 4096)
         big[i] = static_cast<char>('a' + (i / 4096) % 26);
-    auto written = run_on(store::write_all(*s3, "data/big.parquet", big, store::write_mode::create_only));
+    auto written = f.run_on(store::write_all(*s3, "data/big.parquet", big, store::write_mode::create_only));
     REQUIRE_MESSAGE(written.has_value(), (written ? "" : written.error().message));
-    auto size = run_on(s3->stat("data/big.parquet"));
+    auto size = f.run_on(s3->stat("data/big.parquet"));
     REQUIRE(size.has_value());
     CHECK(size->size == big.size());
-    auto back = run_on(store::read_all(*s3, "data/big.parquet", big.size()));
+    auto back = f.run_on(store::read_all(*s3, "data/big.parquet", big.size()));
     REQUIRE(back.has_value());
     CHECK(*back == big);
-    aws("s3 cp --only-show-errors s3://mirror/p/data/big.parquet " + (tmp / "big").string());
-    CHECK(read_file(tmp / "big") == big);
+    f.aws("s3 cp --only-show-errors " + f.url("mirror", "p/data/big.parquet") + " " + (f.tmp / "big").string());
+    CHECK(read_file(f.tmp / "big") == big);
 
     // 1,050 keys: more than one ListObjectsV2 page of 1,000.
     for (int i = 0; i < 1050; ++i)
-        REQUIRE(run_on(store::write_all(*s3, "many/k" + std::to_string(i), "x", store::write_mode::replace)));
+        REQUIRE(f.run_on(store::write_all(*s3, "many/k" + std::to_string(i), "x", store::write_mode::replace)));
     std::size_t listed = 0;
     std::function<result<void>(store::list_entry)> count = [&](store::list_entry e) -> result<void> {
         CHECK(e.key.starts_with("many/k"));
@@ -139,56 +174,58 @@ TEST_CASE_FIXTURE(s3_fixture, "the store's own operations: stat, read, list acro
         ++listed;
         return {};
     };
-    REQUIRE(run_on(s3->list("many/", count)));
+    REQUIRE(f.run_on(s3->list("many/", count)));
     CHECK(listed == 1050);
 
-    auto missing = run_on(s3->stat("absent"));
+    auto missing = f.run_on(s3->stat("absent"));
     REQUIRE(!missing);
     CHECK(missing.error().code == store_errc::not_found);
-    auto missing_read = run_on(store::read_all(*s3, "absent", 10));
+    auto missing_read = f.run_on(store::read_all(*s3, "absent", 10));
     REQUIRE(!missing_read);
     CHECK(missing_read.error().code == store_errc::not_found);
     INFO(missing_read.error().message);
     CHECK(missing_read.error().message.find("NoSuchKey") != std::string::npos);
 
-    REQUIRE(run_on(s3->remove("data/big.parquet")));
-    CHECK(run_on(s3->stat("data/big.parquet")).error().code == store_errc::not_found);
+    REQUIRE(f.run_on(s3->remove("data/big.parquet")));
+    CHECK(f.run_on(s3->stat("data/big.parquet")).error().code == store_errc::not_found);
 }
 
-TEST_CASE_FIXTURE(s3_fixture, "parts go up several at once, or one by one, and the object is whole and in order") {
+TEST_CASE_TEMPLATE("parts go up several at once, or one by one, and the object is whole and in order", S, on_s3rver, on_rgw) {
+    s3_fixture<S> f;
     std::string big(23 * 1024 * 1024 + 5, '\0'); // five parts of 5 MiB, the last short
     for (std::size_t i = 0; i < big.size(); ++i)
         big[i] = static_cast<char>((i * 7 + i / 4096) % 251);
     for (std::size_t parallel : {std::size_t(0), std::size_t(3)}) {
         CAPTURE(parallel);
-        auto s3 = open("s3://mirror/parts/", 5 * 1024 * 1024, parallel);
+        auto s3 = f.open(f.url("mirror", "parts/"), 5 * 1024 * 1024, parallel);
         std::string key = "big-" + std::to_string(parallel);
-        auto writer = run_on(s3->open_writer(key, store::write_mode::create_only));
+        auto writer = f.run_on(s3->open_writer(key, store::write_mode::create_only));
         REQUIRE(writer.has_value());
         // In the 64 KiB chunks a copy writes, so parts fill and leave while bytes arrive.
         for (std::size_t at = 0; at < big.size(); at += 64 * 1024) {
             auto chunk = std::as_bytes(std::span(big).subspan(at, std::min<std::size_t>(64 * 1024, big.size() - at)));
-            REQUIRE(run_on((*writer)->write(chunk)));
+            REQUIRE(f.run_on((*writer)->write(chunk)));
         }
-        CHECK(run_on(s3->stat(key)).error().code == store_errc::not_found); // nothing before commit
-        auto committed = run_on((*writer)->commit());
+        CHECK(f.run_on(s3->stat(key)).error().code == store_errc::not_found); // nothing before commit
+        auto committed = f.run_on((*writer)->commit());
         REQUIRE_MESSAGE(committed.has_value(), (committed ? "" : committed.error().message));
-        auto back = run_on(store::read_all(*s3, key, big.size()));
+        auto back = f.run_on(store::read_all(*s3, key, big.size()));
         REQUIRE(back.has_value());
         CHECK(back->size() == big.size());
         CHECK(*back == big);
     }
 }
 
-TEST_CASE_FIXTURE(s3_fixture, "wrong credentials are access denied, and the secret is never in the message") {
+TEST_CASE_TEMPLATE("wrong credentials are access denied, and the secret is never in the message", S, on_s3rver, on_rgw) {
+    s3_fixture<S> f;
     store::s3_store_settings settings;
     settings.access.creds = {"NOT-A-KEY", "a-very-secret-value", std::nullopt};
-    settings.access.endpoint = server.endpoint();
+    settings.access.endpoint = f.endpoint();
     settings.access.path_style = true;
     settings.allow_plain_http = true;
-    auto s3 = store::s3_store::open("s3://mirror/", settings);
+    auto s3 = store::s3_store::open(f.url("mirror", ""), settings);
     REQUIRE(s3.has_value());
-    auto r = run_on(store::read_all(**s3, "fdl.json", 100));
+    auto r = f.run_on(store::read_all(**s3, "fdl.json", 100));
     REQUIRE(!r);
     CHECK(r.error().code == store_errc::access_denied);
     CHECK(r.error().message.find("a-very-secret-value") == std::string::npos);

@@ -249,6 +249,8 @@ awaitable<void> fault_proxy::serve(Stream& stream, std::size_t connection) {
             co_return; // the stream's destructor closes the socket
         if (f.what == fault::action::stall_before_headers)
             co_await detail::sleep_for(f.stall);
+        if (f.what == fault::action::corrupt_request_body && !request.body().empty())
+            request.body()[request.body().size() / 2] ^= 0x01; // what a bad link would do
         bool send_body = request.method() != http::verb::head;
         std::optional<raw_response> out;
         if (f.status != 0)

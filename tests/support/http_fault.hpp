@@ -30,6 +30,8 @@ struct fault {
         padded_body,          ///< a Content-Length 16 bytes too large, and 16 junk bytes after the body
         lose_answer,          ///< do the request's work (fault_proxy: forward it), then reset
                               ///< without a byte: the client cannot tell whether it happened
+        corrupt_request_body, ///< fault_proxy only: forward the request with one bit of its
+                              ///< body flipped (in transit), and relay the server's answer
     };
     action what = action::none;
     unsigned status = 0; ///< when not 0: this status and `body`, not the object (nothing forwarded)
@@ -48,6 +50,7 @@ fault stall_mid_body(std::chrono::milliseconds how_long);
 fault drip_body(std::chrono::milliseconds per_byte);
 fault reset_mid_body();
 fault padded_body();
+fault corrupt_request_body();
 fault lose_answer();
 /// `status` with an S3 error document: <Error><Code>CODE</Code><Message>…</Message></Error>.
 fault s3_error(unsigned status, std::string code, header_list headers = {});

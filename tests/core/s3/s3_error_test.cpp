@@ -26,6 +26,8 @@ TEST_CASE("S3 answers are classified once, from the status and the XML Code") {
                           expected{503, "SlowDown", store_errc::transient},
                           expected{500, "InternalError", store_errc::transient},
                           expected{400, "RequestTimeout", store_errc::transient},
+                          expected{400, "XAmzContentSHA256Mismatch", store_errc::transient},
+                          expected{400, "BadDigest", store_errc::transient},
                           expected{400, "InvalidArgument", store_errc::rejected},
                           expected{403, "RequestTimeTooSkewed", store_errc::rejected}}) {
         CAPTURE(e.code);
