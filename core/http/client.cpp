@@ -15,6 +15,7 @@
 #include <openssl/x509.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <map>
 #include <random>
@@ -99,6 +100,20 @@ request_failure failure_of(response_head const& head) {
     if (head.status >= 500 && head.status < 600)
         return request_failure::server_error;
     return request_failure::none;
+}
+
+/// "localhost" or a name below it, in any case, with or without the final dot.
+bool is_localhost_name(std::string_view host) {
+    if (host.ends_with('.'))
+        host.remove_suffix(1);
+    auto lower = [](std::string_view s) {
+        std::string out(s);
+        for (char& c : out)
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return out;
+    };
+    std::string const name = lower(host);
+    return name == "localhost" || name.ends_with(".localhost");
 }
 
 /// Connections are pooled per scheme, host and port, and apart when they were opened to
@@ -192,10 +207,14 @@ struct client::impl {
         } else {
             c->plain.emplace(ex);
         }
-        // Resolving has no deadline of its own: race it against a timer.
+        // Resolving has no deadline of its own: race it against a timer. A name under
+        // "localhost." is the loopback (RFC 6761, 6.3), as the system names "localhost"
+        // itself, whatever DNS would say: S3 servers on loopback are reached virtual-hosted
+        // as BUCKET.localhost.
         tcp::resolver resolver(ex);
         net::steady_timer timer(ex, settings.connect_timeout);
-        auto resolving = resolver.async_resolve(where.host, where.port, use_op);
+        auto resolving =
+            resolver.async_resolve(is_localhost_name(where.host) ? "localhost" : where.host, where.port, use_op);
         auto waiting = timer.async_wait(use_op);
         auto raced = co_await (std::move(resolving) || std::move(waiting));
         if (raced.index() == 1) {

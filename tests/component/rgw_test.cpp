@@ -134,3 +134,36 @@ TEST_CASE_FIXTURE(rgw_fixture, "against Ceph RGW: a body damaged in transit fail
     CHECK(refused("hash/always") == 5); // max_attempts
     CHECK(run_on(s3->stat("always")).error().code == store_errc::not_found);
 }
+
+TEST_CASE_FIXTURE(rgw_fixture, "against Ceph RGW: virtual-hosted addressing, BUCKET.localhost, as RGW's dns name serves it") {
+    // The proxy shows what went on the wire: the bucket in the Host header, not in the path.
+    fault_proxy proxy{{.upstream_port = server.port()}};
+    store::s3_store_settings settings;
+    settings.access.creds = {server.access_key_id(), server.secret_access_key(), std::nullopt};
+    settings.access.endpoint = "http://localhost:" + std::to_string(proxy.port());
+    settings.access.region = server.region();
+    settings.access.path_style = false;
+    settings.allow_plain_http = true;
+    auto opened = store::s3_store::open("s3://" + bucket + "/vh/", settings);
+    REQUIRE(opened.has_value());
+    auto& s3 = **opened;
+    REQUIRE(run_on(store::write_all(s3, "a/b.txt", "virtual", store::write_mode::create_only)));
+    CHECK(run_on(store::read_all(s3, "a/b.txt", 100)).value() == "virtual");
+    std::size_t listed = 0;
+    std::function<result<void>(store::list_entry)> count = [&](store::list_entry e) -> result<void> {
+        CHECK(e.key == "a/b.txt");
+        ++listed;
+        return {};
+    };
+    REQUIRE(run_on(s3.list("", count)));
+    CHECK(listed == 1);
+    auto requests = proxy.requests();
+    REQUIRE(requests.size() >= 3);
+    for (auto const& r : requests) {
+        CAPTURE(r.target);
+        CHECK(r.header("host") == bucket + ".localhost:" + std::to_string(proxy.port()));
+        CHECK_FALSE(r.target.starts_with("/" + bucket));
+    }
+    // And the AWS CLI, path-style, sees the object where the store put it.
+    CHECK(aws("s3 cp s3://" + bucket + "/vh/a/b.txt -") == "virtual");
+}
