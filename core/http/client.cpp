@@ -43,6 +43,8 @@ error status_error(unsigned status, std::string const& what) {
         return make_error(store::store_errc::not_found, message + " (not found)");
     if (status == 401 || status == 403)
         return make_error(store::store_errc::access_denied, message + " (access denied)");
+    if (status == 501) // Not Implemented: the server does not do this, and will not on a retry
+        return make_error(store::store_errc::unsupported, message + " (not implemented by the server)");
     if (status == 408 || status == 429 || (status >= 500 && status < 600))
         return make_error(store::store_errc::transient, message);
     return make_error(store::store_errc::rejected, message);
@@ -97,7 +99,7 @@ request_failure failure_of(response_head const& head) {
     if (head.status == 429 ||
         (head.status == 503 && head.error_body.find("<Code>SlowDown</Code>") != std::string::npos))
         return request_failure::throttled;
-    if (head.status >= 500 && head.status < 600)
+    if (head.status >= 500 && head.status < 600 && head.status != 501)
         return request_failure::server_error;
     return request_failure::none;
 }

@@ -115,7 +115,8 @@ private:
 };
 
 /// The store error a final status means: 404 and 410 not_found, 401 and 403
-/// access_denied, 408, 429 and 5xx transient, other statuses rejected. `what` names the
+/// access_denied, 501 unsupported, 408, 429 and other 5xx transient, other statuses
+/// rejected. `what` names the
 /// object. Not for 2xx or 304.
 error status_error(unsigned status, std::string const& what);
 

@@ -95,6 +95,8 @@ error classify(unsigned status, std::string_view body, std::string const& what) 
         kind = store_errc::access_denied;
     else if (is({"PreconditionFailed", "ConditionalRequestConflict"}) || (code.empty() && status == 412))
         kind = store_errc::already_exists;
+    else if (is({"NotImplemented"}) || (code.empty() && status == 501))
+        kind = store_errc::unsupported; // a feature this server lacks: no retry will change it
     // The server got other bytes than were hashed (XAmzContentSHA256Mismatch, BadDigest):
     // damaged in transit, and not stored; the bytes held are sound, so sending again is safe.
     else if (is({"SlowDown", "InternalError", "ServiceUnavailable", "RequestTimeout",

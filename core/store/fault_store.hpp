@@ -27,6 +27,7 @@ public:
     awaitable<result<void>> list(std::string prefix, std::function<result<void>(list_entry)> each) override;
     awaitable<result<std::unique_ptr<object_writer>>> open_writer(std::string key, write_mode mode) override;
     awaitable<result<void>> remove(std::string key) override;
+    awaitable<result<std::size_t>> discard_incomplete_writes() override { return inner_.discard_incomplete_writes(); }
 
     /// Writes counted so far (commits and removes that went through).
     std::uint64_t writes() const { return writes_; }

@@ -212,4 +212,51 @@ awaitable<result<void>> s3_store::remove(std::string key) {
     co_return result<void>();
 }
 
+awaitable<result<std::size_t>> s3_store::discard_incomplete_writes() {
+    std::size_t aborted = 0;
+    std::optional<std::string> key_marker, id_marker;
+    do {
+        std::vector<std::pair<std::string, std::string>> query{{"uploads", ""}, {"prefix", prefix_}};
+        if (key_marker)
+            query.emplace_back("key-marker", *key_marker);
+        if (id_marker)
+            query.emplace_back("upload-id-marker", *id_marker);
+        auto request = signed_request("GET", "", true, std::move(query), {}, {});
+        text_sink page(settings_.max_page_bytes);
+        auto listed = co_await send(*this, std::move(request), &page);
+        if (!listed && listed.error().code == store_errc::unsupported)
+            co_return aborted; // a server without multipart listings (s3rver): nothing to find
+        if (!listed)
+            co_return with_context(listed.error(), "listing incomplete uploads");
+        std::string_view xml = page.text;
+        for (auto at = xml.find("<Upload>"); at != std::string_view::npos; at = xml.find("<Upload>", at + 1)) {
+            auto end = xml.find("</Upload>", at);
+            if (end == std::string_view::npos)
+                co_return make_error(store_errc::rejected, describe() + ": a page of incomplete uploads is cut off");
+            auto entry = xml.substr(at, end - at);
+            auto key = s3::xml_text(entry, "Key");
+            auto id = s3::xml_text(entry, "UploadId");
+            if (!key || !id || id->empty())
+                co_return make_error(store_errc::rejected, describe() + ": an incomplete upload without key or id");
+            if (!key->starts_with(prefix_) || key_problem(key->substr(prefix_.size())))
+                continue; // not ours to touch
+            auto abort = signed_request("DELETE", key->substr(prefix_.size()), false, {{"uploadId", *id}}, {}, {});
+            auto gone = co_await send(*this, std::move(abort), nullptr);
+            if (!gone && gone.error().code != store_errc::not_found) // NoSuchUpload: finished meanwhile
+                co_return gone.error();
+            ++aborted;
+        }
+        key_marker.reset();
+        id_marker.reset();
+        if (s3::xml_text(xml, "IsTruncated") == "true") {
+            key_marker = s3::xml_text(xml, "NextKeyMarker");
+            id_marker = s3::xml_text(xml, "NextUploadIdMarker");
+            if (!key_marker || key_marker->empty())
+                co_return make_error(store_errc::rejected,
+                                     describe() + ": a truncated list of incomplete uploads without a marker");
+        }
+    } while (key_marker);
+    co_return aborted;
+}
+
 } // namespace mirror::store

@@ -50,6 +50,9 @@ public:
     awaitable<result<void>> list(std::string prefix, std::function<result<void>(list_entry)> each) override;
     awaitable<result<std::unique_ptr<object_writer>>> open_writer(std::string key, write_mode mode) override;
     awaitable<result<void>> remove(std::string key) override;
+    /// Aborts every incomplete multipart upload under the prefix (ListMultipartUploads,
+    /// then AbortMultipartUpload for each), page by page.
+    awaitable<result<std::size_t>> discard_incomplete_writes() override;
 
     /// A signed request for an object key below the root (or the bucket when `key` is
     /// empty and `bucket_level`). Public for the writer; not for callers.

@@ -19,6 +19,8 @@ awaitable<result<void>> store::remove(std::string key) {
     co_return make_error(store_errc::unsupported, describe() + ": read-only, cannot delete " + key);
 }
 
+awaitable<result<std::size_t>> store::discard_incomplete_writes() { co_return std::size_t{0}; }
+
 namespace {
 class string_sink final : public byte_sink {
 public:

@@ -74,6 +74,13 @@ public:
     /// Deletes an object. An absent one is store_errc::not_found on a folder, and success
     /// on S3 (whose DELETE is idempotent): callers treat both as gone. Needs caps().can_write.
     virtual awaitable<result<void>> remove(std::string key);
+    /// Discards what an earlier writer left unfinished under the store's root, which no
+    /// reader can see but which costs storage: S3's incomplete multipart uploads of a pass
+    /// that was killed. Returns how many were discarded (0 for backends that leave
+    /// nothing behind). Only for a store that one writer uses at a time: an upload of
+    /// another live writer would be aborted too (its commit then fails, and its next pass
+    /// writes the object again).
+    virtual awaitable<result<std::size_t>> discard_incomplete_writes();
 };
 
 /// Why `key` is not a safe object key for any backend: empty, a leading or doubled '/', a

@@ -91,6 +91,10 @@ public:
         co_await limits_->request();
         co_return co_await inner_->remove(std::move(key));
     }
+    awaitable<result<std::size_t>> discard_incomplete_writes() override {
+        co_await limits_->request();
+        co_return co_await inner_->discard_incomplete_writes();
+    }
 
 private:
     std::unique_ptr<store> inner_;

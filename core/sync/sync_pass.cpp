@@ -302,6 +302,14 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
             co_return finish();
         }
     }
+    // What a killed pass left unfinished (S3's incomplete multipart uploads) is invisible
+    // to readers but costs storage: discard it before this pass writes its own.
+    if (auto discarded = co_await mirror.discard_incomplete_writes(); !discarded)
+        report.warnings.push_back("mirror: unfinished writes of an earlier pass were not discarded: " +
+                                  discarded.error().message);
+    else if (*discarded > 0)
+        report.warnings.push_back("mirror: discarded " + std::to_string(*discarded) +
+                                  " unfinished write(s) of an earlier pass (incomplete multipart uploads)");
     if (options.trust.policy != verify::signature_policy::off && !p.settings.signers.empty()) {
         // fdl.json's signers are never trusted; they are compared with the trusted keys.
         report.announced_keys = verify::compare_announced_keys(p.settings.signers, options.trust.signers);

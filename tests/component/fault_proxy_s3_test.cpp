@@ -190,7 +190,7 @@ TEST_CASE_FIXTURE(s3_behind_proxy, "a sync into S3 through SlowDown, InternalErr
     CHECK(proxy.count("GET", "/mirror/lake/fdl.json") == 2); // past the deadline, asked again
     std::size_t refused = 0;
     for (auto const& q : proxy.requests())
-        if (q.status >= 500) {
+        if (q.status >= 500 && q.status != 501) { // s3rver's 501 to ListMultipartUploads is final
             ++refused;
             CHECK_MESSAGE(proxy.count(q.method, q.target) >= 2, shown(q) << " was not tried again");
         }

@@ -20,6 +20,7 @@ public:
     awaitable<result<std::unique_ptr<mirror::store::object_writer>>> open_writer(std::string key,
                                                                          mirror::store::write_mode mode) override;
     awaitable<result<void>> remove(std::string key) override;
+    awaitable<result<std::size_t>> discard_incomplete_writes() override { return inner_.discard_incomplete_writes(); }
 
     std::vector<std::string> reads;   ///< keys read, in order
     std::vector<std::string> stats;

@@ -29,6 +29,7 @@ TEST_CASE("S3 answers are classified once, from the status and the XML Code") {
                           expected{400, "XAmzContentSHA256Mismatch", store_errc::transient},
                           expected{400, "BadDigest", store_errc::transient},
                           expected{400, "InvalidArgument", store_errc::rejected},
+                          expected{501, "NotImplemented", store_errc::unsupported},
                           expected{403, "RequestTimeTooSkewed", store_errc::rejected}}) {
         CAPTURE(e.code);
         auto classified = classify(e.status, body(e.code), "GET s3://b/k");
@@ -41,6 +42,7 @@ TEST_CASE("S3 answers are classified once, from the status and the XML Code") {
     CHECK(classify(403, "", "HEAD k").code == store_errc::access_denied);
     CHECK(classify(412, "", "PUT k").code == store_errc::already_exists);
     CHECK(classify(502, "", "GET k").code == store_errc::transient);
+    CHECK(classify(501, "", "GET k").code == store_errc::unsupported);
     CHECK(classify(400, "", "GET k").code == store_errc::rejected);
 }
 
