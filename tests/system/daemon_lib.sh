@@ -60,6 +60,7 @@ daemon_cleanup() {
   local status=$? i
   # Last started first: a daemon before the receiver and the servers it uses.
   for ((i = ${#bg_pids[@]} - 1; i >= 0; i--)); do stop_process "${bg_pids[i]}"; done
+  [ -x "$work/rgw/stop-rgw.sh" ] && "$work/rgw/stop-rgw.sh" >/dev/null 2>&1
   if [ "$status" -ne 0 ] || [ "$failures" -ne 0 ]; then dump_logs; fi
   if [ -n "${FDL_MIRROR_KEEP_WORK:-}" ]; then echo "kept $work" >&2; else rm -rf "$work"; fi
 }
@@ -429,6 +430,33 @@ spawn_nginx() {
 # stop_nginx, restart_nginx: the origin server goes away, and comes back on the same port.
 stop_nginx() { stop_process "$nginx_pid"; }
 restart_nginx() { spawn_nginx || { fail "nginx did not restart on port $nginx_port"; return 1; }; }
+
+# start_rgw BUCKET: Ceph RGW (scripts/deps/rgw/start-rgw.sh; scripts/setup installs its
+# packages), a throwaway cluster under $work/rgw stopped at exit, with BUCKET; sets
+# s3_port, s3_access_key and s3_secret_key, and writes them to $work/s3-credentials.
+start_rgw() {
+  local bucket=$1 printed
+  command -v radosgw >/dev/null || { fail "radosgw is not installed: run scripts/setup"; return 1; }
+  printed=$(BASE="$work/rgw" bash "$SOURCE_DIR/scripts/deps/rgw/start-rgw.sh" 2>"$work/rgw-start.log") ||
+    { fail "Ceph RGW did not start: $(tail -n 5 "$work/rgw-start.log")"; return 1; }
+  s3_port=$(sed -n 's/^S3_ENDPOINT=http:\/\/127\.0\.0\.1:\([0-9]*\)$/\1/p' <<<"$printed")
+  s3_access_key=$(sed -n 's/^S3_ACCESS_KEY=//p' <<<"$printed")
+  s3_secret_key=$(sed -n 's/^S3_SECRET_KEY=//p' <<<"$printed")
+  printf 'access_key_id = %s\nsecret_access_key = %s\n' "$s3_access_key" "$s3_secret_key" >"$work/s3-credentials"
+  curl -sS -f -X PUT --aws-sigv4 aws:amz:us-east-1:s3 --user "$s3_access_key:$s3_secret_key" \
+    -H 'x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' \
+    "http://127.0.0.1:$s3_port/$bucket" >/dev/null || { fail "bucket $bucket not created on RGW"; return 1; }
+}
+
+# start_s3 BUCKET: the S3 server $FDL_TEST_S3_SERVER names (s3rver, the default, or rgw)
+# with BUCKET; sets s3_port, s3_access_key and s3_secret_key, and writes
+# $work/s3-credentials.
+start_s3() {
+  case ${FDL_TEST_S3_SERVER:-s3rver} in
+    rgw) start_rgw "$1" ;;
+    *) start_s3rver "$1" && s3_port=$s3rver_port s3_access_key=S3RVER s3_secret_key=S3RVER ;;
+  esac
+}
 
 # start_s3rver BUCKET: the S3 test server (scripts/setup installs it with npm into
 # build/deps/s3rver) with BUCKET, on loopback; sets s3rver_port and writes its one account's

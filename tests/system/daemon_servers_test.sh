@@ -1,6 +1,7 @@
 # The daemon between real servers on loopback: an HTTP origin served by nginx, mirrored into
-# S3 (s3rver) with the store settings of the configuration alone (endpoint, path addressing,
-# credentials_file; no AWS variables, no ~/.aws). It mirrors, follows a new version, shows a
+# S3 (s3rver; daemon_servers_rgw_test.sh runs it against Ceph RGW) with the store settings
+# of the configuration alone (endpoint, path addressing, credentials_file; no AWS variables,
+# no ~/.aws). It mirrors, follows a new version, shows a
 # held version's drift (and its pending data file) and its clearing, counts its HTTP requests
 # by store, and when the origin server goes away counts failed passes, refused connections and
 # origin_up 0, then recovers when it comes back.
@@ -10,7 +11,7 @@ source "$(dirname "$0")/daemon_lib.sh"
 origin=$work/www/lake
 "$FDL_PUBLISHER" sample "$origin"
 start_nginx "$work/www"
-start_s3rver mirror
+start_s3 mirror
 # Only the configuration says how to reach S3.
 unset AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_SESSION_TOKEN AWS_PROFILE AWS_REGION AWS_DEFAULT_REGION \
   AWS_ENDPOINT_URL AWS_ENDPOINT_URL_S3 AWS_CONFIG_FILE AWS_SHARED_CREDENTIALS_FILE
@@ -29,17 +30,18 @@ stores:
   - match: http://127.0.0.1:$nginx_port/
     allow_plain_http: true
   - match: s3://mirror/
-    endpoint: http://127.0.0.1:$s3rver_port
+    endpoint: http://127.0.0.1:$s3_port
     region: us-east-1
     addressing: path
     credentials_file: $work/s3-credentials
     allow_plain_http: true
 YAML
 
-# verify_mirror DESCRIPTION: `fdl-mirror verify` of the S3 mirror, with s3rver's keys.
+# verify_mirror DESCRIPTION: `fdl-mirror verify` of the S3 mirror, with the server's keys.
 verify_mirror() {
-  expect_status 0 "$1" -- env AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=S3RVER AWS_REGION=us-east-1 \
-    AWS_ENDPOINT_URL="http://127.0.0.1:$s3rver_port" "$FDL_MIRROR" verify s3://mirror/lake/ --allow-plain-http
+  expect_status 0 "$1" -- env AWS_ACCESS_KEY_ID="$s3_access_key" AWS_SECRET_ACCESS_KEY="$s3_secret_key" \
+    AWS_REGION=us-east-1 AWS_ENDPOINT_URL="http://127.0.0.1:$s3_port" "$FDL_MIRROR" verify s3://mirror/lake/ \
+    --allow-plain-http
 }
 
 start_daemon "$work/mirror.yaml"
