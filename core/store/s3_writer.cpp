@@ -123,6 +123,16 @@ public:
         }
         if (upload_->failure)
             co_return *upload_->failure;
+        // Ceph RGW 16 ignores If-None-Match on CompleteMultipartUpload (it honours it on PUT):
+        // look first, so that a taken key is refused there too, except in a race with
+        // another writer of the same key between this HEAD and the completion.
+        if (mode_ == write_mode::create_only) {
+            auto existing = co_await s3_.stat(key_);
+            if (existing)
+                co_return make_error(store_errc::already_exists, s3_.describe() + key_ + ": already there");
+            if (existing.error().code != store_errc::not_found)
+                co_return existing.error();
+        }
         std::string xml = "<CompleteMultipartUpload>";
         for (std::size_t i = 0; i < upload_->etags.size(); ++i)
             xml += "<Part><PartNumber>" + std::to_string(i + 1) + "</PartNumber><ETag>" + upload_->etags[i] +

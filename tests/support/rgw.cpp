@@ -80,7 +80,16 @@ std::uint16_t rgw_server::port() const {
 }
 
 std::string rgw_server::create_bucket(std::string const& prefix) {
-    std::string const name = prefix + "-" + std::to_string(++buckets_made_);
+    return make_bucket(prefix + "-" + std::to_string(++buckets_made_));
+}
+
+std::string rgw_server::fresh_bucket(std::string const& name) {
+    run_shell("CEPH_CONF=" + shell_quoted(conf_) + " radosgw-admin bucket rm --bucket=" + shell_quoted(name) +
+              " --purge-objects >/dev/null 2>&1"); // fails when there is none: fine
+    return make_bucket(name);
+}
+
+std::string rgw_server::make_bucket(std::string const& name) {
     // curl signs with SigV4 itself (--aws-sigv4): no store of ours creates buckets. RGW
     // wants the payload's hash, which curl 7.88 does not send: the empty body's.
     auto made = run_shell("curl -sS -f -X PUT --aws-sigv4 aws:amz:us-east-1:s3 -H 'x-amz-content-sha256: "

@@ -39,6 +39,9 @@ public:
     /// Creates an empty bucket named `prefix` and a number unique in this process, and
     /// returns its name.
     std::string create_bucket(std::string const& prefix);
+    /// An empty bucket named exactly `name`: emptied and made again when this cluster
+    /// already has it (a test binary run whole shares one cluster across its cases).
+    std::string fresh_bucket(std::string const& name);
 
     /// A credentials file of fdl-mirror's own for this user, in the cluster's folder.
     std::filesystem::path credentials_file() const { return root_ / "s3-credentials"; }
@@ -53,6 +56,7 @@ public:
 private:
     rgw_server();
     void start();
+    std::string make_bucket(std::string const& name);
 
     temp_dir root_;
     std::string endpoint_, access_key_, secret_key_, conf_, stop_script_;
