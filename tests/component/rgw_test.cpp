@@ -9,6 +9,7 @@
 
 #include "core/store/errors.hpp"
 #include "core/sync/sync_pass.hpp"
+#include "tests/component/aws_cli.hpp"
 #include "tests/component/helpers.hpp"
 #include "tests/support/fault_proxy.hpp"
 #include "tests/support/local_servers.hpp"
@@ -27,13 +28,6 @@ using store::store_errc;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string shell(std::string const& command) {
-    auto ran = run_shell(command + " 2>&1");
-    INFO(command << "\n" << ran.out);
-    REQUIRE(ran.exit_code == 0);
-    return ran.out;
-}
 
 struct rgw_fixture {
     temp_dir tmp;
@@ -60,12 +54,7 @@ struct rgw_fixture {
 
     /// The AWS CLI from Debian, pointed at RGW and at nothing else.
     std::string aws(std::string const& args) {
-        return shell("env -i PATH=/usr/bin:/bin HOME=" + tmp.path().string() +
-                     " AWS_ACCESS_KEY_ID=" + server.access_key_id() +
-                     " AWS_SECRET_ACCESS_KEY=" + server.secret_access_key() +
-                     " AWS_DEFAULT_REGION=us-east-1 AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null"
-                     " /usr/bin/aws --endpoint-url " +
-                     server.endpoint() + " " + args);
+        return aws_cli(tmp.path(), server.endpoint(), server.access_key_id(), server.secret_access_key(), args);
     }
 };
 

@@ -8,6 +8,7 @@
 #include "core/store/errors.hpp"
 #include "core/sync/audit.hpp"
 #include "core/sync/sync_pass.hpp"
+#include "tests/component/aws_cli.hpp"
 #include "tests/component/helpers.hpp"
 #include "tests/support/local_servers.hpp"
 #include "tests/support/rgw.hpp"
@@ -25,14 +26,6 @@ using store::store_errc;
 namespace fs = std::filesystem;
 
 namespace {
-
-/// Runs a shell command and returns what it printed; fails the test on a non-zero exit.
-std::string shell(std::string const& command) {
-    auto ran = run_shell(command + " 2>&1");
-    INFO(command << "\n" << ran.out);
-    REQUIRE(ran.exit_code == 0);
-    return ran.out;
-}
 
 /// s3rver, with the buckets "mirror" and "origin".
 struct on_s3rver {
@@ -83,12 +76,7 @@ struct s3_fixture : Server {
 
     /// The AWS CLI from Debian, pointed at the server and at nothing else.
     std::string aws(std::string const& args) {
-        return shell("env -i PATH=/usr/bin:/bin HOME=" + tmp.path().string() + " AWS_ACCESS_KEY_ID=" +
-                     this->access_key() + " AWS_SECRET_ACCESS_KEY=" + this->secret_key() +
-                     " AWS_DEFAULT_REGION=us-east-1"
-                     " AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null"
-                     " /usr/bin/aws --endpoint-url " +
-                     this->endpoint() + " " + args);
+        return aws_cli(tmp.path(), this->endpoint(), this->access_key(), this->secret_key(), args);
     }
 };
 
