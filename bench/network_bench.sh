@@ -7,14 +7,17 @@
 #   (b) a repository dominated by 4 data files of 256 MiB, nginx -> a tmpfs folder;
 #   (c) the tree of (a) (or fewer data files: BENCH_S3_SMALL_FILES), s3rver -> s3rver;
 #   (d) the poll cost: requests nginx sees when fdl-mirror re-polls the unchanged origin of
-#       (a), with --quick and without.
+#       (a), with --quick and without;
+#   (e) the tree of (c), Ceph RGW -> Ceph RGW (scripts/deps/rgw/start-rgw.sh; rclone with
+#       --s3-provider Ceph);
+#   (f) the repository of (a), nginx -> Ceph RGW.
 # The tools run interleaved round by round, in rotating order, into fresh destinations,
 # after one untimed warm-up of each. Prints per-round times, medians, fdl-mirror's ratio to
 # rclone (target <= 0.80 on each), peak RSS (target < 64 MiB in (b)) and request counts
 # (target <= 3 for the quick poll).
 #
 #   bench/network_bench.sh [ROUNDS]        (default 3; needs a build, rclone, nginx, s3rver: scripts/setup)
-#   BENCH_DIR=/path BENCH_CONCURRENCY=8 BENCH_S3_SMALL_FILES=1000 BENCH_SCENARIOS="a b c" ... to change it.
+#   BENCH_DIR=/path BENCH_CONCURRENCY=8 BENCH_S3_SMALL_FILES=1000 BENCH_SCENARIOS="a b c e f" ... to change it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
@@ -48,9 +51,10 @@ done
 nginx_pid=
 s3rver_pid=
 cleanup() {
-  # Only the two servers this script started, by their pids.
+  # Only the servers this script started, by their pids.
   [ -z "$nginx_pid" ] || { kill -TERM "$nginx_pid" 2>/dev/null || true; wait "$nginx_pid" 2>/dev/null || true; }
   [ -z "$s3rver_pid" ] || { kill -TERM "$s3rver_pid" 2>/dev/null || true; wait "$s3rver_pid" 2>/dev/null || true; }
+  [ ! -x "$bench_dir/rgw/stop-rgw.sh" ] || "$bench_dir/rgw/stop-rgw.sh" >/dev/null 2>&1 || true
   rm -rf "$bench_dir"
 }
 rm -rf "$bench_dir"
@@ -65,7 +69,7 @@ free_port() {
 www=$bench_dir/www # nginx's root: www/a and www/b are the repositories of (a) and (b)
 mkdir -p "$www"
 has() { [[ " $scenarios " == *" $1 "* ]]; }
-if has a || has c || has d; then
+if has a || has c || has d || has e || has f; then
   echo "(a) origin: $versions versions, $small_files x $small_bytes B, no large files"
   "$publisher" bench "$www/a" "$versions" "$small_files" "$small_bytes" 0 0 >/dev/null
   du -sh "$www/a" | sed 's/^/    size: /'
@@ -76,7 +80,7 @@ if has b; then
   du -sh "$www/b" | sed 's/^/    size: /'
 fi
 s3_tree=$www/a
-if has c && [ "$s3_small_files" != "$small_files" ]; then
+if { has c || has e; } && [ "$s3_small_files" != "$small_files" ]; then
   s3_tree=$bench_dir/s3-tree
   "$publisher" bench "$s3_tree" "$versions" "$s3_small_files" "$small_bytes" 0 0 >/dev/null
 fi
@@ -180,6 +184,29 @@ if has c; then
   "${rclone_s3_env[@]}" rclone copy "$s3_tree" :s3:origin/ --transfers 8 --fast-list --retries 1 -q
 fi
 
+# --- Ceph RGW -----------------------------------------------------------------------------
+if has e || has f; then
+  command -v radosgw >/dev/null || { echo "missing radosgw: run scripts/setup" >&2; exit 2; }
+  rgw_printed=$(BASE="$bench_dir/rgw" bash scripts/deps/rgw/start-rgw.sh 2>"$bench_dir/rgw-start.log") ||
+    { echo "Ceph RGW did not start:" >&2; tail -5 "$bench_dir/rgw-start.log" >&2; exit 3; }
+  rgw_endpoint=$(sed -n 's/^S3_ENDPOINT=//p' <<<"$rgw_printed")
+  rgw_key=$(sed -n 's/^S3_ACCESS_KEY=//p' <<<"$rgw_printed")
+  rgw_secret=$(sed -n 's/^S3_SECRET_KEY=//p' <<<"$rgw_printed")
+  rgw_env=(env -u AWS_CA_BUNDLE -u AWS_PROFILE -u AWS_SESSION_TOKEN
+    AWS_ACCESS_KEY_ID=$rgw_key AWS_SECRET_ACCESS_KEY=$rgw_secret AWS_REGION=us-east-1
+    AWS_CONFIG_FILE=$bench_dir/aws-empty AWS_SHARED_CREDENTIALS_FILE=$bench_dir/aws-empty
+    AWS_ENDPOINT_URL=$rgw_endpoint)
+  rclone_rgw_env=("${rclone_env[@]}" RCLONE_S3_PROVIDER=Ceph RCLONE_S3_ENDPOINT=$rgw_endpoint
+    RCLONE_S3_ACCESS_KEY_ID=$rgw_key RCLONE_S3_SECRET_ACCESS_KEY=$rgw_secret RCLONE_S3_REGION=us-east-1
+    RCLONE_S3_FORCE_PATH_STYLE=true)
+  echo "Ceph RGW on $rgw_endpoint (objects in memory)"
+  if has e; then
+    echo "loading its bucket origin with the tree of (e) ($versions versions, $s3_small_files x $small_bytes B; untimed)"
+    "${rclone_rgw_env[@]}" rclone mkdir :s3:origin
+    "${rclone_rgw_env[@]}" rclone copy "$s3_tree" :s3:origin/ --transfers 8 --retries 1 -q
+  fi
+fi
+
 # --- the runs ------------------------------------------------------------------------------
 # run_timed NAME DEST COMMAND...: a fresh DEST (a folder), then one timed run; appends
 # "seconds peak_kib cpu_seconds requests" to $bench_dir/NAME.times (cpu: user + system of
@@ -221,6 +248,25 @@ run_tool() { # run_tool SCENARIO TOOL [warmup]
       s3_dest[fdl]=run$s3_run-fdl
       run_timed "$name" "" "${s3_env[@]}" "$fdl_mirror" sync s3://origin/ "s3://run$s3_run-fdl/mirror/" \
         --allow-plain-http --signatures off --concurrency "$concurrency" ;;
+    e-fdl-mirror | f-fdl-mirror)
+      s3_run=$((s3_run + 1))
+      "${rclone_rgw_env[@]}" rclone mkdir ":s3:run$s3_run-fdl"
+      s3_dest[$scenario-fdl]=run$s3_run-fdl
+      local from=s3://origin/
+      [ "$scenario" = e ] || from=$http_base/a/
+      run_timed "$name" "" "${rgw_env[@]}" "$fdl_mirror" sync "$from" "s3://run$s3_run-fdl/mirror/" \
+        --allow-plain-http --signatures off --concurrency "$concurrency" ;;
+    e-rclone | f-rclone)
+      s3_run=$((s3_run + 1))
+      "${rclone_rgw_env[@]}" rclone mkdir ":s3:run$s3_run-rclone"
+      s3_dest[$scenario-rclone]=run$s3_run-rclone
+      if [ "$scenario" = e ]; then
+        run_timed "$name" "" "${rclone_rgw_env[@]}" rclone copy :s3:origin/ ":s3:run$s3_run-rclone/mirror/" \
+          --transfers "$concurrency" --checkers "$concurrency" --fast-list --disable Copy
+      else
+        run_timed "$name" "" "${rclone_rgw_env[@]}" rclone copy --http-url "$http_base/a/" :http: \
+          ":s3:run$s3_run-rclone/mirror/" --transfers "$concurrency" --checkers "$concurrency"
+      fi ;;
     c-rclone)
       # --disable Copy: bytes go through rclone, as through fdl-mirror (origin and mirror are
       # different stores in earnest; one s3rver here would let rclone copy server-side).
@@ -240,7 +286,12 @@ folder_listing() { (cd "$1" && find . -path ./.fdl-mirror -prune -o -type f -pri
 sizes_only() { awk '$1 == "refs.json" {$2 = "-"} {print}' | sort; }
 compare_trees() { # compare_trees SCENARIO
   local scenario=$1 f r
-  if [ "$scenario" = c ]; then
+  if [ "$scenario" = e ] || [ "$scenario" = f ]; then
+    "${rclone_rgw_env[@]}" rclone lsf -R --files-only --fast-list --format ps ":s3:${s3_dest[$scenario-fdl]}/mirror/" |
+      grep -v '^\.fdl-mirror/' | tr ';' ' ' | sizes_only >"$bench_dir/$scenario-fdl.list"
+    "${rclone_rgw_env[@]}" rclone lsf -R --files-only --fast-list --format ps ":s3:${s3_dest[$scenario-rclone]}/mirror/" |
+      tr ';' ' ' | sizes_only >"$bench_dir/$scenario-rclone.list"
+  elif [ "$scenario" = c ]; then
     "${rclone_s3_env[@]}" rclone lsf -R --files-only --fast-list --format ps ":s3:${s3_dest[fdl]}/mirror/" |
       grep -v '^\.fdl-mirror/' | tr ';' ' ' | sizes_only >"$bench_dir/c-fdl.list"
     "${rclone_s3_env[@]}" rclone lsf -R --files-only --fast-list --format ps ":s3:${s3_dest[rclone]}/mirror/" |
@@ -281,13 +332,13 @@ for round in $(seq "$rounds"); do
     read -r fs fk fc fr <"$bench_dir/$scenario-fdl-mirror.last"
     read -r rs rk rc rr <"$bench_dir/$scenario-rclone.last"
     case $scenario in
-      c) extra="" ;;
+      c | e) extra="" ;;
       *) extra=", requests $fr / $rr" ;;
     esac
     echo "round $round ($scenario): fdl-mirror $fs s, rclone $rs s; CPU $fc / $rc s; peak RSS $((fk / 1024)) / $((rk / 1024)) MiB$extra"
     [ "$round" -ne 1 ] || compare_trees "$scenario"
     # Keep tmpfs small: (b) holds a GiB per destination.
-    [ "$scenario" = c ] || rm -rf "$bench_dir/dest-$scenario-fdl" "$bench_dir/dest-$scenario-rclone"
+    case $scenario in c | e | f) ;; *) rm -rf "$bench_dir/dest-$scenario-fdl" "$bench_dir/dest-$scenario-rclone" ;; esac
   done
 done
 
@@ -312,6 +363,8 @@ for scenario in $timed_scenarios; do
     a) label="(a) nginx -> folder, $versions versions, $small_files x $small_bytes B" ;;
     b) label="(b) nginx -> folder, $large_files x $large_bytes B (+ $large_versions versions, $large_small_files small files)" ;;
     c) label="(c) s3rver -> s3rver, $versions versions, $s3_small_files x $small_bytes B" ;;
+    e) label="(e) Ceph RGW -> Ceph RGW, $versions versions, $s3_small_files x $small_bytes B" ;;
+    f) label="(f) nginx -> Ceph RGW, $versions versions, $small_files x $small_bytes B" ;;
   esac
   f=$(cut -d' ' -f1 "$bench_dir/$scenario-fdl-mirror.times" | median)
   r=$(cut -d' ' -f1 "$bench_dir/$scenario-rclone.times" | median)
@@ -327,7 +380,7 @@ for scenario in $timed_scenarios; do
   if [ "$scenario" = b ]; then
     awk -v k="$fk" 'BEGIN {printf "    fdl-mirror peak RSS %.1f MiB (target < 64 MiB: %s)\n", k/1024, (k < 65536 ? "met" : "NOT met")}'
   fi
-  if [ "$scenario" != c ]; then
+  if [ "$scenario" != c ] && [ "$scenario" != e ]; then
     echo "    requests per run: fdl-mirror $(cut -d' ' -f4 "$bench_dir/$scenario-fdl-mirror.times" | median), rclone $(cut -d' ' -f4 "$bench_dir/$scenario-rclone.times" | median)"
   fi
 done
