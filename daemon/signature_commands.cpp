@@ -158,17 +158,9 @@ int run_find_principals(find_principals_command const& cmd) {
     }
     // As ssh-keygen prints them: one per line, up to the first empty item (exit 0 even
     // when that leaves nothing to print).
-    std::string_view rest = *principals;
-    while (!rest.empty()) {
-        auto comma = rest.find(',');
-        std::string_view item = rest.substr(0, comma);
-        if (item.empty())
-            break;
+    for (auto item : verify::principal_items(*principals)) {
         std::string shown = terminal_safe(item, false);
         std::printf("%s\n", shown.c_str());
-        if (comma == std::string_view::npos)
-            break;
-        rest.remove_prefix(comma + 1);
     }
     return 0;
 }

@@ -370,6 +370,20 @@ result<allowed_signer const*> check_signer(allowed_signers const& signers, ssh_p
     return no_line_accepts(signers, best, best_line);
 }
 
+std::vector<std::string_view> principal_items(std::string_view field) {
+    std::vector<std::string_view> items;
+    for (;;) {
+        auto comma = field.find(',');
+        std::string_view item = field.substr(0, comma);
+        if (item.empty())
+            return items;
+        items.push_back(item);
+        if (comma == std::string_view::npos)
+            return items;
+        field.remove_prefix(comma + 1);
+    }
+}
+
 result<std::string> find_principals(allowed_signers const& signers, ssh_public_key const& key,
                                     ssh_certificate const* certificate, std::int64_t now,
                                     std::optional<std::string_view> ns) {
@@ -389,19 +403,10 @@ result<std::string> find_principals(allowed_signers const& signers, ssh_public_k
             continue;
         // cert_filter_principals: each item of the line is one pattern, up to the first empty one.
         std::string found;
-        std::string_view items = e.principals;
-        while (true) {
-            auto comma = items.find(',');
-            std::string_view item = items.substr(0, comma);
-            if (item.empty())
-                break;
+        for (auto item : principal_items(e.principals))
             for (auto const& name : certificate->principals)
                 if (match_pattern(name, item))
                     found += (found.empty() ? "" : ",") + name;
-            if (comma == std::string_view::npos)
-                break;
-            items.remove_prefix(comma + 1);
-        }
         if (!found.empty())
             return found;
     }

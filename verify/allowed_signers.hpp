@@ -88,6 +88,10 @@ result<std::vector<allowed_signer const*>> find_signers(allowed_signers const& s
                                                         ssh_certificate const* certificate = nullptr,
                                                         std::optional<std::uint8_t> sk_flags = std::nullopt);
 
+/// The items of a principals field as OpenSSH 9.2's find-principals reads them: split at
+/// commas, up to the first empty item.
+std::vector<std::string_view> principal_items(std::string_view field);
+
 /// What `ssh-keygen -Y find-principals` (OpenSSH 9.2, sshsig_find_principals) answers for
 /// `key` at `now`: the first line that holds the key (not a cert-authority line) and whose
 /// valid-after/valid-before allow `now` gives its principals field as written; for a

@@ -84,6 +84,24 @@ static result<checked_signature> check_signature_blob(ssh_public_key const& key,
     return checked_signature{name, wire_string(name) + wire_string(*bytes)};
 }
 
+/// The SSHSIG public key field: a key, or a certificate and its certified key (the CA's
+/// signature is not checked here).
+static result<sshsig_signer> read_signer(std::string_view key_blob) {
+    wire_reader peek(key_blob);
+    auto key_type = peek.cstring();
+    if (key_type && is_certificate_type(*key_type)) {
+        auto cert = parse_certificate(key_blob);
+        if (!cert)
+            return with_context(cert.error(), "signature");
+        ssh_public_key key = cert->key;
+        return sshsig_signer{std::move(key), std::move(*cert)};
+    }
+    auto key = parse_public_key_blob(key_blob);
+    if (!key)
+        return with_context(key.error(), "signature");
+    return sshsig_signer{std::move(*key), std::nullopt};
+}
+
 result<sshsig> parse_sshsig(std::string_view blob) {
     if (!blob.starts_with(magic))
         return malformed("no SSHSIG preamble");
@@ -108,25 +126,13 @@ result<sshsig> parse_sshsig(std::string_view blob) {
     if (*hash != "sha256" && *hash != "sha512")
         return make_error(verify_errc::unsupported_hash,
                           "signature: hash algorithm '" + std::string(hash->substr(0, 40)) + "' (sha256 or sha512 only)");
-    std::optional<ssh_certificate> certificate;
-    wire_reader peek(*key_blob);
-    auto key_type = peek.cstring();
-    result<ssh_public_key> key = make_error(verify_errc::malformed_signature, "signature: no key");
-    if (key_type && is_certificate_type(*key_type)) {
-        auto cert = parse_certificate(*key_blob);
-        if (!cert)
-            return with_context(cert.error(), "signature");
-        key = cert->key;
-        certificate = std::move(*cert);
-    } else {
-        key = parse_public_key_blob(*key_blob);
-        if (!key)
-            return with_context(key.error(), "signature");
-    }
-    auto checked = check_signature_blob(*key, *signature);
+    auto signer = read_signer(*key_blob);
+    if (!signer)
+        return signer.error();
+    auto checked = check_signature_blob(signer->key, *signature);
     if (!checked)
         return checked.error();
-    sshsig out{std::move(*key),        std::move(certificate), std::string(*ns), std::string(*hash),
+    sshsig out{std::move(signer->key), std::move(signer->certificate), std::string(*ns), std::string(*hash),
                checked->algorithm,     std::string(blob),      std::move(checked->canonical_blob), std::nullopt};
     if (out.key.is_security_key()) {
         auto parsed = parse_security_key_signature(out.key, *signature);
@@ -146,21 +152,11 @@ result<sshsig_signer> parse_sshsig_signer(std::string_view blob) {
     if (*version > 1)
         return make_error(verify_errc::unsupported_version,
                           "signature: SSHSIG version " + std::to_string(*version) + ", only 0 and 1 are supported");
-    wire_reader peek(*key_blob);
-    auto key_type = peek.cstring();
-    if (key_type && is_certificate_type(*key_type)) {
-        auto cert = parse_certificate(*key_blob);
-        if (!cert)
-            return with_context(cert.error(), "signature");
-        if (auto ca = check_certificate_signature(*cert); !ca)
+    auto signer = read_signer(*key_blob);
+    if (signer && signer->certificate)
+        if (auto ca = check_certificate_signature(*signer->certificate); !ca)
             return ca.error();
-        ssh_public_key key = cert->key;
-        return sshsig_signer{std::move(key), std::move(*cert)};
-    }
-    auto key = parse_public_key_blob(*key_blob);
-    if (!key)
-        return with_context(key.error(), "signature");
-    return sshsig_signer{std::move(*key), std::nullopt};
+    return signer;
 }
 
 std::string libssh_version() {

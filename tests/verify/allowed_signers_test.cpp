@@ -439,3 +439,13 @@ TEST_CASE("a security key's flags: user presence unless no-touch-required, verif
     REQUIRE(found->size() == 1);
     CHECK(found->front()->principals == "relaxed@x");
 }
+
+TEST_CASE("principal_items splits at commas and stops at the first empty item") {
+    using items = std::vector<std::string_view>;
+    CHECK(principal_items("a@x") == items{"a@x"});
+    CHECK(principal_items("a@x,!b@x,*") == items{"a@x", "!b@x", "*"});
+    CHECK(principal_items("a@x,,b@x") == items{"a@x"});
+    CHECK(principal_items(",a@x") == items{});
+    CHECK(principal_items("a@x,") == items{"a@x"});
+    CHECK(principal_items("") == items{});
+}
