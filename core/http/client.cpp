@@ -345,8 +345,16 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
         co_return transport_error(what, "reading the response head", head_ec, request_failure::reset,
                                   outcome.failure);
 
-    response_head head;
     auto const& message = parser.get();
+    // Beast reads any three digits; HTTP defines 100 to 599. Anything else ("002", "999")
+    // is a malformed answer, and the connection is not trusted with another request.
+    if (message.result_int() < 100 || message.result_int() > 599) {
+        outcome.failure = request_failure::protocol;
+        co_return make_error(store::store_errc::transient,
+                             what + ": a malformed answer (status " + std::to_string(message.result_int()) +
+                                 " is not an HTTP status)");
+    }
+    response_head head;
     head.status = message.result_int();
     outcome.status = head.status;
     head.where = req.where;

@@ -145,6 +145,9 @@ TEST_CASE("failures reach the observer with their kind, each retry as a request 
     // Cut after half its bytes, the body is resumed with a Range request pinned to its ETag.
     CHECK(read_through(short_body()) == lines_seen{"GET 200 truncated", "GET 206"});
     CHECK(read_through(stall_before_headers(1500ms)) == lines_seen{"GET 0 timeout", "GET 200"});
+    // Three digits Beast reads, but no HTTP status: a malformed answer, not status 2 or 999.
+    CHECK(read_through(respond_with(2)) == lines_seen{"GET 0 protocol", "GET 200"});
+    CHECK(read_through(respond_with(999)) == lines_seen{"GET 0 protocol", "GET 200"});
 
     // Nobody listening on the port; TLS spoken to a plain HTTP server.
     auto refused = open_http("http://127.0.0.1:1/", seen, 1);

@@ -50,7 +50,7 @@ class counting_observer final : public store::request_observer {
 public:
     void observe(store::request_event const& event) override {
         ++events;
-        check(event.status == 0 || (event.status >= 100 && event.status <= 999), "an observed status out of range");
+        check(event.status == 0 || (event.status >= 100 && event.status <= 599), "an observed status out of range");
     }
     int events = 0;
 };
@@ -100,7 +100,7 @@ void check_failure(error const& e, std::string const& origin) {
 std::string origin_of(std::string const& url) { return url.substr(0, url.find('/', std::string("http://").size())); }
 
 void check_head(http::response_head const& head) {
-    check(head.status >= 100 && head.status <= 999, "a status out of range");
+    check(head.status >= 100 && head.status <= 599, "a status out of range");
     check(head.error_body.size() <= 16 * 1024, "more than 16 KiB of an error body kept");
 }
 

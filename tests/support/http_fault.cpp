@@ -41,7 +41,10 @@ std::string recorded_request::header(std::string_view name) const {
 
 std::string render_head(raw_response const& out, std::optional<std::uint64_t> declared) {
     auto reason = http::obsolete_reason(http::int_to_status(out.status));
-    std::string head = "HTTP/1.1 " + std::to_string(out.status) + " " + std::string(reason.data(), reason.size()) + "\r\n";
+    // Three digits whatever the status, so that a test can send one out of range ("002").
+    std::string status = std::to_string(out.status);
+    status.insert(0, status.size() < 3 ? 3 - status.size() : 0, '0');
+    std::string head = "HTTP/1.1 " + status + " " + std::string(reason.data(), reason.size()) + "\r\n";
     if (declared)
         head += "Content-Length: " + std::to_string(*declared) + "\r\n";
     for (auto const& [name, value] : out.headers)
