@@ -14,6 +14,7 @@ public:
         case store_errc::transient: return "transient failure";
         case store_errc::rejected: return "rejected";
         case store_errc::not_a_file: return "not a regular file";
+        case store_errc::conflict: return "changed by another writer";
         case store_errc::unsupported: return "not supported";
         case store_errc::io_error: return "I/O error";
         case store_errc::too_large: return "too large";

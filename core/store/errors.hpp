@@ -16,6 +16,8 @@ enum class store_errc {
     io_error,       ///< a permanent failure of the medium: disk full, read-only, EIO
     too_large,      ///< an object past the size the caller accepts
     not_a_file,     ///< a folder store's key names a symbolic link, a folder or a special file
+    conflict,       ///< a conditional write lost (the object changed since it was read), or a
+                    ///< write refused because this instance no longer holds the repository's lease
 };
 
 boost::system::error_category const& store_category() noexcept;

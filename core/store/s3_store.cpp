@@ -93,7 +93,7 @@ bool s3_store::take_part_slot() {
 
 void s3_store::return_part_slot() { --parts_in_flight_; }
 
-store_caps s3_store::caps() const { return {true, true, true}; }
+store_caps s3_store::caps() const { return {true, true, true, true}; }
 
 std::string s3_store::describe() const { return "s3://" + bucket_ + "/" + prefix_; }
 
@@ -147,6 +147,57 @@ awaitable<result<void>> s3_store::read(std::string key, byte_sink& out) {
     if (!got)
         co_return got.error();
     co_return result<void>();
+}
+
+namespace {
+/// An ETag as a tag: its quotes off (`"abc"` and `abc` name the same bytes).
+std::string tag_of(std::string etag) {
+    if (etag.size() >= 2 && etag.front() == '"' && etag.back() == '"')
+        etag = etag.substr(1, etag.size() - 2);
+    return etag;
+}
+} // namespace
+
+awaitable<result<tagged_object>> s3_store::read_tagged(std::string key, std::size_t limit) {
+    if (auto problem = key_problem(key))
+        co_return make_error(store_errc::rejected, describe() + ": " + *problem);
+    text_sink body(limit);
+    auto got = co_await send(*this, signed_request("GET", key, false, {}, {}, {}), &body);
+    if (!got)
+        co_return got.error();
+    auto etag = got->header("etag");
+    if (!etag || etag->empty())
+        co_return make_error(store_errc::rejected, describe() + key + ": the answer to GET has no ETag");
+    co_return tagged_object{std::move(body.text), tag_of(*etag)};
+}
+
+awaitable<result<std::string>> s3_store::write_conditional(std::string key, std::string bytes,
+                                                          std::optional<std::string> if_tag) {
+    if (auto problem = key_problem(key))
+        co_return make_error(store_errc::rejected, describe() + ": " + *problem);
+    std::vector<std::pair<std::string, std::string>> headers;
+    if (if_tag)
+        headers.emplace_back("If-Match", *if_tag);
+    else
+        headers.emplace_back("If-None-Match", "*");
+    auto put = co_await send(*this, signed_request("PUT", key, false, {}, std::move(headers), bytes), nullptr);
+    if (put) {
+        if (auto etag = put->header("etag"); etag && !etag->empty())
+            co_return tag_of(*etag);
+        // No ETag in the answer: the tag of what is there now, if it is what was written.
+    } else if (put.error().code != store_errc::already_exists && put.error().code != store_errc::not_found) {
+        co_return put.error(); // 412 (or AWS's 404 for If-Match on a missing key): the condition failed
+    }
+    // The condition failed, or the answer said too little. A retried PUT whose first try
+    // was stored finds its own bytes there: that write happened.
+    auto there = co_await read_tagged(key, bytes.size() + 1);
+    if (there && there->bytes == bytes)
+        co_return there->tag;
+    if (!there && there.error().code != store_errc::not_found && there.error().code != store_errc::too_large)
+        co_return there.error();
+    co_return make_error(store_errc::conflict,
+                         describe() + key + ": not written, another writer changed it " +
+                             (if_tag ? "since it was read (If-Match " + *if_tag + ")" : "(it exists now)"));
 }
 
 awaitable<result<void>> s3_store::list(std::string prefix, std::function<result<void>(list_entry)> each) {

@@ -53,6 +53,13 @@ public:
     /// Aborts every incomplete multipart upload under the prefix (ListMultipartUploads,
     /// then AbortMultipartUpload for each), page by page.
     awaitable<result<std::size_t>> discard_incomplete_writes() override;
+    /// GET, and the ETag of the answer.
+    awaitable<result<tagged_object>> read_tagged(std::string key, std::size_t limit) override;
+    /// One PUT with `If-Match: TAG` (the ETag without its quotes, the one form Ceph RGW
+    /// matches) or `If-None-Match: *`. A server that ignores these headers (s3rver) makes
+    /// this unconditional: the daemon probes before it relies on them (coord/probe).
+    awaitable<result<std::string>> write_conditional(std::string key, std::string bytes,
+                                                     std::optional<std::string> if_tag) override;
 
     /// A signed request for an object key below the root (or the bucket when `key` is
     /// empty and `bucket_level`). Public for the writer; not for callers.

@@ -21,6 +21,14 @@ awaitable<result<void>> store::remove(std::string key) {
 
 awaitable<result<std::size_t>> store::discard_incomplete_writes() { co_return std::size_t{0}; }
 
+awaitable<result<tagged_object>> store::read_tagged(std::string key, std::size_t) {
+    co_return make_error(store_errc::unsupported, describe() + ": no conditional writes, cannot read " + key + " with its tag");
+}
+
+awaitable<result<std::string>> store::write_conditional(std::string key, std::string, std::optional<std::string>) {
+    co_return make_error(store_errc::unsupported, describe() + ": no conditional writes, cannot write " + key);
+}
+
 namespace {
 class string_sink final : public byte_sink {
 public:

@@ -22,6 +22,9 @@ struct store_caps {
     bool can_list = false;    ///< list() works (a folder, S3; not HTTP)
     bool can_write = false;   ///< open_writer() and remove() work
     bool create_only = false; ///< write_mode::create_only is atomic (exclusive link, If-None-Match)
+    /// read_tagged() and write_conditional() work: the server compares tags atomically
+    /// (S3's If-Match and If-None-Match on PUT). What several daemons coordinate on.
+    bool conditional_writes = false;
 };
 
 struct object_info {
@@ -43,6 +46,13 @@ public:
 enum class write_mode {
     create_only, ///< fail with store_errc::already_exists if the key exists
     replace,     ///< atomically replace what is there
+};
+
+/// A small object with the tag the store names its current bytes by (S3's ETag, quotes
+/// taken off): a conditional write names it to replace exactly these bytes.
+struct tagged_object {
+    std::string bytes;
+    std::string tag;
 };
 
 /// An object being written. Nothing is visible under the key until commit() succeeds;
@@ -81,6 +91,17 @@ public:
     /// another live writer would be aborted too (its commit then fails, and its next pass
     /// writes the object again).
     virtual awaitable<result<std::size_t>> discard_incomplete_writes();
+
+    /// Reads a small object whole, with its tag; store_errc::too_large past `limit` bytes.
+    /// Needs caps().conditional_writes.
+    virtual awaitable<result<tagged_object>> read_tagged(std::string key, std::size_t limit);
+    /// Writes `bytes` under `key` only if the object there is the one tagged `if_tag`
+    /// (nullopt: only if there is none), atomically on the server. Returns the new tag;
+    /// store_errc::conflict when the condition does not hold (another writer went first).
+    /// A write whose answer was lost and whose retry finds these very bytes there
+    /// succeeds. Needs caps().conditional_writes.
+    virtual awaitable<result<std::string>> write_conditional(std::string key, std::string bytes,
+                                                             std::optional<std::string> if_tag);
 };
 
 /// Why `key` is not a safe object key for any backend: empty, a leading or doubled '/', a

@@ -1,0 +1,137 @@
+#include "core/coord/lease.hpp"
+
+#include "core/fdl/detail/json_fields.hpp"
+#include "core/store/errors.hpp"
+
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <time.h>
+
+namespace mirror::coord {
+
+namespace {
+constexpr std::size_t most_lease_bytes = 4096; // a record is about 150 bytes
+}
+
+std::string render_lease(lease_record const& record) {
+    boost::json::object out;
+    out["holder"] = record.holder;
+    out["token"] = record.token;
+    out["expires"] = record.expires;
+    out["since"] = record.since;
+    return boost::json::serialize(out) + "\n";
+}
+
+result<lease_record> parse_lease(std::string_view text, std::string const& where) {
+    auto value = fdl::detail::parse_json(text, where);
+    if (!value)
+        return value.error();
+    auto fields = fdl::detail::object_fields::top(*value, where);
+    if (!fields)
+        return fields.error();
+    lease_record record;
+    auto holder = fields->string("holder");
+    auto token = fields->count("token");
+    auto expires = fields->count("expires");
+    auto since = fields->count("since");
+    if (!holder)
+        return holder.error();
+    if (!token)
+        return token.error();
+    if (!expires)
+        return expires.error();
+    if (!since)
+        return since.error();
+    record.holder = std::move(*holder);
+    record.token = *token;
+    record.expires = static_cast<std::int64_t>(*expires);
+    record.since = static_cast<std::int64_t>(*since);
+    return record;
+}
+
+lease_clock lease_clock::system() {
+    return {[] {
+                return std::chrono::duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+            },
+            [] {
+                // CLOCK_BOOTTIME goes on while the process is stopped and the host suspended:
+                // a lease held across a pause is known to be over when the pause ends.
+                timespec now{};
+                ::clock_gettime(CLOCK_BOOTTIME, &now);
+                return static_cast<std::int64_t>(now.tv_sec) * 1000 + now.tv_nsec / 1'000'000;
+            }};
+}
+
+lease::lease(store::store& mirror, std::string holder, lease_settings settings, lease_clock clock)
+    : mirror_(mirror), holder_(std::move(holder)), settings_(std::move(settings)), clock_(std::move(clock)) {}
+
+std::string lease::describe() const { return mirror_.describe() + settings_.key; }
+
+bool lease::covers(milliseconds margin) const {
+    return held_ && clock_.elapsed_ms() + margin.count() <= valid_until_;
+}
+
+lease_change lease::lose() {
+    bool const was_held = held_;
+    held_ = false;
+    return was_held ? lease_change::lost : lease_change::held_by_other;
+}
+
+awaitable<result<lease_change>> lease::acquire_or_renew() {
+    // Counted from before the request: its time in flight is the holder's loss.
+    std::int64_t const asked_at = clock_.elapsed_ms();
+    std::int64_t const now = clock_.wall_ms();
+    auto there = co_await mirror_.read_tagged(settings_.key, most_lease_bytes);
+    if (!there && there.error().code != store::store_errc::not_found)
+        co_return there.error();
+    lease_record next{holder_, 1, now + settings_.duration.count(), now};
+    if (!there) // never taken here: the first token
+        co_return co_await write(next, std::nullopt, lease_change::taken, asked_at);
+    auto current = parse_lease(there->bytes, describe());
+    if (!current)
+        co_return make_error(store::store_errc::rejected,
+                             current.error().message + " (delete the object to let the daemons take it afresh)");
+    seen_ = *current;
+    if (current->holder == holder_) { // ours: no one held it since, so the token stays
+        next.token = current->token;
+        next.since = current->since;
+        co_return co_await write(next, there->tag, held_ ? lease_change::renewed : lease_change::taken, asked_at);
+    }
+    bool const free = current->expires == 0 || current->expires + settings_.max_clock_skew.count() < now;
+    if (!free)
+        co_return lose();
+    next.token = current->token + 1;
+    co_return co_await write(next, there->tag, lease_change::taken, asked_at);
+}
+
+awaitable<result<lease_change>> lease::write(lease_record next, std::optional<std::string> if_tag,
+                                             lease_change if_won, std::int64_t asked_at) {
+    auto written = co_await mirror_.write_conditional(settings_.key, render_lease(next), std::move(if_tag));
+    if (!written && written.error().code == store::store_errc::conflict)
+        co_return lose(); // another daemon wrote it first
+    if (!written)
+        co_return written.error();
+    held_ = true;
+    mine_ = seen_ = next;
+    tag_ = std::move(*written);
+    valid_until_ = asked_at + settings_.duration.count();
+    co_return if_won;
+}
+
+awaitable<result<lease_change>> lease::release() {
+    if (!held_)
+        co_return lease_change::released;
+    lease_record next = mine_;
+    next.expires = 0;
+    held_ = false; // from here on, nothing more is written under it
+    auto written = co_await mirror_.write_conditional(settings_.key, render_lease(next), tag_);
+    if (!written && written.error().code != store::store_errc::conflict)
+        co_return written.error();
+    if (written)
+        seen_ = next;
+    co_return lease_change::released;
+}
+
+} // namespace mirror::coord

@@ -1,0 +1,98 @@
+#pragma once
+// A repository's lease: the one object in its mirror (`.fdl-mirror/lease`) that says which
+// daemon may write the repository, until when, and under which fencing token. Taken with
+// `If-None-Match: *`, renewed, released and taken over with `If-Match` on the tag read, so
+// the store's own conditional writes decide every race (no consensus of our own).
+//
+// Time: the holder counts its lease on its own boot-time clock from the instant before it
+// asked (pauses of the process count, as do suspends of the host); others count it on
+// their wall clocks from the expiry written in the object, plus `max_clock_skew`. So
+// while clocks differ by less than that, a holder's lease ends, in real time, before
+// anyone else may take it over.
+
+#include "core/net.hpp"
+#include "core/store/store.hpp"
+#include "verify/error.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mirror::coord {
+
+using std::chrono::milliseconds;
+
+struct lease_settings {
+    std::string key = ".fdl-mirror/lease";
+    milliseconds duration{60'000};      ///< how long a lease lasts after each renewal
+    milliseconds max_clock_skew{5'000}; ///< the most two hosts' wall clocks may differ
+};
+
+/// The lease object's contents (JSON).
+struct lease_record {
+    std::string holder;       ///< "INSTANCE/LIFE": the daemon and this run of it
+    std::uint64_t token = 0;  ///< the fencing token: grows by one with each new holder
+    std::int64_t expires = 0; ///< unix milliseconds on the holder's clock; 0: released
+    std::int64_t since = 0;   ///< when this holder took it (unix milliseconds)
+    bool operator==(lease_record const&) const = default;
+};
+std::string render_lease(lease_record const& record);
+/// `where` names the object in messages.
+result<lease_record> parse_lease(std::string_view text, std::string const& where);
+
+/// The clocks a lease reads; tests drive them.
+struct lease_clock {
+    std::function<std::int64_t()> wall_ms;    ///< unix milliseconds
+    std::function<std::int64_t()> elapsed_ms; ///< a clock that never goes back and counts pauses
+    static lease_clock system();
+};
+
+enum class lease_change {
+    taken,       ///< it was free, released or expired: now held, under a new token
+    renewed,     ///< held, and now for another `duration`
+    held_by_other,
+    lost,        ///< held until now; another holder has it (it expired here, or a write lost)
+    released,
+};
+
+class lease {
+public:
+    lease(store::store& mirror, std::string holder, lease_settings settings, lease_clock clock = lease_clock::system());
+
+    /// Renews the lease when held, takes it when free or expired; else says who holds it.
+    /// An error (the store unreachable) changes nothing: a held lease stays held until its
+    /// time runs out here.
+    awaitable<result<lease_change>> acquire_or_renew();
+    /// Gives it up (expiry 0, the token kept so that it keeps growing) when held.
+    awaitable<result<lease_change>> release();
+
+    /// True while held with at least `margin` of it left on this host's clock: a write
+    /// that moves something starts only then.
+    bool covers(milliseconds margin) const;
+    bool held() const { return held_; }
+    std::uint64_t token() const { return mine_.token; }
+    /// The lease as last read or written (another holder's, when held_by_other).
+    lease_record const& last_seen() const { return seen_; }
+    std::string const& holder() const { return holder_; }
+    std::string describe() const; ///< "s3://bucket/repo/.fdl-mirror/lease"
+
+private:
+    awaitable<result<lease_change>> write(lease_record next, std::optional<std::string> if_tag, lease_change if_won,
+                                          std::int64_t asked_at);
+    lease_change lose();
+
+    store::store& mirror_;
+    std::string holder_;
+    lease_settings settings_;
+    lease_clock clock_;
+    bool held_ = false;
+    lease_record mine_;             ///< what this holder last wrote
+    lease_record seen_;             ///< what was last read or written
+    std::string tag_;               ///< the store's tag of what this holder last wrote
+    std::int64_t valid_until_ = 0;  ///< on clock_.elapsed_ms
+};
+
+} // namespace mirror::coord
