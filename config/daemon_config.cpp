@@ -53,6 +53,15 @@ std::string_view to_string(s3_addressing addressing) noexcept {
     return "auto";
 }
 
+std::string_view to_string(coordination_mode mode) noexcept {
+    switch (mode) {
+    case coordination_mode::automatic: return "auto";
+    case coordination_mode::leases: return "leases";
+    case coordination_mode::off: return "off";
+    }
+    return "auto";
+}
+
 load_result parse_config(std::string_view text, std::string_view file_name) {
     detail::problem_list problems{std::string(file_name)};
     std::filesystem::path const file = absolute_or_as_is(std::filesystem::path(std::string(file_name)));

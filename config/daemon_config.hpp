@@ -63,6 +63,29 @@ struct repository_settings {
     bool operator==(repository_settings const&) const = default;
 };
 
+/// Whether daemons that share S3 mirrors coordinate through leases (docs/operations.md,
+/// "Running several instances").
+enum class coordination_mode {
+    automatic, ///< "auto": leases where the mirror honours conditional writes, else one instance
+    leases,    ///< leases, and a mirror that does not honour conditional writes is refused
+    off,       ///< one instance: leases are kept, but never relied on
+};
+std::string_view to_string(coordination_mode mode) noexcept; ///< the word the file uses
+
+struct coordination_settings {
+    coordination_mode mode = coordination_mode::automatic;
+    /// This daemon's name among those sharing the mirrors, [A-Za-z0-9._-]{1,64}; "" for
+    /// the host's name.
+    std::string instance;
+    /// Where the daemons publish heartbeats, to spread the repositories among themselves:
+    /// a folder path or an s3:// URL; nullopt: no spreading (leases alone).
+    std::optional<std::string> members;
+    std::chrono::milliseconds lease_duration = std::chrono::seconds(60); ///< >= 10s
+    std::chrono::milliseconds max_clock_skew = std::chrono::seconds(5);  ///< <= lease_duration / 4
+    std::chrono::milliseconds heartbeat_interval = std::chrono::seconds(10); ///< <= lease_duration / 2
+    bool operator==(coordination_settings const&) const = default;
+};
+
 /// One repository to mirror.
 struct repository_config {
     std::string name;   ///< [A-Za-z0-9][A-Za-z0-9._-]{0,63}: a metric label and a folder name
@@ -99,6 +122,7 @@ struct daemon_config {
     std::chrono::milliseconds shutdown_timeout =
         std::chrono::seconds(30); ///< grace after SIGTERM before passes are cut
     catalog_settings catalogs;
+    coordination_settings coordination;
     repository_settings defaults;                ///< as written in `defaults` over the built-in ones
     std::vector<repository_config> repositories; ///< at least one, in file order
     std::vector<store_entry> stores;             ///< in file order

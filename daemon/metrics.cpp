@@ -193,6 +193,18 @@ struct metrics::impl {
         gauge("fdl_mirror_pending_files", "Data files versions not yet published still need in the mirror");
     Family<Gauge>& pending_bytes =
         gauge("fdl_mirror_pending_bytes", "Bytes of the data files versions not yet published still need");
+    Family<Gauge>& lease_held =
+        gauge("fdl_mirror_lease_held", "1 while this daemon may write the repository's mirror (it holds the "
+                                       "repository's lease, or the mirror is a folder this daemon has locked)");
+    Family<Counter>& lease_takeovers = counter(
+        "fdl_mirror_lease_takeovers_total", "Leases taken over from another daemon whose lease had expired");
+    Family<Counter>& leases_lost =
+        counter("fdl_mirror_leases_lost_total", "Leases this daemon held and found taken by another daemon");
+    Gauge& members = prometheus::BuildGauge()
+                         .Name("fdl_mirror_coordination_members")
+                         .Help("Live daemons sharing the repositories, this one included, as last seen")
+                         .Register(*registry)
+                         .Add({});
     Family<Counter>& requests =
         counter("fdl_mirror_requests_total", "HTTP requests the stores sent and got an answer to, by status code");
     Family<Counter>& request_errors = counter(
@@ -240,6 +252,9 @@ struct metrics::impl {
         copied_files.Add(r);
         pending_files.Add(r);
         pending_bytes.Add(r);
+        lease_held.Add(r).Set(1);
+        lease_takeovers.Add(r);
+        leases_lost.Add(r);
     }
 
     template <class T>
@@ -252,9 +267,9 @@ struct metrics::impl {
     void forget(std::string const& repo) {
         Labels r{{"repo", repo}};
         for (auto* family : {&interval, &last_success, &last_attempt, &untrusted_keys, &origin_up, &pending_files,
-                             &pending_bytes, &versions_unverified, &allowed_signers_problems})
+                             &pending_bytes, &versions_unverified, &allowed_signers_problems, &lease_held})
             remove_repo(*family, repo, {r});
-        for (auto* family : {&copied_bytes, &copied_files})
+        for (auto* family : {&copied_bytes, &copied_files, &lease_takeovers, &leases_lost})
             remove_repo(*family, repo, {r});
         if (pass_duration.Has(r))
             pass_duration.Remove(&duration_of(repo));
@@ -323,6 +338,20 @@ void metrics::set_repositories(std::vector<repository_info> const& repositories)
     }
     impl_->repository_count.Set(static_cast<double>(repositories.size()));
 }
+
+void metrics::lease_changed(std::string const& repo, lease_event event) {
+    if (!impl_->intervals.contains(repo))
+        return; // removed by a reload meanwhile
+    Labels r{{"repo", repo}};
+    switch (event) {
+    case lease_event::taken_over: impl_->lease_takeovers.Add(r).Increment(); [[fallthrough]];
+    case lease_event::held: impl_->lease_held.Add(r).Set(1); break;
+    case lease_event::lost: impl_->leases_lost.Add(r).Increment(); [[fallthrough]];
+    case lease_event::not_held: impl_->lease_held.Add(r).Set(0); break;
+    }
+}
+
+void metrics::set_members(std::size_t live) { impl_->members.Set(static_cast<double>(live)); }
 
 void metrics::restore_times(std::string const& repo, std::optional<double> last_success,
                             std::optional<double> last_attempt) {

@@ -52,6 +52,11 @@ public:
     /// Declares the configured repositories: creates their series at 0 and removes those
     /// of repositories no longer configured. Called at start and after each reload.
     void set_repositories(std::vector<repository_info> const& repositories);
+    /// What became of `repo`'s lease (docs/operations.md, "Running several instances").
+    enum class lease_event { held, not_held, taken_over, lost };
+    void lease_changed(std::string const& repo, lease_event event);
+    /// How many daemons share the repositories, as this one last saw (1 when alone).
+    void set_members(std::size_t live);
     /// The times a previous run of the daemon recorded for `repo` (its state file), so that
     /// a restart does not reset fdl_mirror_last_success_timestamp_seconds to 0.
     void restore_times(std::string const& repo, std::optional<double> last_success, std::optional<double> last_attempt);

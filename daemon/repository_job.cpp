@@ -1,7 +1,12 @@
 #include "daemon/repository_job.hpp"
 
+#include "daemon/coordinator.hpp"
 #include "daemon/mirror_lock.hpp"
 #include "daemon/pass_log.hpp"
+
+#include "core/coord/fenced_store.hpp"
+#include "core/coord/lease.hpp"
+#include "core/coord/probe.hpp"
 
 #include "core/store/errors.hpp"
 #include "core/store/http_store.hpp"
@@ -59,7 +64,7 @@ config::repository_config const& repo_of(config::daemon_config const& cfg, std::
 repository_job::repository_job(job_services services, std::shared_ptr<config::daemon_config const> cfg,
                                std::string name)
     : services_(std::move(services)), cfg_(std::move(cfg)), name_(std::move(name)), wait_(services_.executor),
-      random_(std::random_device{}()) {}
+      keeper_wait_(services_.executor), keeper_ended_(services_.executor), random_(std::random_device{}()) {}
 
 repository_job::~repository_job() = default;
 
@@ -73,6 +78,15 @@ void repository_job::start(std::function<void()> on_finished) {
         if (!warning.empty())
             services_.log->warning(name_, "state forgotten: " + warning);
         services_.stats->restore_times(name_, state_.last_success, state_.last_attempt);
+    }
+    if (services_.coord != nullptr) {
+        keeper_running_ = true;
+        net::co_spawn(services_.executor, keep_lease(), [this](std::exception_ptr failure) {
+            keeper_running_ = false;
+            keeper_ended_.cancel();
+            if (failure)
+                services_.log->error(name_, "internal error: the lease is no longer renewed");
+        });
     }
     net::co_spawn(services_.executor, loop(), [this](std::exception_ptr failure) {
         if (failure) { // a bug: say so, and let the service go on without this repository
@@ -102,6 +116,7 @@ bool repository_job::reconfigure(std::shared_ptr<config::daemon_config const> cf
     if (!changed)
         return false;
     reopen_stores_ = reopen_stores_ || stores_changed;
+    reopen_lease_ = reopen_lease_ || stores_changed;
     settings_changed_ = true;
     services_.log->info(name_, in_pass_ ? "configuration changed: applies from the next pass, which starts when "
                                           "this one ends"
@@ -158,6 +173,9 @@ bool repository_job::open_stores(std::string& problem) {
             return false;
         }
         mirror_ = std::move(*opened);
+        if (lease_) // every write under the lease, and the refs only over what this daemon saw
+            mirror_ = std::make_unique<coord::fenced_store>(std::move(mirror_), *lease_,
+                                                            services_.coord->write_margin());
     }
     return true;
 }
@@ -195,10 +213,188 @@ awaitable<void> repository_job::loop() {
         wait_.expires_after(wait);
         co_await wait_.async_wait(use_op); // cut short by stop() and reconfigure()
     }
+    keeper_wait_.cancel();
+    while (keeper_running_) {
+        keeper_ended_.expires_at(net::steady_timer::time_point::max());
+        co_await keeper_ended_.async_wait(use_op);
+    }
+    if (lease_ && lease_->held()) { // the next daemon (or this one restarted) need not wait it out
+        auto released = co_await lease_->release();
+        services_.log->info(name_, released ? "lease released" : "lease not released (it runs out by itself): " +
+                                                                    released.error().message);
+    }
     close_stores();
 }
 
+void repository_job::note_lease(lease_change_kind what, std::string const& detail) {
+    using event = metrics::lease_event;
+    std::string const token = lease_ ? " (fencing token " + std::to_string(lease_->token()) + ")" : "";
+    switch (what) {
+    case lease_change_kind::taken:
+        services_.log->info(name_, "lease taken: this daemon mirrors the repository" + token);
+        services_.stats->lease_changed(name_, event::held);
+        break;
+    case lease_change_kind::taken_over:
+        services_.log->warning(name_, "lease taken over from " + detail + ", whose lease ran out" + token);
+        services_.stats->lease_changed(name_, event::taken_over);
+        break;
+    case lease_change_kind::lost:
+        services_.log->warning(name_, "lease lost to " + detail + ": this daemon writes nothing more to the mirror");
+        services_.stats->lease_changed(name_, event::lost);
+        break;
+    case lease_change_kind::released:
+        services_.log->info(name_, "lease released: " + detail);
+        services_.stats->lease_changed(name_, event::not_held);
+        break;
+    case lease_change_kind::standby:
+        if (detail != standing_by_for_)
+            services_.log->info(name_, "standing by: " + detail);
+        services_.stats->lease_changed(name_, event::not_held);
+        standing_by_for_ = detail;
+        return;
+    }
+    standing_by_for_.clear();
+}
+
+awaitable<repository_job::lease_gate> repository_job::take_lease(std::string& problem) {
+    auto const& r = repo();
+    auto const& coord = *services_.coord;
+    auto const& settings = coord.settings();
+    if (reopen_lease_) { // the mirror moved: give up the old one's lease
+        reopen_lease_ = false;
+        if (lease_ && lease_->held())
+            co_await lease_->release();
+        lease_.reset();
+        lease_store_.reset();
+        lease_checked_ = lease_probed_ = false;
+        reopen_stores_ = true; // the mirror store is wrapped anew
+    }
+    if (!lease_checked_) {
+        auto options = store_options_for(*cfg_, r.mirror, *services_.throttles);
+        options.observer = services_.stats->request_observer(name_, "coordination");
+        auto opened = store::open_store(r.mirror, store::store_role::mirror, services_.pool, options);
+        if (!opened)
+            co_return lease_gate::go; // the pass says why the mirror cannot be opened
+        lease_checked_ = true;
+        if (!(*opened)->caps().conditional_writes)
+            co_return lease_gate::go; // a folder: its lock keeps one writer, as for sync
+        lease_store_ = std::move(*opened);
+        lease_ = std::make_unique<coord::lease>(
+            *lease_store_, coord.holder(),
+            coord::lease_settings{".fdl-mirror/lease", settings.lease_duration, settings.max_clock_skew});
+        reopen_stores_ = true; // wrap the mirror store in its fence
+    }
+    if (!lease_)
+        co_return lease_gate::go;
+    if (!lease_probed_ && settings.mode != config::coordination_mode::off) {
+        auto honoured = co_await coord::honours_conditional_writes(*lease_store_, ".fdl-mirror/probe-" + coord.instance());
+        if (!honoured) {
+            problem = "mirror: cannot tell whether it honours conditional writes: " + honoured.error().message;
+            co_return lease_gate::refuse;
+        }
+        if (!*honoured && settings.mode == config::coordination_mode::leases) {
+            problem = "mirror: " + lease_store_->describe() +
+                      " does not honour conditional writes (If-None-Match and If-Match on PUT), which "
+                      "coordination: leases needs; nothing is written (use a store that does, or run one daemon "
+                      "with coordination: off)";
+            co_return lease_gate::refuse;
+        }
+        lease_probed_ = true;
+        if (!*honoured)
+            services_.log->warning(name_, "mirror: " + lease_store_->describe() +
+                                              " does not honour conditional writes: the lease is kept, but cannot "
+                                              "stop two daemons writing at once; run only one (coordination: off "
+                                              "says so and skips this check)");
+    }
+    if (!coord.assigned(name_)) {
+        if (lease_->held() && !lease_busy_) {
+            lease_busy_ = true;
+            co_await lease_->release();
+            lease_busy_ = false;
+            note_lease(lease_change_kind::released, "the repository is assigned to another daemon");
+        }
+        note_lease(lease_change_kind::standby, "the repository is assigned to another daemon");
+        co_return lease_gate::stand_by;
+    }
+    if (lease_->covers(coord.write_margin()))
+        co_return lease_gate::go; // held, and renewed by keep_lease
+    if (lease_busy_)
+        co_return lease_gate::stand_by; // a renewal in flight decides; the next poll goes on
+    bool const was_held = lease_->held();
+    lease_busy_ = true;
+    auto changed = co_await lease_->acquire_or_renew();
+    lease_busy_ = false;
+    if (!changed) {
+        problem = "mirror: " + changed.error().message;
+        co_return lease_gate::refuse;
+    }
+    switch (*changed) {
+    case coord::lease_change::taken:
+        note_lease(lease_->took_over() ? lease_change_kind::taken_over : lease_change_kind::taken,
+                   lease_->taken_from());
+        co_return lease_gate::go;
+    case coord::lease_change::renewed:
+        if (!was_held)
+            note_lease(lease_change_kind::taken, "");
+        co_return lease_gate::go;
+    case coord::lease_change::lost:
+        note_lease(lease_change_kind::lost, lease_->last_seen().holder);
+        co_return lease_gate::stand_by;
+    case coord::lease_change::held_by_other:
+    case coord::lease_change::released:
+        break;
+    }
+    note_lease(lease_change_kind::standby, "the lease is held by " + lease_->last_seen().holder);
+    co_return lease_gate::stand_by;
+}
+
+awaitable<bool> repository_job::renew_lease() {
+    lease_busy_ = true;
+    auto changed = co_await lease_->acquire_or_renew();
+    lease_busy_ = false;
+    if (!changed) {
+        if (!lease_->covers(services_.coord->write_margin()))
+            services_.log->warning(name_, "lease not renewed, and too little of it is left to write: " +
+                                              changed.error().message);
+        co_return true;
+    }
+    if (*changed != coord::lease_change::lost)
+        co_return true;
+    note_lease(lease_change_kind::lost, lease_->last_seen().holder);
+    if (in_pass_) {
+        lease_lost_in_pass_ = true;
+        cancel_pass("the lease was lost to " + lease_->last_seen().holder);
+    }
+    co_return false;
+}
+
+awaitable<void> repository_job::keep_lease() {
+    auto const& coord = *services_.coord;
+    while (!stopping_) {
+        keeper_wait_.expires_after(coord.renew_every());
+        co_await keeper_wait_.async_wait(use_op);
+        if (stopping_)
+            break;
+        if (!lease_ || !lease_->held() || lease_busy_)
+            continue;
+        if (!coord.assigned(name_) && !in_pass_) {
+            lease_busy_ = true;
+            co_await lease_->release();
+            lease_busy_ = false;
+            note_lease(lease_change_kind::released, "the repository is assigned to another daemon");
+            continue;
+        }
+        co_await renew_lease();
+    }
+}
+
 awaitable<void> repository_job::one_pass() {
+    std::string lease_refused;
+    if (services_.coord != nullptr) {
+        auto gate = co_await take_lease(lease_refused);
+        if (gate == lease_gate::stand_by)
+            co_return; // another daemon's to mirror: nothing to count
+    }
     auto const cfg = cfg_; // this pass's configuration, whatever a reload does meanwhile
     auto const& r = repo_of(*cfg, name_);
     double const started = unix_now();
@@ -210,8 +406,12 @@ awaitable<void> repository_job::one_pass() {
     std::string problem;
     auto trust = load_trust(r);
     std::optional<mirror_lock> lock; // one writer per folder mirror, as for `sync`
+    std::string lease_problem = std::move(lease_refused);
     if (!trust) {
         report.fatal = trust.error();
+    } else if (!lease_problem.empty()) {
+        report.fatal = make_error(store::store_errc::io_error, lease_problem);
+        report.io_failure = true;
     } else if (!open_stores(problem)) {
         report.fatal = make_error(store::store_errc::io_error, problem);
         report.io_failure = true;
@@ -271,6 +471,11 @@ awaitable<void> repository_job::one_pass() {
             }
             report.fatal = make_error(store::store_errc::io_error, "pass cut: " + why);
             cut_outcome = stopping_ ? std::nullopt : std::optional(pass_outcome::timeout);
+            if (std::exchange(lease_lost_in_pass_, false) && !stopping_) {
+                // Not the repository's failure: another daemon mirrors it now.
+                services_.log->warning(name_, "pass cut: " + why);
+                co_return;
+            }
             if (stopping_) { // shutdown: not the repository's failure, nothing to count
                 services_.log->warning(name_, "pass cut by shutdown; the next start goes on from here");
                 co_return;

@@ -25,6 +25,9 @@ namespace mirror::store {
 class http_store;
 class store;
 } // namespace mirror::store
+namespace mirror::coord {
+class lease;
+}
 
 namespace mirror::daemon {
 
@@ -37,7 +40,10 @@ struct job_services {
     state_dir const* state = nullptr;
     std::shared_ptr<sync::transfer_slots> transfers;
     throttle_registry* throttles = nullptr;
+    class coordinator* coord = nullptr; ///< leases and the assignment of repositories
 };
+
+enum class lease_change_kind { taken, taken_over, lost, released, standby };
 
 class repository_job {
 public:
@@ -72,6 +78,16 @@ public:
     bool in_pass() const { return in_pass_; }
 
 private:
+    /// Whether a pass may run now, as far as the repository's lease goes.
+    enum class lease_gate { go, stand_by, refuse };
+    awaitable<lease_gate> take_lease(std::string& problem);
+    /// Renews a held lease every renew_every() for as long as the job runs; cuts the pass
+    /// in hand when the lease is found lost; releases it when the repository is assigned
+    /// to another daemon.
+    awaitable<void> keep_lease();
+    /// One renewal (or release), never two at once. False when it found the lease lost.
+    awaitable<bool> renew_lease();
+    void note_lease(lease_change_kind what, std::string const& detail);
     awaitable<void> loop();
     awaitable<void> one_pass();
     /// Opens the stores when they are not open; false (and logs why) when one cannot be.
@@ -97,6 +113,18 @@ private:
     bool retired_ = false;
     bool in_pass_ = false;
     bool settings_changed_ = false; ///< run the next pass at once
+    // The lease of an S3 mirror (none for a folder mirror, which has its lock).
+    std::unique_ptr<store::store> lease_store_;
+    std::unique_ptr<coord::lease> lease_;
+    bool lease_probed_ = false;
+    bool lease_checked_ = false;   ///< whether the mirror takes a lease is known
+    bool reopen_lease_ = false;    ///< the mirror's location or settings changed
+    bool lease_busy_ = false;      ///< a lease request is in flight
+    bool lease_lost_in_pass_ = false;
+    bool keeper_running_ = false;
+    std::string standing_by_for_; ///< the holder last logged as having the lease
+    net::steady_timer keeper_wait_;
+    net::steady_timer keeper_ended_;
 
     repository_state state_;
     lag_tracker lags_;

@@ -2,6 +2,7 @@
 
 #include "daemon/build_info.hpp"
 #include "daemon/check_config.hpp"
+#include "daemon/coordinator.hpp"
 #include "daemon/log.hpp"
 #include "daemon/metrics.hpp"
 #include "daemon/notify.hpp"
@@ -12,6 +13,7 @@
 
 #include "core/catalog/catalog_reader.hpp"
 #include "core/store/blocking_pool.hpp"
+#include "core/store/open_store.hpp"
 #include "verify/sshsig.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -81,7 +83,8 @@ public:
           pool_(std::clamp<std::size_t>(std::thread::hardware_concurrency(), 2, 8)),
           stats_(build_facts{FDL_MIRROR_VERSION, verify::libssh_version(), catalog::reader_available()}),
           transfers_(std::make_shared<sync::transfer_slots>(cfg_->max_transfers)), notify_(notifier::from_environment()),
-          signals_(io_, SIGTERM, SIGINT, SIGHUP), watchdog_(io_), grace_(io_) {}
+          signals_(io_, SIGTERM, SIGINT, SIGHUP), watchdog_(io_), grace_(io_),
+          coord_(io_.get_executor(), cfg_->coordination, log_, stats_) {}
 
     int run() {
         status_sources sources{[this] { return stats_.text(); }, [this] { return ready_; }};
@@ -95,6 +98,8 @@ public:
         log_.info({}, "listening on " + cfg_->listen.host + ":" + std::to_string(server_->port()) +
                           " (/metrics, /healthz, /readyz)");
         stats_.set_repositories(infos_of(*cfg_));
+        if (!start_coordination())
+            return exit_unavailable;
         for (auto const& repo : cfg_->repositories)
             start_job(repo.name);
         wait_for_signal();
@@ -109,7 +114,35 @@ public:
 
 private:
     job_services services() {
-        return job_services{io_.get_executor(), &pool_, &stats_, &log_, &state_, transfers_, &throttles_};
+        return job_services{io_.get_executor(), &pool_, &stats_, &log_, &state_, transfers_, &throttles_, &coord_};
+    }
+
+    std::vector<std::string> names_of(config::daemon_config const& cfg) const {
+        std::vector<std::string> names;
+        for (auto const& repo : cfg.repositories)
+            names.push_back(repo.name);
+        return names;
+    }
+
+    /// The heartbeats, when the daemons share a members location. False when it cannot be
+    /// opened (a configuration the checks let through, such as credentials that are gone).
+    bool start_coordination() {
+        auto const& settings = cfg_->coordination;
+        coord_.set_repositories(names_of(*cfg_));
+        log_.info({}, "coordination: " + std::string(config::to_string(settings.mode)) + ", as '" + coord_.instance() +
+                          "' (lease " + std::to_string(settings.lease_duration.count() / 1000) + " s)" +
+                          (settings.members ? ", sharing the repositories with the daemons under " + *settings.members
+                                            : std::string()));
+        if (!settings.members)
+            return true;
+        auto options = store_options_for(*cfg_, *settings.members, throttles_);
+        auto opened = store::open_store(*settings.members, store::store_role::mirror, &pool_, options);
+        if (!opened) {
+            log_.error({}, "coordination: members: " + opened.error().message);
+            return false;
+        }
+        coord_.start(std::move(*opened));
+        return true;
     }
 
     std::string status_text() const {
@@ -237,6 +270,9 @@ private:
         auto previous = std::move(cfg_);
         cfg_ = next;
         stats_.set_repositories(infos_of(*cfg_));
+        coord_.set_repositories(names_of(*cfg_));
+        if (previous->coordination != cfg_->coordination)
+            log_.warning({}, "coordination: the new settings take effect at the next start");
         for (auto const& repo : cfg_->repositories) {
             if (auto it = jobs_.find(repo.name); it != jobs_.end()) {
                 bool const was_changed = it->second->reconfigure(cfg_);
@@ -305,6 +341,11 @@ private:
     }
 
     void finish_stopping() {
+        if (!coordination_stopped_) { // withdraw the heartbeat first: the others take over at once
+            coordination_stopped_ = true;
+            coord_.stop([this] { finish_stopping(); });
+            return;
+        }
         finished_ = true;
         grace_.cancel();
         watchdog_.cancel();
@@ -332,6 +373,8 @@ private:
     net::steady_timer watchdog_;
     std::chrono::microseconds watchdog_every_{0};
     net::steady_timer grace_;
+    coordinator coord_; ///< before the jobs, which use it
+    bool coordination_stopped_ = false;
     std::map<std::string, std::unique_ptr<repository_job>> jobs_;
     std::map<std::string, std::unique_ptr<repository_job>> retiring_; ///< removed, their pass being cut
     bool ready_ = false;

@@ -3,6 +3,7 @@
 #include "config/detail/locations.hpp"
 #include "config/units.hpp"
 
+#include <cctype>
 #include <limits>
 
 namespace mirror::config::detail {
@@ -93,6 +94,56 @@ catalog_settings read_catalogs(map_reader& top, std::filesystem::path const& bas
     return out;
 }
 
+bool is_instance_name(std::string_view name) {
+    if (name.empty() || name.size() > 64)
+        return false;
+    for (char c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-')
+            return false;
+    return true;
+}
+
+coordination_settings read_coordination(map_reader& top, std::filesystem::path const& base, problem_list& problems) {
+    coordination_settings out;
+    auto node = top.mapping("coordination");
+    if (!node)
+        return out;
+    map_reader coordination(*node, "coordination", problems);
+    out.mode = coordination
+                   .word<coordination_mode>("mode", {{"auto", coordination_mode::automatic},
+                                                     {"leases", coordination_mode::leases},
+                                                     {"off", coordination_mode::off}})
+                   .value_or(out.mode);
+    if (auto found = coordination.scalar("instance", "a name such as host-a")) {
+        if (is_instance_name(found->first))
+            out.instance = found->first;
+        else
+            problems.add(found->second, coordination.subject("instance") + " " + quote(found->first) +
+                                            " is not a name of 1 to 64 letters, digits, '.', '_' or '-'");
+    }
+    if (auto found = coordination.scalar("members", "a location")) {
+        auto location = resolve_location(found->first, location_role::mirror, base);
+        if (location.value)
+            out.members = *location.value;
+        else
+            problems.add(found->second, coordination.subject("members") + " " +
+                                            quote(shown_location(found->first)) + " " + location.why);
+    }
+    out.lease_duration = coordination.duration("lease_duration", std::chrono::seconds(10)).value_or(out.lease_duration);
+    auto skew = coordination.duration("max_clock_skew", milliseconds(0));
+    auto heartbeat = coordination.duration("heartbeat_interval", std::chrono::seconds(1));
+    out.max_clock_skew = skew.value_or(out.max_clock_skew);
+    out.heartbeat_interval = heartbeat.value_or(out.heartbeat_interval);
+    if (out.max_clock_skew > out.lease_duration / 4)
+        problems.add(node->Mark(), "coordination: max_clock_skew must be at most a quarter of lease_duration (" +
+                                       std::to_string(out.lease_duration.count() / 4000) + "s)");
+    if (out.heartbeat_interval > out.lease_duration / 2)
+        problems.add(node->Mark(), "coordination: heartbeat_interval must be at most half of lease_duration (" +
+                                       std::to_string(out.lease_duration.count() / 2000) + "s)");
+    coordination.finish();
+    return out;
+}
+
 defaults_section read_defaults(map_reader& top, std::filesystem::path const& base, problem_list& problems) {
     auto node = top.mapping("defaults");
     if (!node)
@@ -123,6 +174,7 @@ daemon_config read_daemon_config(YAML::Node const& root, std::filesystem::path c
     cfg.max_transfers = static_cast<std::uint32_t>(top.count("max_transfers", 65536).value_or(cfg.max_transfers));
     cfg.shutdown_timeout = top.duration("shutdown_timeout", milliseconds(0)).value_or(cfg.shutdown_timeout);
     cfg.catalogs = read_catalogs(top, base, problems);
+    cfg.coordination = read_coordination(top, base, problems);
     auto const defaults = read_defaults(top, base, problems);
     cfg.defaults = defaults.resolved;
     cfg.stores = read_stores(top, base);

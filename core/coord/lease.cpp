@@ -87,6 +87,7 @@ awaitable<result<lease_change>> lease::acquire_or_renew() {
     if (!there && there.error().code != store::store_errc::not_found)
         co_return there.error();
     lease_record next{holder_, 1, now + settings_.duration.count(), now};
+    took_over_ = false;
     if (!there) // never taken here: the first token
         co_return co_await write(next, std::nullopt, lease_change::taken, asked_at);
     auto current = parse_lease(there->bytes, describe());
@@ -103,7 +104,10 @@ awaitable<result<lease_change>> lease::acquire_or_renew() {
     if (!free)
         co_return lose();
     next.token = current->token + 1;
-    co_return co_await write(next, there->tag, lease_change::taken, asked_at);
+    auto outcome = co_await write(next, there->tag, lease_change::taken, asked_at);
+    took_over_ = outcome && *outcome == lease_change::taken && current->expires != 0;
+    taken_from_ = current->holder;
+    co_return outcome;
 }
 
 awaitable<result<lease_change>> lease::write(lease_record next, std::optional<std::string> if_tag,

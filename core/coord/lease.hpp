@@ -73,6 +73,11 @@ public:
     /// that moves something starts only then.
     bool covers(milliseconds margin) const;
     bool held() const { return held_; }
+    /// Whether the last `taken` was from another holder whose lease had run out (not
+    /// released, not free).
+    bool took_over() const { return took_over_; }
+    /// The holder it was taken over from, after took_over().
+    std::string const& taken_from() const { return taken_from_; }
     std::uint64_t token() const { return mine_.token; }
     /// The lease as last read or written (another holder's, when held_by_other).
     lease_record const& last_seen() const { return seen_; }
@@ -89,6 +94,8 @@ private:
     lease_settings settings_;
     lease_clock clock_;
     bool held_ = false;
+    bool took_over_ = false;
+    std::string taken_from_;
     lease_record mine_;             ///< what this holder last wrote
     lease_record seen_;             ///< what was last read or written
     std::string tag_;               ///< the store's tag of what this holder last wrote

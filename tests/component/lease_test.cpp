@@ -115,6 +115,8 @@ TEST_CASE_FIXTURE(lease_fixture, "against Ceph RGW: one holder at a time; anothe
     host_b.advance(2s);
     CHECK(changed(run_on(b.acquire_or_renew())) == lease_change::taken);
     CHECK(b.token() == 2);
+    CHECK(b.took_over());
+    CHECK(b.taken_from() == "a/1");
     CHECK(record().holder == "b/1");
     CHECK(record().token == 2);
 
@@ -130,6 +132,7 @@ TEST_CASE_FIXTURE(lease_fixture, "against Ceph RGW: one holder at a time; anothe
     CHECK(record().expires == 0);
     CHECK(changed(run_on(a.acquire_or_renew())) == lease_change::taken);
     CHECK(a.token() == 3);
+    CHECK_FALSE(a.took_over()); // released, not run out
 }
 
 TEST_CASE_FIXTURE(lease_fixture, "against Ceph RGW: a lease runs out on the holder's own clock, whatever the wall "
