@@ -154,6 +154,39 @@ repositories:
     CHECK_FALSE(cfg.repositories.at(0).settings.allowed_signers.has_value());
 }
 
+TEST_CASE("daemon config: coordination is read, and defaults to auto with a 60 s lease") {
+    auto const plain = parsed(R"(
+repositories:
+  - { name: a, origin: /srv/o, mirror: /srv/m, signatures: off }
+)");
+    CHECK(plain.coordination.mode == coordination_mode::automatic);
+    CHECK(plain.coordination.instance.empty());
+    CHECK_FALSE(plain.coordination.members.has_value());
+    CHECK(plain.coordination.lease_duration == 60s);
+    CHECK(plain.coordination.max_clock_skew == 5s);
+    CHECK(plain.coordination.heartbeat_interval == 10s);
+
+    auto const cfg = parsed(R"(
+coordination:
+  mode: leases
+  instance: host-a.example_1
+  members: s3://bucket/fdl-mirror/members/
+  lease_duration: 2m
+  max_clock_skew: 30s
+  heartbeat_interval: 20s
+repositories:
+  - { name: a, origin: /srv/o, mirror: s3://bucket/a/, signatures: off }
+)");
+    CHECK(cfg.coordination.mode == coordination_mode::leases);
+    CHECK(cfg.coordination.instance == "host-a.example_1");
+    CHECK(cfg.coordination.members == "s3://bucket/fdl-mirror/members/");
+    CHECK(cfg.coordination.lease_duration == 2min);
+    CHECK(cfg.coordination.max_clock_skew == 30s);
+    CHECK(cfg.coordination.heartbeat_interval == 20s);
+    CHECK(to_string(coordination_mode::off) == "off");
+    CHECK(to_string(coordination_mode::automatic) == "auto");
+}
+
 TEST_CASE("daemon config: a repository inherits each unset key from defaults, which inherit the built-ins") {
     auto const cfg = parsed(R"(
 defaults:
