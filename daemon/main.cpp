@@ -9,6 +9,7 @@
 #include "daemon/report_output.hpp"
 #include "daemon/service.hpp"
 #include "daemon/signature_commands.hpp"
+#include "daemon/sync_lease.hpp"
 #include "daemon/terminal_text.hpp"
 
 #include "core/store/errors.hpp"
@@ -168,7 +169,9 @@ int run_sync_command(daemon::sync_command const& cmd) {
     // once the mirror is known to hold this repository: another one gets nothing written.
     std::optional<daemon::mirror_lock> lock;
     options.before_first_write = daemon::folder_lock_step(cmd.mirror, lock);
-    auto report = run_to_completion(io, sync::run_sync(**origin, *target, options, progress.get()));
+    // Into S3, the pass holds the repository's lease, as the daemons' passes do.
+    auto report =
+        run_to_completion(io, daemon::sync_holding_lease(**origin, **mirror, *target, options, progress.get()));
     progress.reset();
     std::string out = cmd.json ? daemon::sync_json(report, cmd.origin, cmd.mirror)
                                : daemon::sync_summary(report, cmd.origin, cmd.mirror);

@@ -56,7 +56,10 @@ public:
 } // namespace
 
 fenced_store::fenced_store(std::unique_ptr<st::store> inner, lease const& held, milliseconds margin)
-    : inner_(std::move(inner)), lease_(held), margin_(margin) {}
+    : owned_(std::move(inner)), inner_(owned_.get()), lease_(held), margin_(margin) {}
+
+fenced_store::fenced_store(st::store& inner, lease const& held, milliseconds margin)
+    : inner_(&inner), lease_(held), margin_(margin) {}
 
 fenced_store::~fenced_store() = default;
 

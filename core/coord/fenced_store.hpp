@@ -22,6 +22,8 @@ class fenced_store final : public st::store {
 public:
     /// `inner` needs caps().conditional_writes; `held` is read before each write.
     fenced_store(std::unique_ptr<st::store> inner, lease const& held, milliseconds margin);
+    /// The same over a store that outlives this one.
+    fenced_store(st::store& inner, lease const& held, milliseconds margin);
     ~fenced_store() override;
 
     st::store_caps caps() const override { return inner_->caps(); }
@@ -46,7 +48,8 @@ public:
     awaitable<result<void>> write_ref(std::string key, std::string bytes, st::write_mode mode);
 
 private:
-    std::unique_ptr<st::store> inner_;
+    std::unique_ptr<st::store> owned_;
+    st::store* inner_;
     lease const& lease_;
     milliseconds margin_;
     /// Each ref key read or written: its tag, or nullopt when it was found absent.

@@ -150,6 +150,14 @@ if [ "$lost_total" -ge 1 ]; then pass; else fail "fdl_mirror_leases_lost_total o
 wait_until 60 "d2 back in the share: each daemon holds at most 5 leases, twelve in all" \
   '[ "$(holders d1 d2 d3)" = "12 4" ] || [ "$(holders d1 d2 d3)" = "12 5" ]'
 
+# A sync by hand into a mirror a daemon holds stops at once, writing nothing.
+s3_env=(env AWS_ACCESS_KEY_ID="$s3_access_key" AWS_SECRET_ACCESS_KEY="$s3_secret_key" AWS_REGION=us-east-1
+  AWS_ENDPOINT_URL="http://127.0.0.1:$s3_port")
+expect_status 3 "a sync into a mirror a daemon holds is refused" -- \
+  "${s3_env[@]}" "$FDL_MIRROR" sync "$work/origins/r03" s3://fleet/r03/ --allow-plain-http
+expect_output "fleet/r03/.fdl-mirror/lease is held by d" "the refusal names the lease and its holder"
+expect_output "nothing was written" "the refusal says nothing was written"
+
 # The origins stop: every mirror catches up.
 rm -f "$work/publishing"
 sleep 1
@@ -160,6 +168,19 @@ for d in d1 d2 d3; do
   daemon_pid=${pid[$d]} daemon_log=${log[$d]}
   stop_daemon
 done
+
+# Once the daemons released their leases on a clean stop, a sync by hand takes the lease at
+# once, and gives it back.
+"$FDL_PUBLISHER" add "$work/origins/r03" main 256 >/dev/null
+expect_status 0 "a sync takes a released lease at once" -- \
+  "${s3_env[@]}" "$FDL_MIRROR" sync "$work/origins/r03" s3://fleet/r03/ --allow-plain-http
+if [ "$(ref_at r03)" = "$(ref_of "$work/origins/r03" refs/heads/main)" ]; then pass; else
+  fail "the sync did not bring r03 up to date"; fi
+lease_after=$(curl -s --aws-sigv4 aws:amz:us-east-1:s3 --user "$s3_access_key:$s3_secret_key" \
+  -H 'x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' \
+  "http://127.0.0.1:$s3_port/fleet/r03/.fdl-mirror/lease")
+if grep -q '"holder":"sync@' <<<"$lease_after" && grep -q '"expires":0' <<<"$lease_after"; then pass; else
+  fail "the sync left the lease as $lease_after, not released by it"; fi
 
 rounds=$(grep -c '^round' "$work/samples.txt" || true)
 if [ "$rounds" -ge 50 ]; then pass; else fail "the sampler made only $rounds rounds"; fi
