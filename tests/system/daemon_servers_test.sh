@@ -58,6 +58,17 @@ expect_metric 'fdl_mirror_requests_total{repo="served",store="mirror",method="PU
   "the mirror's files written with PUT, 200"
 expect_series 'fdl_mirror_request_errors_total{repo="served"}' == 0 "no request failed"
 expect_metric 'fdl_mirror_pending_files{repo="served"}' == 0 "nothing pending"
+# The repository's lease (docs/operations.md, "Running several instances"): RGW honours
+# conditional writes; s3rver does not, which coordination: auto says and goes on with.
+expect_metric 'fdl_mirror_lease_held{repo="served"}' == 1 "the daemon holds the repository's lease"
+if [ "${FDL_TEST_S3_SERVER:-s3rver}" = rgw ]; then
+  [ "$(log_lines_with 0 repo=served 'lease taken')" -eq 1 ] && pass || fail "RGW: the lease taken, once"
+  [ "$(log_lines_with 0 'does not honour conditional writes')" -eq 0 ] && pass ||
+    fail "RGW: taken for a store that ignores conditional writes"
+else
+  [ "$(log_lines_with 0 repo=served 'does not honour conditional writes')" -eq 1 ] && pass ||
+    fail "s3rver: no warning that it ignores conditional writes"
+fi
 
 # --- a new version follows ------------------------------------------------------------------------
 stage "$origin"
@@ -105,4 +116,16 @@ expect_metric 'fdl_mirror_origin_up{repo="served"}' == 1 "origin_up back to 1"
 stop_daemon TERM 10
 expect_clean_exit "SIGTERM"
 verify_mirror "the S3 mirror verifies at the end"
+
+# --- coordination: leases refuses a store that ignores conditional writes -----------------------------
+if [ "${FDL_TEST_S3_SERVER:-s3rver}" != rgw ]; then
+  sed 's/^defaults:/coordination: { mode: leases }\ndefaults:/' "$work/mirror.yaml" >"$work/leases.yaml"
+  "$FDL_PUBLISHER" add "$origin" main 500 >/dev/null
+  start_daemon "$work/leases.yaml"
+  wait_for_metric 'fdl_mirror_passes_total{repo="served",result="failed"}' '>=' 1 20 "the pass fails"
+  expect_metric 'fdl_mirror_copied_files_total{repo="served"}' == 0 "nothing copied"
+  wait_for_log 5 "the refusal names the store and the reason" 0 repo=served \
+    's3://mirror/lake/ does not honour conditional writes (If-None-Match and If-Match on PUT), which coordination: leases needs'
+  stop_daemon TERM 10
+fi
 finish
