@@ -123,8 +123,11 @@ wait_until $((3 * lease_seconds)) "d2 and d3 hold all twelve leases after d1 was
   '[ "$(holders d2 d3)" = "12 6" ] || [ "$(holders d2 d3)" = "12 7" ]'
 took=$(seconds_since "$start")
 echo "taken over $took s after kill -9"
-if less_than "$took" $((lease_seconds + lease_seconds + 5)); then pass; else
-  fail "the takeover took $took s, more than a heartbeat's expiry and a lease plus a few seconds"; fi
+# The documented bound: a lease (the heartbeat lasts as long), the clock skew allowed, a
+# heartbeat interval, a poll interval; plus 4 s for the passes' first requests on a busy
+# machine.
+bound=$((lease_seconds + 1 + 2 + 1 + 4))
+if less_than "$took" "$bound"; then pass; else fail "the takeover took $took s, more than $bound s"; fi
 
 # d1 comes back: the work is spread again.
 start_named d1
@@ -137,7 +140,9 @@ kill -STOP "${pid[d2]}"
 start=$EPOCHREALTIME
 wait_until $((3 * lease_seconds)) "d1 and d3 hold all twelve leases while d2 is stopped" \
   '[ "$(holders d1 d3)" = "12 6" ] || [ "$(holders d1 d3)" = "12 7" ]'
-echo "taken over $(seconds_since "$start") s after SIGSTOP"
+took=$(seconds_since "$start")
+echo "taken over $took s after SIGSTOP"
+if less_than "$took" "$bound"; then pass; else fail "the takeover after SIGSTOP took $took s, more than $bound s"; fi
 sleep 2
 kill -CONT "${pid[d2]}"
 wait_until 15 "d2, resumed, logs that it lost leases" \
