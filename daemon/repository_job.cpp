@@ -261,6 +261,8 @@ awaitable<repository_job::lease_gate> repository_job::take_lease(std::string& pr
     auto const& coord = *services_.coord;
     auto const& settings = coord.settings();
     if (reopen_lease_) { // the mirror moved: give up the old one's lease
+        if (lease_busy_)
+            co_return lease_gate::stand_by; // a renewal is using it: the next poll does this
         reopen_lease_ = false;
         if (lease_ && lease_->held())
             co_await lease_->release();
@@ -430,6 +432,7 @@ awaitable<void> repository_job::one_pass() {
         // The pass runs as its own coroutine, so that a deadline or a shutdown can cut it
         // (cancellation ends it at its next operation); this one waits for it to end.
         in_pass_ = true;
+        lease_lost_in_pass_ = false;
         cut_reason_.clear();
         std::optional<sync::sync_report> finished;
         std::exception_ptr failure;
