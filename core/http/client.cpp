@@ -1,6 +1,7 @@
 #include "core/http/client.hpp"
 
 #include "core/http/redirects.hpp"
+#include "core/http/status.hpp"
 #include "core/store/errors.hpp"
 
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -35,19 +36,6 @@ std::optional<std::string> response_head::header(std::string_view lower_case_nam
         if (name == lower_case_name)
             return value;
     return std::nullopt;
-}
-
-error status_error(unsigned status, std::string const& what) {
-    std::string message = what + ": HTTP " + std::to_string(status);
-    if (status == 404 || status == 410)
-        return make_error(store::store_errc::not_found, message + " (not found)");
-    if (status == 401 || status == 403)
-        return make_error(store::store_errc::access_denied, message + " (access denied)");
-    if (status == 501) // Not Implemented: the server does not do this, and will not on a retry
-        return make_error(store::store_errc::unsupported, message + " (not implemented by the server)");
-    if (status == 408 || status == 429 || (status >= 500 && status < 600))
-        return make_error(store::store_errc::transient, message);
-    return make_error(store::store_errc::rejected, message);
 }
 
 namespace {
@@ -124,9 +112,6 @@ std::string pool_key_of(location const& where, bool public_only) {
     return where.scheme() + "://" + where.host + ":" + where.port + (public_only ? " public" : "");
 }
 
-bool is_redirect(unsigned status) {
-    return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
-}
 
 std::string lower(std::string_view text) {
     std::string out(text);
@@ -346,9 +331,9 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
                                   outcome.failure);
 
     auto const& message = parser.get();
-    // Beast reads any three digits; HTTP defines 100 to 599. Anything else ("002", "999")
-    // is a malformed answer, and the connection is not trusted with another request.
-    if (message.result_int() < 100 || message.result_int() > 599) {
+    // Beast reads any three digits ("002", "999"): a malformed answer, and the connection
+    // is not trusted with another request.
+    if (!is_http_status(message.result_int())) {
         outcome.failure = request_failure::protocol;
         co_return make_error(store::store_errc::transient,
                              what + ": a malformed answer (status " + std::to_string(message.result_int()) +

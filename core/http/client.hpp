@@ -4,6 +4,7 @@
 // deadline on every step, redirects followed with care, transient failures retried with
 // backoff and jitter, and bodies streamed with their length checked.
 
+#include "core/http/status.hpp"
 #include "core/http/url.hpp"
 #include "core/net.hpp"
 #include "core/store/request_observer.hpp"
@@ -113,11 +114,5 @@ private:
     struct impl;
     std::unique_ptr<impl> impl_;
 };
-
-/// The store error a final status means: 404 and 410 not_found, 401 and 403
-/// access_denied, 501 unsupported, 408, 429 and other 5xx transient, other statuses
-/// rejected. `what` names the
-/// object. Not for 2xx or 304.
-error status_error(unsigned status, std::string const& what);
 
 } // namespace mirror::http
