@@ -289,7 +289,8 @@ awaitable<repository_job::lease_gate> repository_job::take_lease(std::string& pr
     if (!lease_)
         co_return lease_gate::go;
     if (!lease_probed_ && settings.mode != config::coordination_mode::off) {
-        auto honoured = co_await coord::honours_conditional_writes(*lease_store_, ".fdl-mirror/probe-" + coord.instance());
+        std::string probe_key = ".fdl-mirror/probe-" + coord.instance(); // this daemon's own
+        auto honoured = co_await coord::honours_conditional_writes(*lease_store_, probe_key);
         if (!honoured) {
             problem = "mirror: cannot tell whether it honours conditional writes: " + honoured.error().message;
             co_return lease_gate::refuse;
