@@ -1,5 +1,7 @@
 #include "daemon/metrics.hpp"
 
+#include "daemon/process_metrics.hpp"
+
 #include "core/sync/errors.hpp"
 #include "verify/errors.hpp"
 
@@ -154,6 +156,17 @@ struct metrics::impl {
                                       .Help("Repositories in the configuration")
                                       .Register(*registry);
     Gauge& repository_count = repositories.Add({});
+    // The process's own, under the names every Prometheus client library uses.
+    Gauge& process_start = single_gauge("process_start_time_seconds", "Start time of the process since unix epoch in seconds");
+    Counter& process_cpu = prometheus::BuildCounter()
+                               .Name("process_cpu_seconds_total")
+                               .Help("Total user and system CPU time spent in seconds")
+                               .Register(*registry)
+                               .Add({});
+    Gauge& process_resident = single_gauge("process_resident_memory_bytes", "Resident memory size in bytes");
+    Gauge& process_virtual = single_gauge("process_virtual_memory_bytes", "Virtual memory size in bytes");
+    Gauge& process_open_fds = single_gauge("process_open_fds", "Number of open file descriptors");
+    Gauge& process_max_fds = single_gauge("process_max_fds", "Maximum number of open file descriptors");
     Family<Gauge>& interval = gauge("fdl_mirror_interval_seconds", "Configured time between two passes");
     Family<Gauge>& last_success =
         gauge("fdl_mirror_last_success_timestamp_seconds", "When a pass last completed (held versions included); 0: never");
@@ -221,6 +234,22 @@ struct metrics::impl {
             counted->cut_loose(); // observers may outlive the registry
     }
 
+    Gauge& single_gauge(char const* name, char const* help) {
+        return prometheus::BuildGauge().Name(name).Help(help).Register(*registry).Add({});
+    }
+    /// Reads /proc into the process_* series (at each scrape).
+    void sample_process() {
+        auto now = daemon::sample_process();
+        if (!now)
+            return;
+        process_start.Set(now->start_time_seconds);
+        if (now->cpu_seconds > process_cpu.Value())
+            process_cpu.Increment(now->cpu_seconds - process_cpu.Value());
+        process_resident.Set(now->resident_bytes);
+        process_virtual.Set(now->virtual_bytes);
+        process_open_fds.Set(now->open_fds);
+        process_max_fds.Set(now->max_fds);
+    }
     Family<Gauge>& gauge(char const* name, char const* help) {
         return prometheus::BuildGauge().Name(name).Help(help).Register(*registry);
     }
@@ -311,8 +340,12 @@ struct metrics::impl {
 
 metrics::metrics(build_facts facts) : impl_(std::make_unique<impl>()) {
     impl_->build_info
-        .Add({{"version", facts.version}, {"libssh", facts.libssh}, {"duckdb", facts.duckdb ? "yes" : "no"}})
+        .Add({{"version", facts.version},
+              {"libssh", facts.libssh},
+              {"duckdb", facts.duckdb ? "yes" : "no"},
+              {"openssl", facts.openssl}})
         .Set(1);
+    impl_->sample_process();
 }
 
 metrics::~metrics() = default;
@@ -446,6 +479,7 @@ std::shared_ptr<store::request_observer> metrics::request_observer(std::string c
 }
 
 std::string metrics::text() const {
+    impl_->sample_process();
     std::ostringstream out;
     prometheus::TextSerializer().Serialize(out, impl_->registry->Collect());
     return out.str();

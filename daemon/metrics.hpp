@@ -20,6 +20,7 @@ struct build_facts {
     std::string version;
     std::string libssh; ///< "0.12.2"
     bool duckdb = false;
+    std::string openssl; ///< "3.0.17": the library loaded, not the headers built against
 };
 
 /// A repository as the metrics know it.

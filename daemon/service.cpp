@@ -17,6 +17,8 @@
 #include "verify/sshsig.hpp"
 
 #include <boost/asio/io_context.hpp>
+
+#include <openssl/crypto.h>
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -81,7 +83,8 @@ public:
     service(config_ptr cfg, state_dir state)
         : cfg_(std::move(cfg)), log_(cfg_->log), state_(std::move(state)),
           pool_(std::clamp<std::size_t>(std::thread::hardware_concurrency(), 2, 8)),
-          stats_(build_facts{FDL_MIRROR_VERSION, verify::libssh_version(), catalog::reader_available()}),
+          stats_(build_facts{FDL_MIRROR_VERSION, verify::libssh_version(), catalog::reader_available(),
+                             OpenSSL_version(OPENSSL_VERSION_STRING)}),
           transfers_(std::make_shared<sync::transfer_slots>(cfg_->max_transfers)), notify_(notifier::from_environment()),
           signals_(io_, SIGTERM, SIGINT, SIGHUP), watchdog_(io_), grace_(io_),
           coord_(io_.get_executor(), cfg_->coordination, log_, stats_) {}

@@ -9,6 +9,8 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
+
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -62,10 +64,10 @@ void some_traffic(store::request_observer& seen) {
 } // namespace
 
 TEST_CASE("declared repositories get every watched series at 0, and build_info says what the build is") {
-    daemon::metrics m({"0.1.0", "0.12.2", true});
+    daemon::metrics m({"0.1.0", "0.12.2", true, "3.0.17"});
     m.set_repositories({{"population", 60}, {"towns", 300}});
     auto text = m.text();
-    CHECK(has_line(text, R"(fdl_mirror_build_info{duckdb="yes",libssh="0.12.2",version="0.1.0"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_build_info{duckdb="yes",libssh="0.12.2",openssl="3.0.17",version="0.1.0"} 1)"));
     CHECK(has_line(text, "fdl_mirror_repositories 2"));
     CHECK(has_line(text, R"(fdl_mirror_interval_seconds{repo="population"} 60)"));
     CHECK(has_line(text, R"(fdl_mirror_last_success_timestamp_seconds{repo="towns"} 0)"));
@@ -217,6 +219,36 @@ TEST_CASE("a reload keeps the counters of unchanged repositories and drops those
     CHECK(has_line(text, R"(fdl_mirror_interval_seconds{repo="population"} 120)"));
     CHECK(has_line(text, R"(fdl_mirror_passes_total{repo="population",result="held"} 1)"));
     CHECK(text.find(R"(repo="towns")") == std::string::npos);
+}
+
+TEST_CASE("the process's own series, as Prometheus clients name them, and the libraries in build_info") {
+    daemon::metrics m({"0.1.0", "0.12.2", true, "3.0.17"});
+    auto const before = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    auto text = m.text();
+    CHECK(has_line(text, R"(fdl_mirror_build_info{duckdb="yes",libssh="0.12.2",openssl="3.0.17",version="0.1.0"} 1)"));
+    auto value_of = [&](std::string const& name) {
+        auto at = text.find("\n" + name + " ");
+        REQUIRE_MESSAGE(at != std::string::npos, name);
+        return std::stod(text.substr(at + name.size() + 2));
+    };
+    // This test's process started before this test, and not before the host did.
+    double const started = value_of("process_start_time_seconds");
+    CHECK(started <= before + 1);
+    CHECK(started > before - 24 * 3600.0 * 365);
+    CHECK(value_of("process_resident_memory_bytes") > 1024 * 1024);
+    CHECK(value_of("process_virtual_memory_bytes") >= value_of("process_resident_memory_bytes"));
+    CHECK(value_of("process_open_fds") >= 3); // at least stdin, stdout, stderr
+    CHECK(value_of("process_max_fds") >= value_of("process_open_fds"));
+    double const cpu = value_of("process_cpu_seconds_total");
+    CHECK(cpu > 0);
+    // CPU time only grows: burn some, and see it counted at the next scrape.
+    volatile double sink = 0;
+    auto const until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+    while (std::chrono::steady_clock::now() < until)
+        sink = sink + 1;
+    text = m.text();
+    CHECK(value_of("process_cpu_seconds_total") > cpu);
+    CHECK(value_of("process_start_time_seconds") == doctest::Approx(started));
 }
 
 TEST_CASE("promtool check metrics accepts the exposition") {
