@@ -64,7 +64,8 @@ config::repository_config const& repo_of(config::daemon_config const& cfg, std::
 repository_job::repository_job(job_services services, std::shared_ptr<config::daemon_config const> cfg,
                                std::string name)
     : services_(std::move(services)), cfg_(std::move(cfg)), name_(std::move(name)), wait_(services_.executor),
-      keeper_wait_(services_.executor), keeper_ended_(services_.executor), random_(std::random_device{}()) {}
+      keeper_wait_(services_.executor), keeper_ended_(services_.executor), random_(std::random_device{}()),
+      configured_at_(unix_now()) {}
 
 repository_job::~repository_job() = default;
 
@@ -123,6 +124,19 @@ bool repository_job::reconfigure(std::shared_ptr<config::daemon_config const> cf
                                         : "configuration changed: a pass starts now");
     wait_.cancel();
     return true;
+}
+
+std::string repository_job::unready_reason(double now) const {
+    if (state_.last_success > 0 || !standing_by_for_.empty())
+        return {}; // it completed a pass once (this run or an earlier one), or another daemon mirrors it
+    double const grace = std::chrono::duration<double>(repo().settings.pass_timeout).count();
+    if (now - configured_at_ < grace)
+        return {}; // its first pass may still be running
+    std::string why = name_ + ": no pass completed in the " + std::to_string(static_cast<long long>(now - configured_at_)) +
+                      " s since it was configured";
+    if (!last_error_.empty())
+        why += "; last error: " + last_error_;
+    return why;
 }
 
 void repository_job::retire() {
@@ -508,9 +522,16 @@ awaitable<void> repository_job::one_pass() {
     if (pass.outcome == pass_outcome::ok || pass.outcome == pass_outcome::held) {
         state_.last_success = ended;
         state_.consecutive_failures = 0;
+        last_error_.clear();
     } else {
+        last_error_ = report.fatal ? report.fatal->message : std::string(to_string(pass.outcome));
         state_.consecutive_failures += 1;
         reopen_stores_ = true; // broken connections, expired credentials: start afresh (the cache is kept)
+        if (lease_ && !lease_->held() && !lease_busy_) { // the lease's store too, unless it holds the lease
+            lease_.reset();
+            lease_store_.reset();
+            lease_checked_ = lease_probed_ = false;
+        }
     }
     save_state();
 }

@@ -76,6 +76,11 @@ public:
     /// failure. `why` is logged.
     void cancel_pass(std::string why);
     bool in_pass() const { return in_pass_; }
+    /// Why this repository makes the daemon unready at `now` (unix seconds), "" when it
+    /// does not: it has never completed a pass (in this run or, by its state file, an
+    /// earlier one), was configured longer ago than its pass_timeout, and is not another
+    /// daemon's to mirror. Names the repository and its last error.
+    std::string unready_reason(double now) const;
 
 private:
     /// Whether a pass may run now, as far as the repository's lease goes.
@@ -129,6 +134,8 @@ private:
     repository_state state_;
     lag_tracker lags_;
     std::mt19937_64 random_;
+    double configured_at_ = 0; ///< unix seconds: when this job was made (start, or the reload that added it)
+    std::string last_error_;   ///< why the last pass failed; "" after one that completed
 };
 
 } // namespace mirror::daemon

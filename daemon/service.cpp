@@ -90,7 +90,7 @@ public:
           coord_(io_.get_executor(), cfg_->coordination, log_, stats_) {}
 
     int run() {
-        status_sources sources{[this] { return stats_.text(); }, [this] { return ready_; }};
+        status_sources sources{[this] { return stats_.text(); }, [this] { return not_ready(); }};
         auto bound = status_server::bind(io_.get_executor(), cfg_->listen, std::move(sources));
         if (!bound) {
             log_.error({}, "cannot listen on " + config::to_string(cfg_->listen) + ": " + bound.error().message);
@@ -146,6 +146,20 @@ private:
         }
         coord_.start(std::move(*opened));
         return true;
+    }
+
+    /// What /readyz says (docs/operations.md, "Health and readiness"): "" once started and
+    /// while every repository has completed a pass or is within its grace.
+    std::string not_ready() const {
+        if (!ready_)
+            return stopping_ ? "stopping" : "starting";
+        double const now =
+            std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+        std::string out;
+        for (auto const& [name, job] : jobs_)
+            if (auto why = job->unready_reason(now); !why.empty())
+                out += (out.empty() ? "" : "\n") + why;
+        return out;
     }
 
     std::string status_text() const {

@@ -44,9 +44,9 @@ bhttp::response<bhttp::string_body> answer(bhttp::request<bhttp::empty_body> con
         out.result(bhttp::status::ok);
         out.body() = "ok\n";
     } else if (target == "/readyz") {
-        bool ready = sources.ready && sources.ready();
-        out.result(ready ? bhttp::status::ok : bhttp::status::service_unavailable);
-        out.body() = ready ? "ready\n" : "not ready\n";
+        std::string why = sources.not_ready ? sources.not_ready() : std::string("no readiness source");
+        out.result(why.empty() ? bhttp::status::ok : bhttp::status::service_unavailable);
+        out.body() = why.empty() ? "ready\n" : "not ready: " + why + "\n";
     } else {
         out.result(bhttp::status::not_found);
         out.body() = "fdl-mirror serves /metrics, /healthz and /readyz\n";

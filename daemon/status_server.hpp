@@ -19,7 +19,8 @@ namespace mirror::daemon {
 /// What the server shows, asked for at each request (on the I/O thread).
 struct status_sources {
     std::function<std::string()> metrics; ///< the text exposition
-    std::function<bool()> ready;          ///< what /readyz says
+    /// What /readyz says: "" when ready (200), else why not (503, the text as the body).
+    std::function<std::string()> not_ready;
 };
 
 class status_server {

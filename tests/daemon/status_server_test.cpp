@@ -39,7 +39,7 @@ struct running_server {
     running_server() {
         auto bound = daemon::status_server::bind(io.get_executor(), {"127.0.0.1", 0},
                                                  {[] { return std::string("fdl_mirror_repositories 2\n"); },
-                                                  [this] { return ready; }});
+                                                  [this] { return ready ? std::string() : std::string("starting"); }});
         REQUIRE(bound);
         server = std::move(*bound);
         server->start();
@@ -65,7 +65,9 @@ TEST_CASE("the status server serves /metrics, /healthz and /readyz, and nothing 
     CHECK(metrics.find("Content-Type: text/plain; version=0.0.4") != std::string::npos);
     CHECK(metrics.ends_with("\r\n\r\nfdl_mirror_repositories 2\n"));
     CHECK(s.get("/healthz").starts_with("HTTP/1.1 200"));
-    CHECK(s.get("/readyz").starts_with("HTTP/1.1 503"));
+    auto unready = s.get("/readyz");
+    CHECK(unready.starts_with("HTTP/1.1 503"));
+    CHECK(unready.ends_with("\r\n\r\nnot ready: starting\n")); // the reason, as the source gives it
     net::post(s.io, [&] { s.ready = true; });
     CHECK(s.get("/readyz?verbose").starts_with("HTTP/1.1 200"));
     CHECK(s.get("/").starts_with("HTTP/1.1 404"));

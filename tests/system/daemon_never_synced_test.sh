@@ -1,0 +1,103 @@
+# A repository that never succeeds (issue 17): an S3 mirror whose credentials are wrong, so
+# every pass fails from the first. Before, last_success stayed 0 (which FdlMirrorStale leaves
+# out), no ref series appeared (FdlMirrorBehind), the origin was fine (OriginUnreachable),
+# /readyz said ready, and nothing paged. Now: /readyz answers 503 naming the repository once
+# its grace (its pass_timeout) is over, /healthz stays 200, and the shipped rules fire
+# FdlMirrorPassesFailing on the series the real daemon emitted (twenty scrapes, taken as a
+# minute apart). Fixed credentials: the next pass succeeds and /readyz is 200 again.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/daemon_lib.sh"
+
+"$FDL_PUBLISHER" sample "$work/origin" >/dev/null
+start_s3 mirror
+unset AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_SESSION_TOKEN AWS_PROFILE AWS_REGION AWS_DEFAULT_REGION \
+  AWS_ENDPOINT_URL AWS_ENDPOINT_URL_S3 AWS_CONFIG_FILE AWS_SHARED_CREDENTIALS_FILE
+export HOME=$work
+cp "$work/s3-credentials" "$work/good-credentials"
+printf 'access_key_id = NOBODY\nsecret_access_key = WRONG\n' >"$work/s3-credentials"
+
+cat >"$work/mirror.yaml" <<YAML
+listen: 127.0.0.1:0
+state_dir: $work/state
+defaults: { interval: 1s, jitter: 0%, signatures: off, backoff_max: 1s, pass_timeout: 3s }
+repositories:
+  - { name: population, origin: $work/origin, mirror: s3://mirror/population/ }
+stores:
+  - match: s3://mirror/
+    endpoint: http://127.0.0.1:$s3_port
+    region: us-east-1
+    addressing: path
+    credentials_file: $work/s3-credentials
+    allow_plain_http: true
+YAML
+
+start_daemon "$work/mirror.yaml"
+wait_for_metric 'fdl_mirror_passes_total{repo="population",result="failed"}' '>=' 1 20 "the first pass fails"
+# Within its grace (pass_timeout, 3 s here) a repository that never completed a pass does
+# not make the daemon unready; past it, it does, and /readyz says which and why.
+wait_until 10 "/readyz answers 503 past the grace" '[ "$(http_status /readyz)" = 503 ]'
+curl -s --max-time 5 "$(url /readyz)" >"$work/readyz.txt" || true
+grep -q 'population: no pass completed' "$work/readyz.txt" && pass ||
+  fail "/readyz does not name the repository: $(cat "$work/readyz.txt")"
+grep -q 'last error: mirror: .*403 InvalidAccessKeyId' "$work/readyz.txt" && pass ||
+  fail "/readyz does not give the last error: $(cat "$work/readyz.txt")"
+[ "$(http_status /healthz)" = 200 ] && pass || fail "/healthz is not 200 while the daemon runs"
+
+# Twenty scrapes, about a second apart, become twenty minutes of samples for promtool.
+failed=() ok=() success=()
+for i in $(seq 1 20); do
+  scrape
+  failed+=("$(metric 'fdl_mirror_passes_total{repo="population",result="failed"}')")
+  ok+=("$(metric 'fdl_mirror_passes_total{repo="population",result="ok"}')")
+  success+=("$(metric 'fdl_mirror_last_success_timestamp_seconds{repo="population"}')")
+  sleep 1
+done
+echo "failed passes at each scrape: ${failed[*]}"
+[ "${failed[19]}" -gt "${failed[0]}" ] && pass || fail "the failed passes did not grow: ${failed[*]}"
+[ "$(printf '%s\n' "${success[@]}" | sort -u)" = 0 ] && pass || fail "last_success was not 0 throughout: ${success[*]}"
+mkdir -p "$work/alerts"
+cat >"$work/alerts/never.test.yml" <<YAML
+rule_files:
+  - $SOURCE_DIR/systemd/fdl-mirror.rules.yml
+evaluation_interval: 1m
+tests:
+  - interval: 1m
+    input_series:
+      - series: 'fdl_mirror_passes_total{job="fdl-mirror",instance="mirror-1:9464",repo="population",result="failed"}'
+        values: '${failed[*]}'
+      - series: 'fdl_mirror_passes_total{job="fdl-mirror",instance="mirror-1:9464",repo="population",result="ok"}'
+        values: '${ok[*]}'
+      - series: 'fdl_mirror_last_success_timestamp_seconds{job="fdl-mirror",instance="mirror-1:9464",repo="population"}'
+        values: '${success[*]}'
+      - series: 'fdl_mirror_interval_seconds{job="fdl-mirror",instance="mirror-1:9464",repo="population"}'
+        values: '1x19'
+    alert_rule_test:
+      - eval_time: 19m
+        alertname: FdlMirrorStale
+        exp_alerts: []          # never succeeded: left out, as before
+      - eval_time: 19m
+        alertname: FdlMirrorPassesFailing
+        exp_alerts:
+          - exp_labels:
+              severity: warning
+              job: fdl-mirror
+              instance: mirror-1:9464
+              repo: population
+            exp_annotations:
+              summary: "fdl-mirror: every pass of population failed for 30 minutes"
+              description: "Every pass of repository population on mirror-1:9464 in the last 30 minutes failed or timed out, and none completed: the mirror is not kept up to date, and may never have been."
+              runbook_url: docs/operations.md#fdlmirrorpassesfailing
+YAML
+promtool=$(find_promtool)
+[ -n "$promtool" ] || { fail "promtool not found: run scripts/setup"; finish; }
+expect_status 0 "the shipped rules fire FdlMirrorPassesFailing on the real daemon's failures" -- \
+  "$promtool" test rules "$work/alerts/never.test.yml"
+
+# The credentials fixed: the next pass reads them anew (after a failed pass, every store of
+# the repository is opened again), and the daemon is ready again.
+cp "$work/good-credentials" "$work/s3-credentials"
+wait_for_metric 'fdl_mirror_passes_total{repo="population",result="ok"}' '>=' 1 30 "a pass succeeds with the right keys"
+wait_until 10 "/readyz answers 200 again" '[ "$(http_status /readyz)" = 200 ]'
+stop_daemon TERM 10
+expect_clean_exit "SIGTERM"
+finish
