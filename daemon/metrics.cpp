@@ -156,6 +156,10 @@ struct metrics::impl {
                                       .Help("Repositories in the configuration")
                                       .Register(*registry);
     Gauge& repository_count = repositories.Add({});
+    Gauge& reload_success = single_gauge("fdl_mirror_config_reload_success",
+                                         "1 when the last reload (SIGHUP) was applied, or none was asked; 0 when refused");
+    Gauge& reload_time =
+        single_gauge("fdl_mirror_config_reload_timestamp_seconds", "When the last reload was asked (unix seconds); 0: none");
     // The process's own, under the names every Prometheus client library uses.
     Gauge& process_start = single_gauge("process_start_time_seconds", "Start time of the process since unix epoch in seconds");
     Counter& process_cpu = prometheus::BuildCounter()
@@ -346,6 +350,12 @@ metrics::metrics(build_facts facts) : impl_(std::make_unique<impl>()) {
               {"openssl", facts.openssl}})
         .Set(1);
     impl_->sample_process();
+    impl_->reload_success.Set(1); // the configuration in force is the file's, as read at start
+}
+
+void metrics::reload_finished(bool applied, double when) {
+    impl_->reload_success.Set(applied ? 1 : 0);
+    impl_->reload_time.Set(when);
 }
 
 metrics::~metrics() = default;

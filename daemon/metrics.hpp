@@ -56,6 +56,9 @@ public:
     /// What became of `repo`'s lease (docs/operations.md, "Running several instances").
     enum class lease_event { held, not_held, taken_over, lost };
     void lease_changed(std::string const& repo, lease_event event);
+    /// A reload (SIGHUP) at `when` (unix seconds) was applied, or refused (the old
+    /// configuration runs on).
+    void reload_finished(bool applied, double when);
     /// How many daemons share the repositories, as this one last saw (1 when alone).
     void set_members(std::size_t live);
     /// The times a previous run of the daemon recorded for `repo` (its state file), so that

@@ -57,6 +57,10 @@ std::variant<config_ptr, std::vector<std::string>> load_checked(std::string cons
     return std::make_shared<config::daemon_config const>(std::move(*loaded));
 }
 
+double unix_seconds() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 std::vector<repository_info> infos_of(config::daemon_config const& cfg) {
     std::vector<repository_info> out;
     for (auto const& repo : cfg.repositories)
@@ -153,8 +157,7 @@ private:
     std::string not_ready() const {
         if (!ready_)
             return stopping_ ? "stopping" : "starting";
-        double const now =
-            std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+        double const now = unix_seconds();
         std::string out;
         for (auto const& [name, job] : jobs_)
             if (auto why = job->unready_reason(now); !why.empty())
@@ -251,10 +254,12 @@ private:
         if (auto const* problems = std::get_if<std::vector<std::string>>(&loaded)) {
             for (auto const& problem : *problems)
                 log_.error({}, "reload refused, the running configuration stays: " + problem);
+            stats_.reload_finished(false, unix_seconds());
             tell_systemd("READY=1\nSTATUS=reload refused; " + status_text());
             return;
         }
         apply(std::get<config_ptr>(loaded));
+        stats_.reload_finished(true, unix_seconds());
         tell_systemd("READY=1\nSTATUS=" + status_text());
     }
 

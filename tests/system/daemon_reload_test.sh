@@ -20,6 +20,9 @@ start_daemon "$work/mirror.yaml"
 wait_for_metric 'fdl_mirror_ref_in_sync{repo="alpha",ref="refs/heads/main"}' == 1 30 "alpha mirrored"
 wait_for_metric 'fdl_mirror_ref_in_sync{repo="beta",ref="refs/heads/main"}' == 1 30 "beta mirrored"
 expect_metric 'fdl_mirror_repositories' == 2 "two repositories at start"
+# The reload outcome series exist from the start: 1 (the running configuration is the file's).
+expect_metric 'fdl_mirror_config_reload_success' == 1 "reload success 1 at start"
+expect_metric 'fdl_mirror_config_reload_timestamp_seconds' == 0 "no reload yet"
 
 # --- a broken file: refused, the old configuration runs on ---------------------------------------
 # gamma added, with an interval that is not a duration: its value is at column 15.
@@ -32,6 +35,11 @@ kill -HUP "$daemon_pid"
 wait_for_log 10 "the refused reload logged as an error naming the problem at file:line:col" "$lines" \
   '<3>' 'reload refused' "$work/mirror.yaml:$bad_line:15: " "interval 'soon'"
 running "$daemon_pid" && pass || fail "the daemon exited on a broken configuration"
+scrape
+expect_metric 'fdl_mirror_config_reload_success' == 0 "a refused reload sets the success gauge to 0"
+refused_at=$(metric 'fdl_mirror_config_reload_timestamp_seconds')
+less_than "$(awk -v t="$refused_at" 'BEGIN { print (systime() - t) }')" 30 && pass ||
+  fail "the reload timestamp $refused_at is not the refused reload's"
 [ "$(http_status /readyz)" = 200 ] && pass || fail "/readyz is not 200 after a refused reload"
 wait_for_metric 'fdl_mirror_passes_total{repo="alpha",result="ok"}' '>' "$ok" 10 "alpha's passes go on"
 scrape
@@ -56,6 +64,8 @@ expect_metric 'fdl_mirror_passes_total{repo="gamma",result="failed"}' == 0 "the 
 expect_status 0 "the added repository's mirror is consistent" -- "$FDL_MIRROR" verify "$work/gamma-mirror"
 wait_for_series '{repo="beta"}' 0 10 "the removed repository loses every series"
 [ "$(log_lines_with "$lines" 'reload refused')" -eq 0 ] && pass || fail "the good file was refused: $(tail -n 5 "$daemon_log")"
+expect_metric 'fdl_mirror_config_reload_success' == 1 "a good reload sets the success gauge back to 1"
+expect_metric 'fdl_mirror_config_reload_timestamp_seconds' '>=' "$refused_at" "the good reload's time"
 # alpha was not disturbed: its counters go on from where they were, its passes too.
 expect_metric 'fdl_mirror_passes_total{repo="alpha",result="ok"}' '>=' "$alpha_ok" "alpha's counters kept"
 expect_metric 'fdl_mirror_copied_files_total{repo="alpha"}' == "$alpha_files" "alpha's traffic counter kept"
