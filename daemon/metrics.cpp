@@ -42,7 +42,7 @@ constexpr char const* pass_results[] = {"ok", "failed", "held", "timeout"};
 constexpr char const* signature_results[] = {"valid", "invalid", "missing", "untrusted"};
 constexpr char const* integrity_kinds[] = {"size_mismatch", "sha256_mismatch", "missing_file"};
 constexpr char const* violation_kinds[] = {"version_rewritten", "file_deleted_at_origin", "file_added_at_origin",
-                                           "tag_moved", "branch_rewound"};
+                                           "tag_moved", "branch_rewound", "fdl_json_changed"};
 
 /// "valid" is counted from the signers; a held version's verify error says which failure.
 char const* signature_result_of(boost::system::error_code const& code) {

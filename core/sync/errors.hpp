@@ -28,6 +28,8 @@ enum class sync_errc {
     repository_mismatch,    ///< the mirror holds another repository (another id)
     mirror_not_usable,      ///< the mirror store cannot list or write
     stopped,                ///< the pass was asked to stop (sync_options::stop_requested)
+    // A violation, listed last so that the others keep their numbers.
+    fdl_json_changed,       ///< the origin's fdl.json changed (same id and data_dir); the mirror keeps its copy
 };
 
 boost::system::error_category const& sync_category() noexcept;

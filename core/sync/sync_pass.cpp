@@ -99,8 +99,11 @@ awaitable<result<std::optional<std::string>>> check_identity(pass& p) {
         co_return make_error(sync_errc::repository_mismatch, "mirror: fdl.json: data_dir: the mirror's is '" +
                                                                  held->data_dir + "', the origin's '" +
                                                                  p.settings.data_dir + "'; nothing was written");
-    if (**mirror_bytes != *origin_bytes)
-        p.report.warnings.push_back("fdl.json differs at the origin; the mirror keeps the copy it made first");
+    if (**mirror_bytes != *origin_bytes) // a promise broken, though not one that changes what readers see
+        p.report.violations.push_back(make_error(
+            sync_errc::fdl_json_changed,
+            "fdl.json: the origin's differs from the copy the mirror made first (same id and data_dir); the mirror "
+            "keeps its copy"));
     co_return std::optional<std::string>();
 }
 

@@ -157,6 +157,19 @@ TEST_CASE("a version already expired at the origin is mirrored as it is there") 
     CHECK(reader_visible_problems(tmp / "mirror").empty());
 }
 
+TEST_CASE_FIXTURE(mirrored, "fdl.json changed at the origin (same id and data_dir) is a violation; the mirror keeps its copy") {
+    std::string const before = read_file(mirror / "fdl.json");
+    auto settings = boost::json::parse(read_file(tmp / "origin" / "fdl.json")).as_object();
+    settings["description"] = "rewritten after the mirror copied it";
+    write_file(tmp / "origin" / "fdl.json", boost::json::serialize(settings));
+    auto r = pass();
+    INFO(describe(r));
+    CHECK(violated(r, sync_errc::fdl_json_changed, "fdl.json"));
+    CHECK(r.exit_code() == 1);
+    CHECK(read_file(mirror / "fdl.json") == before);
+    CHECK(ref_of(mirror, "refs/heads/main") == sample.main.back()); // the rest is mirrored as before
+}
+
 TEST_CASE_FIXTURE(mirrored, "a branch deleted at the origin stays in the mirror, with a warning") {
     fs::remove(tmp / "origin" / "refs" / "heads" / "dev");
     origin.write_refs_json();
