@@ -305,6 +305,18 @@ find_promtool() {
   echo "$found"
 }
 
+# expect_rules_test FILE DESCRIPTION: `promtool test rules FILE` passes (a unit test of the
+# shipped rules written from what the real daemon emitted).
+expect_rules_test() {
+  local promtool
+  promtool=$(find_promtool)
+  if [ -z "$promtool" ]; then
+    fail "promtool not found: run scripts/setup"
+    return 0
+  fi
+  expect_status 0 "$2" -- "$promtool" test rules "$1"
+}
+
 # --- origins -----------------------------------------------------------------------------
 
 # stage ORIGIN: a copy of ORIGIN in $work/stage, where a new version can be made and

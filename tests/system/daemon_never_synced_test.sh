@@ -88,10 +88,8 @@ tests:
               description: "Every pass of repository population on mirror-1:9464 in the last 30 minutes failed or timed out, and none completed: the mirror is not kept up to date, and may never have been."
               runbook_url: docs/operations.md#fdlmirrorpassesfailing
 YAML
-promtool=$(find_promtool)
-[ -n "$promtool" ] || { fail "promtool not found: run scripts/setup"; finish; }
-expect_status 0 "the shipped rules fire FdlMirrorPassesFailing on the real daemon's failures" -- \
-  "$promtool" test rules "$work/alerts/never.test.yml"
+expect_rules_test "$work/alerts/never.test.yml" \
+  "the shipped rules fire FdlMirrorPassesFailing on the real daemon's failures"
 
 # The credentials fixed: the next pass reads them anew (after a failed pass, every store of
 # the repository is opened again), and the daemon is ready again.

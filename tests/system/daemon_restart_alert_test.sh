@@ -64,7 +64,5 @@ tests:
               description: "fdl-mirror on mirror-1:9464 has restarted 3 times in the last hour: it is crashing, missing its watchdog, or being restarted by hand."
               runbook_url: docs/operations.md#fdlmirrorrestarting
 YAML
-promtool=$(find_promtool)
-[ -n "$promtool" ] || { fail "promtool not found: run scripts/setup"; finish; }
-expect_status 0 "the shipped rules fire on the real daemon's restarts" -- "$promtool" test rules "$work/alerts/restarts.test.yml"
+expect_rules_test "$work/alerts/restarts.test.yml" "the shipped rules fire on the real daemon's restarts"
 finish
