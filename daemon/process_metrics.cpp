@@ -42,8 +42,7 @@ std::optional<process_sample> sample_process() {
     if (!std::getline(in, stat))
         return std::nullopt;
     // The command name (field 2) may hold spaces and parentheses: fields are counted after
-    // its closing one. Field 3 is the state; utime and stime are 14 and 15, starttime 22,
-    // vsize 23, rss (pages) 24.
+    // its closing one. Field 3 is the state; starttime is 22, vsize 23, rss (pages) 24.
     auto close = stat.rfind(')');
     if (close == std::string::npos)
         return std::nullopt;
@@ -63,7 +62,12 @@ std::optional<process_sample> sample_process() {
     if (!boot || ticks <= 0 || page <= 0)
         return std::nullopt;
     process_sample out;
-    out.cpu_seconds = (values[14] + values[15]) / static_cast<double>(ticks);
+    // getrusage counts CPU in microseconds; /proc's utime and stime only in clock ticks
+    // (10 ms), which a young process may not have used yet.
+    rusage usage{};
+    if (::getrusage(RUSAGE_SELF, &usage) == 0)
+        out.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                          static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
     out.start_time_seconds = *boot + values[22] / static_cast<double>(ticks);
     out.virtual_bytes = values[23];
     out.resident_bytes = values[24] * static_cast<double>(page);
