@@ -1,5 +1,6 @@
 #include "daemon/metrics.hpp"
 
+#include "daemon/pass_record.hpp"
 #include "daemon/process_metrics.hpp"
 
 #include "core/sync/errors.hpp"
@@ -15,6 +16,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace mirror::daemon {
 
@@ -186,6 +188,11 @@ struct metrics::impl {
     Family<Gauge>& ref_lag =
         gauge("fdl_mirror_ref_lag_seconds", "How long the origin has had a version of this ref the mirror lacks");
     Family<Gauge>& versions_held = gauge("fdl_mirror_versions_held", "Versions held by the last pass, by reason");
+    Family<Gauge>& ref_behind_since = gauge("fdl_mirror_ref_behind_since_timestamp_seconds",
+                                            "Since when the mirror has lacked the origin's version of this ref; 0: in sync");
+    Family<Gauge>& version_held_since = gauge("fdl_mirror_version_held_since_timestamp_seconds",
+                                              "Since when this version has been held (whatever its reason); the "
+                                              "oldest 20 held versions of a repository");
     Family<Counter>& signature_checks =
         counter("fdl_mirror_signature_checks_total", "Signature checks by result: valid, invalid, missing, untrusted");
     Family<Counter>& integrity_failures =
@@ -229,6 +236,8 @@ struct metrics::impl {
 
     /// Series already made per repository, so a repository removed by a reload loses them.
     std::map<std::string, std::set<std::string>> refs_seen, held_seen, integrity_seen, violation_seen, problem_seen;
+    /// The clock series made per repository (set_clocks), to remove those no longer true.
+    std::map<std::string, std::vector<Labels>> clock_series;
     std::map<std::string, double> intervals;
     /// Request counters by repository, handed to its stores' observers.
     std::map<std::string, std::shared_ptr<repo_traffic>> traffic;
@@ -297,6 +306,15 @@ struct metrics::impl {
                 family.Remove(&family.Add(labels));
     }
 
+    void remove_clocks(std::string const& repo) {
+        for (auto const& labels : clock_series[repo]) {
+            auto& family = labels.contains("ref") ? ref_behind_since : version_held_since;
+            if (family.Has(labels))
+                family.Remove(&family.Add(labels));
+        }
+        clock_series.erase(repo);
+    }
+
     void forget(std::string const& repo) {
         Labels r{{"repo", repo}};
         for (auto* family : {&interval, &last_success, &last_attempt, &untrusted_keys, &origin_up, &pending_files,
@@ -333,6 +351,7 @@ struct metrics::impl {
         for (auto* family : {&ref_in_sync, &ref_behind, &ref_lag})
             remove_repo(*family, repo, refs);
         remove_repo(versions_held, repo, held);
+        remove_clocks(repo);
         for (auto* seen : {&refs_seen, &held_seen, &integrity_seen, &violation_seen, &problem_seen})
             seen->erase(repo);
         if (auto counted = traffic.find(repo); counted != traffic.end()) {
@@ -402,6 +421,28 @@ void metrics::restore_times(std::string const& repo, std::optional<double> last_
         impl_->last_success.Add({{"repo", repo}}).Set(*last_success);
     if (last_attempt)
         impl_->last_attempt.Add({{"repo", repo}}).Set(*last_attempt);
+}
+
+void metrics::set_clocks(std::string const& repo, pass_record const& record) {
+    auto& m = *impl_;
+    m.remove_clocks(repo);
+    auto& made = m.clock_series[repo];
+    for (auto const& ref : record.refs) {
+        Labels labels{{"repo", repo}, {"ref", ref.name}};
+        m.ref_behind_since.Add(labels).Set(ref.behind_since.value_or(0));
+        made.push_back(std::move(labels));
+    }
+    std::vector<held_record const*> oldest;
+    for (auto const& held : record.held)
+        oldest.push_back(&held);
+    std::sort(oldest.begin(), oldest.end(), [](auto* a, auto* b) { return std::tie(a->since, a->version) < std::tie(b->since, b->version); });
+    if (oldest.size() > max_held_series)
+        oldest.resize(max_held_series);
+    for (auto const* held : oldest) {
+        Labels labels{{"repo", repo}, {"version", held->version}, {"reason", held->reason}};
+        m.version_held_since.Add(labels).Set(held->since);
+        made.push_back(std::move(labels));
+    }
 }
 
 void metrics::pass_started(std::string const& repo, double now) {

@@ -15,6 +15,8 @@
 
 namespace mirror::daemon {
 
+struct pass_record;
+
 /// What fdl_mirror_build_info says.
 struct build_facts {
     std::string version;
@@ -64,6 +66,12 @@ public:
     /// The times a previous run of the daemon recorded for `repo` (its state file), so that
     /// a restart does not reset fdl_mirror_last_success_timestamp_seconds to 0.
     void restore_times(std::string const& repo, std::optional<double> last_success, std::optional<double> last_attempt);
+    /// Since when each ref of `repo` has been behind, and each version held (the oldest
+    /// max_held_series of them), from its record: at start (the state file's) and after
+    /// each pass. Timestamps survive restarts and reason changes, so rules on them do not
+    /// reset as `for:` clauses do.
+    void set_clocks(std::string const& repo, pass_record const& record);
+    static constexpr std::size_t max_held_series = 20;
     /// A pass of `repo` starts at `now` (unix seconds).
     void pass_started(std::string const& repo, double now);
     /// A pass of `repo` ended with `report`: drift, held versions, violations, signature

@@ -79,6 +79,7 @@ void repository_job::start(std::function<void()> on_finished) {
         if (!warning.empty())
             services_.log->warning(name_, "state forgotten: " + warning);
         services_.stats->restore_times(name_, state_.last_success, state_.last_attempt);
+        services_.stats->set_clocks(name_, state_.record);
     }
     if (services_.coord != nullptr) {
         keeper_running_ = true;
@@ -134,8 +135,8 @@ std::string repository_job::unready_reason(double now) const {
         return {}; // its first pass may still be running
     std::string why = name_ + ": no pass completed in the " + std::to_string(static_cast<long long>(now - configured_at_)) +
                       " s since it was configured";
-    if (!last_error_.empty())
-        why += "; last error: " + last_error_;
+    if (!state_.record.last_error.empty())
+        why += "; last error: " + state_.record.last_error;
     return why;
 }
 
@@ -222,8 +223,10 @@ awaitable<void> repository_job::loop() {
             break;
         if (settings_changed_)
             continue; // the configuration changed during the pass: apply it now
-        auto wait = next_wait(poll_of(repo().settings), state_.consecutive_failures,
-                              std::uniform_real_distribution<double>(0, 1)(random_));
+        // Chosen when the pass ended (status shows it); a pass that stood by or was cut chose none.
+        auto wait = next_wait_.value_or(next_wait(poll_of(repo().settings), state_.consecutive_failures,
+                                                  std::uniform_real_distribution<double>(0, 1)(random_)));
+        next_wait_.reset();
         wait_.expires_after(wait);
         co_await wait_.async_wait(use_op); // cut short by stop() and reconfigure()
     }
@@ -516,15 +519,15 @@ awaitable<void> repository_job::one_pass() {
     pass.finished_at = ended;
     pass.duration_seconds = ended - started;
     pass.origin_reached = origin_reached(report);
-    pass.ref_lag_seconds = lags_.update(report.refs, ended);
+    record_pass(state_.record, report, pass.outcome, ended);
+    pass.ref_lag_seconds = ref_lags(state_.record, ended);
     services_.stats->pass_finished(name_, report, pass);
+    services_.stats->set_clocks(name_, state_.record);
     log_pass(*services_.log, name_, report, pass);
     if (pass.outcome == pass_outcome::ok || pass.outcome == pass_outcome::held) {
         state_.last_success = ended;
         state_.consecutive_failures = 0;
-        last_error_.clear();
     } else {
-        last_error_ = report.fatal ? report.fatal->message : std::string(to_string(pass.outcome));
         state_.consecutive_failures += 1;
         reopen_stores_ = true; // broken connections, expired credentials: start afresh (the cache is kept)
         if (lease_ && !lease_->held() && !lease_busy_) { // the lease's store too, unless it holds the lease
@@ -533,6 +536,9 @@ awaitable<void> repository_job::one_pass() {
             lease_checked_ = lease_probed_ = false;
         }
     }
+    next_wait_ = next_wait(poll_of(r.settings), state_.consecutive_failures,
+                           std::uniform_real_distribution<double>(0, 1)(random_));
+    state_.record.next_pass = ended + std::chrono::duration<double>(*next_wait_).count();
     save_state();
 }
 

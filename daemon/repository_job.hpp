@@ -132,10 +132,9 @@ private:
     net::steady_timer keeper_ended_;
 
     repository_state state_;
-    lag_tracker lags_;
+    std::optional<std::chrono::milliseconds> next_wait_; ///< until the next pass, chosen when the last one ended
     std::mt19937_64 random_;
     double configured_at_ = 0; ///< unix seconds: when this job was made (start, or the reload that added it)
-    std::string last_error_;   ///< why the last pass failed; "" after one that completed
 };
 
 } // namespace mirror::daemon

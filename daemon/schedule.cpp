@@ -18,24 +18,4 @@ std::chrono::milliseconds next_wait(poll_settings const& settings, unsigned fail
     return ms(std::max<long long>(1000, std::llround(base * spread)));
 }
 
-std::vector<std::pair<std::string, double>> lag_tracker::update(std::vector<sync::ref_state> const& refs, double now) {
-    if (!refs.empty()) {
-        std::map<std::string, double> next;
-        for (auto const& ref : refs) {
-            if (ref.in_sync())
-                continue;
-            auto known = behind_since_.find(ref.name);
-            next[ref.name] = known == behind_since_.end() ? now : known->second;
-        }
-        behind_since_ = std::move(next);
-    }
-    std::vector<std::pair<std::string, double>> lags;
-    for (auto const& ref : refs)
-        lags.emplace_back(ref.name, ref.in_sync() ? 0.0 : now - behind_since_[ref.name]);
-    if (refs.empty())
-        for (auto const& [name, since] : behind_since_)
-            lags.emplace_back(name, now - since);
-    return lags;
-}
-
 } // namespace mirror::daemon

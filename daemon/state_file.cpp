@@ -167,6 +167,7 @@ result<void> state_dir::save(std::string const& repo_name, repository_state cons
                                      {"sha256", verify::to_hex(verify::sha256_of(object.bytes))},
                                      {"bytes", verify::base64_encode(object.bytes)}});
     o["origin_cache"] = std::move(cache);
+    o["status"] = to_json(state.record);
     return write_atomically(root_ / repositories_folder, state_file_name(repo_name), json::serialize(o) + "\n");
 }
 
@@ -259,6 +260,13 @@ static std::variant<repository_state, std::string> parse_state(std::string_view 
             return where + " (" + *key + "): bytes do not match their sha256";
         state.origin_cache.push_back(
             {std::move(*key), std::move(*header), std::move(*validator), std::move(*bytes)});
+    }
+    if (auto const* status = o.if_contains("status")) { // absent from files of older daemons
+        std::string why;
+        auto record = pass_record_of(*status, why);
+        if (!record)
+            return "status: " + why;
+        state.record = std::move(*record);
     }
     return state;
 }

@@ -7,6 +7,7 @@
 
 #include "core/store/remembered_object.hpp"
 #include "daemon/mirror_lock.hpp"
+#include "daemon/pass_record.hpp"
 #include "verify/error.hpp"
 
 #include <filesystem>
@@ -28,6 +29,7 @@ struct repository_state {
     /// answer 304 for bytes it never served.
     std::string origin;
     std::vector<store::remembered_object> origin_cache; ///< http_store::remembered_objects()
+    pass_record record; ///< what the last passes found (status, clocks)
 
     friend bool operator==(repository_state const&, repository_state const&) = default;
 };

@@ -1,4 +1,5 @@
 #include "daemon/metrics.hpp"
+#include "daemon/pass_record.hpp"
 
 #include "core/catalog/errors.hpp"
 #include "core/store/errors.hpp"
@@ -249,6 +250,39 @@ TEST_CASE("the process's own series, as Prometheus clients name them, and the li
     text = m.text();
     CHECK(value_of("process_cpu_seconds_total") > cpu);
     CHECK(value_of("process_start_time_seconds") == doctest::Approx(started));
+}
+
+TEST_CASE("behind-since and held-since clocks come from the record, the oldest held versions first, and go with it") {
+    daemon::metrics m({"0.1.0", "0.12.2", true});
+    m.set_repositories({{"population", 60}});
+    daemon::pass_record record;
+    record.refs = {{"refs/heads/main", "v9", std::string("v8"), 1, 1000.0}, {"refs/tags/v1", "v1", std::string("v1"), 0, std::nullopt}};
+    for (int i = 0; i < 25; ++i)
+        record.held.push_back({"v" + std::to_string(100 + i), i == 0 ? "sha256_mismatch" : "ancestor_held", "m", 5000.0 - i});
+    m.set_clocks("population", record);
+    auto text = m.text();
+    CHECK(has_line(text, R"(fdl_mirror_ref_behind_since_timestamp_seconds{ref="refs/heads/main",repo="population"} 1000)"));
+    CHECK(has_line(text, R"(fdl_mirror_ref_behind_since_timestamp_seconds{ref="refs/tags/v1",repo="population"} 0)"));
+    // 25 held, 20 series: the oldest (v124 at 4976 … v105 at 4995); v100 (5000) is left out.
+    CHECK(has_line(text, R"(fdl_mirror_version_held_since_timestamp_seconds{reason="ancestor_held",repo="population",version="v124"} 4976)"));
+    CHECK(has_line(text, R"(fdl_mirror_version_held_since_timestamp_seconds{reason="ancestor_held",repo="population",version="v105"} 4995)"));
+    CHECK(text.find(R"(version="v104")") == std::string::npos);
+    CHECK(text.find(R"(version="v100")") == std::string::npos);
+    std::size_t series = 0;
+    for (std::size_t at = text.find("\nfdl_mirror_version_held_since_timestamp_seconds{"); at != std::string::npos;
+         at = text.find("\nfdl_mirror_version_held_since_timestamp_seconds{", at + 1))
+        ++series;
+    CHECK(series == daemon::metrics::max_held_series);
+
+    // Published, and the tag gone: their series go.
+    record.held.clear();
+    record.refs.resize(1);
+    m.set_clocks("population", record);
+    text = m.text();
+    CHECK(text.find("fdl_mirror_version_held_since_timestamp_seconds{") == std::string::npos);
+    CHECK(text.find(R"(ref="refs/tags/v1")") == std::string::npos);
+    m.set_repositories({});
+    CHECK(m.text().find("fdl_mirror_ref_behind_since_timestamp_seconds{") == std::string::npos);
 }
 
 TEST_CASE("promtool check metrics accepts the exposition") {

@@ -27,29 +27,3 @@ TEST_CASE("after failures the wait doubles each time, up to backoff_max, and jit
     // A cap below the interval never makes a failing repository poll faster than a healthy one.
     CHECK(next_wait({10min, 0.0, 1min}, 3, 0.5) == 10min);
 }
-
-TEST_CASE("a ref's lag counts from the first pass that found it behind, and clears when in sync") {
-    daemon::lag_tracker lags;
-    auto state = [](std::string name, bool in_sync) {
-        return sync::ref_state{name, "v2", std::string(in_sync ? "v2" : "v1"), in_sync ? 0u : 1u};
-    };
-    auto at = [](std::vector<std::pair<std::string, double>> const& all, std::string const& name) {
-        for (auto const& [ref, lag] : all)
-            if (ref == name)
-                return lag;
-        return -1.0;
-    };
-    auto first = lags.update({state("refs/heads/main", false), state("refs/tags/v1", true)}, 1000);
-    CHECK(at(first, "refs/heads/main") == 0);
-    CHECK(at(first, "refs/tags/v1") == 0);
-    auto later = lags.update({state("refs/heads/main", false), state("refs/tags/v1", true)}, 1600);
-    CHECK(at(later, "refs/heads/main") == 600);
-    // A pass that stopped early keeps counting from the same moment.
-    auto stopped = lags.update({}, 1900);
-    CHECK(at(stopped, "refs/heads/main") == 900);
-    auto caught_up = lags.update({state("refs/heads/main", true)}, 2000);
-    CHECK(at(caught_up, "refs/heads/main") == 0);
-    auto behind_again = lags.update({state("refs/heads/main", false)}, 2500);
-    CHECK(at(behind_again, "refs/heads/main") == 0);
-    CHECK(at(lags.update({state("refs/heads/main", false)}, 2600), "refs/heads/main") == 100);
-}

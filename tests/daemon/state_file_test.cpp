@@ -41,6 +41,11 @@ repository_state sample_state() {
                       {"HEAD", "If-Modified-Since", "Tue, 14 Nov 2023 22:13:20 GMT", "ref: refs/heads/main\n"},
                       {"refs/heads/\xc3\xa9t\xe9", "If-None-Match", "W/\"x\"", all_bytes()},
                       {"refs.json", "If-None-Match", "\"e\"", ""}};
+    s.record.last_result = "held";
+    s.record.last_finished = 1700000301.5;
+    s.record.next_pass = 1700000601.5;
+    s.record.refs = {{"refs/heads/main", "v9", std::string("v8"), 1, 1699990000.0}};
+    s.record.held = {{"v9", "sha256_mismatch", "versions/v9/ducklake.duckdb: sha256 differs", 1699990000.0}};
     return s;
 }
 
@@ -220,6 +225,7 @@ TEST_CASE("state_dir: a damaged file is an empty state and a warning naming the 
         {replaced("eyJmZGwiOiAiMC4xIn0K", "eyJmZGwiOiAiMC4xIn0$"), "origin_cache[0] (fdl.json): bytes: not base64"},
         // Valid JSON and valid base64, but not the bytes that were saved.
         {replaced("eyJmZGwiOiAiMC4xIn0K", "eyJmZGwiOiAiMC4yIn0K"), "do not match their sha256"},
+        {replaced("\"since\":", "\"since\":null,\"x\":"), "status: held[0].since: not a number"},
     };
     for (auto const& c : cases) {
         CAPTURE(c.text);
