@@ -18,6 +18,9 @@ std::string usage_text() {
   fdl-mirror run --config FILE              run as a service: poll every configured repository, serve
                                             /metrics; SIGHUP reloads, SIGTERM stops (docs/operations.md)
   fdl-mirror check-config --config FILE     validate the daemon's configuration (exit 78 when wrong)
+  fdl-mirror status --config FILE [--json] [--repository NAME]
+                                            what the daemon's passes found: results, errors, lag,
+                                            held versions (exit 1 when one needs attention)
   fdl-mirror --help | --version
 
 ORIGIN and REPOSITORY are folder paths, file:///… URLs, https://… URLs or s3://BUCKET/PREFIX/;
@@ -295,6 +298,29 @@ std::variant<command, usage_error> parse_run(arg_reader& in) {
     return command(run_command{std::get<std::string>(config)});
 }
 
+std::variant<command, usage_error> parse_status(arg_reader& in) {
+    status_command cmd;
+    std::optional<usage_error> problem;
+    while (!in.done() && !problem) {
+        std::string const& arg = in.take();
+        if (arg == "--config") {
+            if (auto value = in.value_for(arg, problem))
+                cmd.config = *value;
+        } else if (arg == "--repository") {
+            cmd.repository = in.value_for(arg, problem);
+        } else if (arg == "--json") {
+            cmd.json = true;
+        } else {
+            problem = usage_error{"status: unexpected " + arg};
+        }
+    }
+    if (problem)
+        return *problem;
+    if (cmd.config.empty())
+        return usage_error{"status needs --config FILE"};
+    return command(cmd);
+}
+
 } // namespace
 
 std::variant<command, usage_error> parse_command_line(std::vector<std::string> const& args) {
@@ -318,6 +344,8 @@ std::variant<command, usage_error> parse_command_line(std::vector<std::string> c
         return parse_check_config(in);
     if (first == "run")
         return parse_run(in);
+    if (first == "status")
+        return parse_status(in);
     return usage_error{"unknown command '" + first + "'"};
 }
 

@@ -78,11 +78,19 @@ struct run_command {
     std::string config; ///< --config FILE
 };
 
+/// `status --config FILE [--json] [--repository NAME]`: what the daemon's passes found, from
+/// its state_dir.
+struct status_command {
+    std::string config; ///< --config FILE
+    bool json = false;
+    std::optional<std::string> repository; ///< --repository NAME: that one only
+};
+
 struct help_command {};
 struct version_command {};
 
 using command = std::variant<help_command, version_command, sync_command, verify_command, check_signature_command,
-                             find_principals_command, check_config_command, run_command>;
+                             find_principals_command, check_config_command, run_command, status_command>;
 
 /// A usage error: the message, to print with the usage text; exit 2.
 struct usage_error {

@@ -9,6 +9,7 @@
 #include "daemon/report_output.hpp"
 #include "daemon/service.hpp"
 #include "daemon/signature_commands.hpp"
+#include "daemon/status_command.hpp"
 #include "daemon/sync_lease.hpp"
 #include "daemon/terminal_text.hpp"
 
@@ -248,6 +249,8 @@ int main(int argc, char** argv) {
             return daemon::run_check_config(c->config);
         if (auto const* r = std::get_if<daemon::run_command>(&cmd))
             return daemon::run_service(r->config);
+        if (auto const* s = std::get_if<daemon::status_command>(&cmd))
+            return daemon::run_status(*s);
         return run_verify_command(std::get<daemon::verify_command>(cmd));
     } catch (std::exception const& e) {
         std::fprintf(stderr, "fdl-mirror: internal error: %s\n", e.what());

@@ -127,6 +127,15 @@ bool repository_job::reconfigure(std::shared_ptr<config::daemon_config const> cf
     return true;
 }
 
+repository_status repository_job::status() const {
+    repository_status out{name_, {}, in_pass_, standing_by_for_};
+    out.state.last_success = state_.last_success;
+    out.state.last_attempt = state_.last_attempt;
+    out.state.consecutive_failures = state_.consecutive_failures;
+    out.state.record = state_.record; // not the origin's cache: large, and not shown
+    return out;
+}
+
 std::string repository_job::unready_reason(double now) const {
     if (state_.last_success > 0 || !standing_by_for_.empty())
         return {}; // it completed a pass once (this run or an earlier one), or another daemon mirrors it

@@ -12,6 +12,7 @@
 #include "daemon/pass_setup.hpp"
 #include "daemon/schedule.hpp"
 #include "daemon/state_file.hpp"
+#include "daemon/status_report.hpp"
 
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -81,6 +82,8 @@ public:
     /// earlier one), was configured longer ago than its pass_timeout, and is not another
     /// daemon's to mirror. Names the repository and its last error.
     std::string unready_reason(double now) const;
+    /// What /status shows of this repository.
+    repository_status status() const;
 
 private:
     /// Whether a pass may run now, as far as the repository's lease goes.

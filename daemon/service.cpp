@@ -9,6 +9,7 @@
 #include "daemon/pass_setup.hpp"
 #include "daemon/repository_job.hpp"
 #include "daemon/state_file.hpp"
+#include "daemon/status_report.hpp"
 #include "daemon/status_server.hpp"
 
 #include "core/catalog/catalog_reader.hpp"
@@ -94,7 +95,8 @@ public:
           coord_(io_.get_executor(), cfg_->coordination, log_, stats_) {}
 
     int run() {
-        status_sources sources{[this] { return stats_.text(); }, [this] { return not_ready(); }};
+        status_sources sources{[this] { return stats_.text(); }, [this] { return not_ready(); },
+                               [this] { return status_json(); }};
         auto bound = status_server::bind(io_.get_executor(), cfg_->listen, std::move(sources));
         if (!bound) {
             log_.error({}, "cannot listen on " + config::to_string(cfg_->listen) + ": " + bound.error().message);
@@ -103,7 +105,7 @@ public:
         server_ = std::move(*bound);
         server_->start();
         log_.info({}, "listening on " + cfg_->listen.host + ":" + std::to_string(server_->port()) +
-                          " (/metrics, /healthz, /readyz)");
+                          " (/metrics, /status, /healthz, /readyz)");
         stats_.set_repositories(infos_of(*cfg_));
         if (!start_coordination())
             return exit_unavailable;
@@ -163,6 +165,15 @@ private:
             if (auto why = job->unready_reason(now); !why.empty())
                 out += (out.empty() ? "" : "\n") + why;
         return out;
+    }
+
+    /// What /status says: the configured repositories, in order, as their jobs know them.
+    std::string status_json() const {
+        std::vector<repository_status> all;
+        for (auto const& repo : cfg_->repositories)
+            if (auto job = jobs_.find(repo.name); job != jobs_.end())
+                all.push_back(job->second->status());
+        return daemon::status_json(all, unix_seconds(), "daemon");
     }
 
     std::string status_text() const {

@@ -272,7 +272,11 @@ static std::variant<repository_state, std::string> parse_state(std::string_view 
 }
 
 repository_state state_dir::load(std::string const& repo_name, std::string* warning) const {
-    fs::path path = file_of(repo_name);
+    return peek(root_, repo_name, warning);
+}
+
+repository_state state_dir::peek(fs::path const& root, std::string const& repo_name, std::string* warning) {
+    fs::path path = root / repositories_folder / state_file_name(repo_name);
     auto warn = [&](std::string const& why) {
         if (warning != nullptr)
             *warning = why + " (ignored: the next pass reads the origin in full)";

@@ -63,6 +63,11 @@ public:
     /// repository's, a field of the wrong type, bytes that do not match their SHA-256) is
     /// an empty state, and `*warning` (when not null) names the file and the reason.
     repository_state load(std::string const& repo_name, std::string* warning) const;
+    /// load() of the state folder at `root` without opening it (no lock, nothing made or
+    /// removed): for `status`, which reads while the daemon runs. Each file is replaced
+    /// whole by a rename, so it is read whole, old or new.
+    static repository_state peek(std::filesystem::path const& root, std::string const& repo_name,
+                                 std::string* warning);
 
     /// Replaces the state of `repo_name` atomically: a temporary file in the same folder,
     /// fsync, rename over the old file, fsync of the folder. On failure the old file is

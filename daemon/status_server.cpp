@@ -43,13 +43,17 @@ bhttp::response<bhttp::string_body> answer(bhttp::request<bhttp::empty_body> con
     } else if (target == "/healthz") {
         out.result(bhttp::status::ok);
         out.body() = "ok\n";
+    } else if (target == "/status") {
+        out.result(bhttp::status::ok);
+        out.set(bhttp::field::content_type, "application/json");
+        out.body() = sources.status ? sources.status() : std::string("{}\n");
     } else if (target == "/readyz") {
         std::string why = sources.not_ready ? sources.not_ready() : std::string("no readiness source");
         out.result(why.empty() ? bhttp::status::ok : bhttp::status::service_unavailable);
         out.body() = why.empty() ? "ready\n" : "not ready: " + why + "\n";
     } else {
         out.result(bhttp::status::not_found);
-        out.body() = "fdl-mirror serves /metrics, /healthz and /readyz\n";
+        out.body() = "fdl-mirror serves /metrics, /status, /healthz and /readyz\n";
     }
     out.prepare_payload();
     if (request.method() == bhttp::verb::head)

@@ -1,6 +1,7 @@
 #pragma once
 // The daemon's own HTTP server (Boost.Beast): GET /metrics (the Prometheus exposition),
-// /healthz (the process answers) and /readyz (configuration loaded, listeners bound). It
+// /status (JSON: status_report.hpp), /healthz (the process answers) and /readyz (every
+// repository has completed a pass or is within its grace: docs/operations.md). It
 // serves nothing else, reads no body and holds no connection longer than a deadline.
 
 #include "config/listen_address.hpp"
@@ -21,6 +22,7 @@ struct status_sources {
     std::function<std::string()> metrics; ///< the text exposition
     /// What /readyz says: "" when ready (200), else why not (503, the text as the body).
     std::function<std::string()> not_ready;
+    std::function<std::string()> status; ///< /status: JSON text
 };
 
 class status_server {

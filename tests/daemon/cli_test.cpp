@@ -235,3 +235,20 @@ TEST_CASE("run takes --config FILE and nothing else") {
     CHECK(usage_message(parse_command_line(args{"run", "--config", "a", "--foreground"})).find("run: unexpected --foreground") !=
           std::string::npos);
 }
+
+TEST_CASE("status takes --config FILE, --json and --repository NAME") {
+    auto cmd = parsed_as<status_command>(parse_command_line(args{"status", "--json", "--config", "c.yaml", "--repository", "population"}));
+    REQUIRE(cmd);
+    CHECK(cmd->config == "c.yaml");
+    CHECK(cmd->json);
+    CHECK(cmd->repository == "population");
+    auto plain = parsed_as<status_command>(parse_command_line(args{"status", "--config", "c.yaml"}));
+    REQUIRE(plain);
+    CHECK_FALSE(plain->json);
+    CHECK_FALSE(plain->repository);
+    CHECK(usage_message(parse_command_line(args{"status"})).find("status needs --config FILE") != std::string::npos);
+    CHECK(usage_message(parse_command_line(args{"status", "--config", "c", "--repository"})).find("--repository needs a value") !=
+          std::string::npos);
+    CHECK(usage_message(parse_command_line(args{"status", "--config", "c", "x"})).find("status: unexpected x") !=
+          std::string::npos);
+}

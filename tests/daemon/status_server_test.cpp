@@ -39,7 +39,8 @@ struct running_server {
     running_server() {
         auto bound = daemon::status_server::bind(io.get_executor(), {"127.0.0.1", 0},
                                                  {[] { return std::string("fdl_mirror_repositories 2\n"); },
-                                                  [this] { return ready ? std::string() : std::string("starting"); }});
+                                                  [this] { return ready ? std::string() : std::string("starting"); },
+                                                  [] { return std::string("{\"repositories\":[]}\n"); }});
         REQUIRE(bound);
         server = std::move(*bound);
         server->start();
@@ -57,7 +58,7 @@ struct running_server {
 
 } // namespace
 
-TEST_CASE("the status server serves /metrics, /healthz and /readyz, and nothing else") {
+TEST_CASE("the status server serves /metrics, /status, /healthz and /readyz, and nothing else") {
     running_server s;
     CHECK(s.server->port() != 0);
     auto metrics = s.get("/metrics");
@@ -65,6 +66,10 @@ TEST_CASE("the status server serves /metrics, /healthz and /readyz, and nothing 
     CHECK(metrics.find("Content-Type: text/plain; version=0.0.4") != std::string::npos);
     CHECK(metrics.ends_with("\r\n\r\nfdl_mirror_repositories 2\n"));
     CHECK(s.get("/healthz").starts_with("HTTP/1.1 200"));
+    auto status = s.get("/status");
+    CHECK(status.starts_with("HTTP/1.1 200"));
+    CHECK(status.find("Content-Type: application/json") != std::string::npos);
+    CHECK(status.ends_with("\r\n\r\n{\"repositories\":[]}\n"));
     auto unready = s.get("/readyz");
     CHECK(unready.starts_with("HTTP/1.1 503"));
     CHECK(unready.ends_with("\r\n\r\nnot ready: starting\n")); // the reason, as the source gives it
