@@ -1,9 +1,13 @@
 #include "daemon/check_config.hpp"
 
+#include "core/http/client.hpp"
+#include "core/s3/aws_config.hpp"
+#include "daemon/pass_setup.hpp"
 #include "daemon/terminal_text.hpp"
 #include "verify/allowed_signers.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <set>
@@ -27,9 +31,31 @@ std::variant<std::string, std::string> read_text_file(std::filesystem::path cons
     return std::variant<std::string, std::string>(std::in_place_index<0>, std::move(text));
 }
 
+/// When `file` is one systemd's LoadCredential= makes at the service's start, and the
+/// service is not running (its credentials folder is absent): the note to give instead of
+/// a problem. "" otherwise.
+std::string not_yet_loaded(std::filesystem::path const& file) {
+    std::vector<std::filesystem::path> roots{"/run/credentials"};
+    if (char const* dir = std::getenv("CREDENTIALS_DIRECTORY"); dir != nullptr && *dir != '\0')
+        roots.emplace_back(std::filesystem::path(dir).parent_path());
+    for (auto const& root : roots) {
+        auto relative = file.lexically_normal().lexically_relative(root);
+        if (relative.empty() || *relative.begin() == ".." || std::distance(relative.begin(), relative.end()) < 2)
+            continue;
+        std::error_code ec;
+        auto service_folder = root / *relative.begin();
+        if (std::filesystem::exists(service_folder, ec))
+            return ""; // the service runs, and this credential is not among its own: a problem
+        return "does not exist now; systemd makes it when the service starts (LoadCredential=, "
+               "docs/operations.md#credentials): it is read then";
+    }
+    return "";
+}
+
 } // namespace
 
-std::vector<std::string> check_named_files(config::daemon_config const& cfg, std::vector<std::string>* warnings) {
+std::vector<std::string> check_named_files(config::daemon_config const& cfg, std::vector<std::string>* warnings,
+                                           bool before_service_start) {
     std::vector<std::string> problems;
     std::set<std::filesystem::path> signers_checked;
     for (auto const& repo : cfg.repositories) {
@@ -50,14 +76,31 @@ std::vector<std::string> check_named_files(config::daemon_config const& cfg, std
                 warnings->push_back("repository '" + repo.name + "': " + verify::skipped_line_warning(skipped));
     }
     for (auto const& entry : cfg.stores) {
-        for (auto const& [key, file] : {std::pair{"credentials_file", entry.credentials_file},
-                                        std::pair{"ca_bundle", entry.ca_bundle}}) {
-            if (!file)
-                continue;
+        std::string const where = "store '" + entry.match + "': ";
+        if (auto const& file = entry.ca_bundle) {
             auto text = read_text_file(*file);
             if (text.index() == 1)
-                problems.push_back("store '" + entry.match + "': " + key + ": " + file->string() + ": " +
-                                   std::get<1>(text));
+                problems.push_back(where + "ca_bundle: " + file->string() + ": " + std::get<1>(text));
+            else if (auto why = http::ca_bundle_problem(*file); !why.empty())
+                problems.push_back(where + "ca_bundle: " + file->string() + ": " + why);
+        }
+        if (auto const& file = entry.credentials_file) {
+            auto text = read_text_file(*file);
+            if (text.index() == 1) {
+                auto note = before_service_start ? not_yet_loaded(*file) : std::string();
+                if (!note.empty() && std::get<1>(text) == "does not exist") {
+                    if (warnings != nullptr)
+                        warnings->push_back(where + "credentials_file: " + file->string() + ": " + note);
+                } else {
+                    problems.push_back(where + "credentials_file: " + file->string() + ": " + std::get<1>(text));
+                }
+                continue;
+            }
+            // Read as the store reads it: the same keys, profiles and messages (never a secret).
+            throttle_registry throttles;
+            auto options = store_options_for(cfg, entry.match, throttles);
+            if (auto resolved = s3::resolve_s3(options.s3, s3::current_environment()); !resolved)
+                problems.push_back(where + "credentials_file: " + resolved.error().message);
         }
     }
     return problems;
@@ -73,7 +116,7 @@ int run_check_config(std::string const& path) {
         return exit_config;
     }
     std::vector<std::string> warnings;
-    auto problems = check_named_files(*loaded, &warnings);
+    auto problems = check_named_files(*loaded, &warnings, true);
     for (auto const& warning : warnings)
         std::fprintf(stderr, "warning: %s\n", terminal_safe(warning, false).c_str());
     if (!problems.empty()) {

@@ -14,12 +14,17 @@ inline constexpr int exit_config = 78;
 
 /// Problems with the files a loaded configuration names, which the YAML alone cannot show:
 /// each allowed_signers file must be a readable, valid OpenSSH allowed_signers file, each
-/// credentials_file and ca_bundle a readable file. Each problem names the repository or
-/// store entry, the key and the file. Reads the files; writes nothing. Lines of an
-/// allowed_signers file that do not parse are not problems (they are skipped, as OpenSSH
-/// skips them) but warnings, added to `warnings` when given.
+/// ca_bundle PEM certificates a TLS client loads, each credentials_file a file the S3
+/// store reads keys from (parsed as the store parses it, with the entry's profile). Each
+/// problem names the repository or store entry, the key and the file. Reads the files;
+/// writes nothing. Warnings (added to `warnings` when given) are not problems: lines of an
+/// allowed_signers file that do not parse (skipped, as OpenSSH skips them), and a
+/// credentials_file under /run/credentials/SERVICE/ (or $CREDENTIALS_DIRECTORY) while
+/// that folder is absent, when `before_service_start` (check-config: systemd makes it
+/// when the service starts; the daemon itself refuses a missing one).
 std::vector<std::string> check_named_files(config::daemon_config const& cfg,
-                                           std::vector<std::string>* warnings = nullptr);
+                                           std::vector<std::string>* warnings = nullptr,
+                                           bool before_service_start = false);
 
 /// Loads `path`, prints every problem to stderr as `file:line:col: message` (then the
 /// problems of check_named_files) and returns exit_config; or prints each warning to

@@ -156,6 +156,22 @@ std::optional<std::uint64_t> range_start(std::string_view content_range) {
 
 } // namespace
 
+/// The TLS roots: `bundle`'s certificates, or the system's.
+static void load_roots(ssl::context& tls, std::optional<std::filesystem::path> const& bundle,
+                       boost::system::error_code& ec) {
+    if (bundle)
+        tls.load_verify_file(bundle->string(), ec);
+    else
+        tls.set_default_verify_paths(ec);
+}
+
+std::string ca_bundle_problem(std::filesystem::path const& bundle) {
+    ssl::context tls{ssl::context::tls_client};
+    boost::system::error_code ec;
+    load_roots(tls, bundle, ec);
+    return ec ? "cannot be loaded as PEM certificates: " + ec.message() : std::string();
+}
+
 struct client::impl {
     client_settings settings;
     ssl::context tls{ssl::context::tls_client};
@@ -167,10 +183,7 @@ struct client::impl {
         boost::system::error_code ec;
         SSL_CTX_set_min_proto_version(tls.native_handle(), TLS1_2_VERSION);
         tls.set_verify_mode(ssl::verify_peer, ec);
-        if (settings.ca_bundle)
-            tls.load_verify_file(settings.ca_bundle->string(), ec);
-        else
-            tls.set_default_verify_paths(ec);
+        load_roots(tls, settings.ca_bundle, ec);
         if (ec)
             tls_setup_failure = make_error(store::store_errc::rejected,
                                            "TLS roots" +

@@ -1,5 +1,5 @@
 # check-config: the daemon's configuration checked without starting it: exit 0 and a
-# summary when valid, 78 (EX_CONFIG) with every problem as file:line:col when not, and the
+# summary when valid, 78 (EX_CONFIG) with every YAML problem as file:line:col when not, and the
 # files it names (allowed_signers, credentials, CA bundles) read and checked too.
 : "${FDL_PUBLISHER:=unused}"   # lib.sh asks for it; these checks publish nothing
 source "$(dirname "$0")/lib.sh"
@@ -54,6 +54,56 @@ expect_output "allowed_signers: /etc/fdl-mirror/keys/population.allowed_signers:
 if grep -E ':[0-9]+:[0-9]+: ' "$work/err" >/dev/null; then
   fail "the example has YAML problems: $(grep -E ':[0-9]+:[0-9]+: ' "$work/err")"
 else pass; fi
+
+# The files an S3 store entry names are parsed, as the store would read them: an empty or
+# malformed credentials file and a CA bundle that holds no certificate are problems.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=test-ca -days 2 \
+  -keyout "$work/ca.key" -out "$work/ca.pem" 2>/dev/null
+: >"$work/empty-credentials"
+printf 'access_key_id AKIAEXAMPLE\n' >"$work/malformed-credentials"
+printf 'access_key_id = AKIAEXAMPLE\nsecret_access_key = not-shown-anywhere\n' >"$work/credentials"
+echo "not a certificate" >"$work/garbage.pem"
+store_config() { # store_config NAME CREDENTIALS CA_BUNDLE
+  cat >"$work/$1.yaml" <<YAML
+listen: 127.0.0.1:9464
+state_dir: $work/state
+repositories:
+  - { name: population, origin: $work/origin, mirror: s3://internal-mirror/population/, signatures: off }
+stores:
+  - { match: s3://internal-mirror/, endpoint: https://s3.internal.example, credentials_file: $2, ca_bundle: $3 }
+YAML
+}
+store_config s3-good "$work/credentials" "$work/ca.pem"
+expect_status 0 "an S3 store whose credentials and CA bundle parse" -- "$FDL_MIRROR" check-config --config "$work/s3-good.yaml"
+grep -q not-shown-anywhere "$work/out" "$work/err" && fail "check-config printed the secret" || pass
+store_config s3-empty "$work/empty-credentials" "$work/ca.pem"
+expect_status 78 "an empty credentials_file" -- "$FDL_MIRROR" check-config --config "$work/s3-empty.yaml"
+expect_output "store 's3://internal-mirror/': credentials_file: file $work/empty-credentials [default]: no access_key_id line" \
+  "the empty credentials file named, with what it lacks"
+store_config s3-malformed "$work/malformed-credentials" "$work/ca.pem"
+expect_status 78 "a malformed credentials_file" -- "$FDL_MIRROR" check-config --config "$work/s3-malformed.yaml"
+expect_output "credentials_file: $work/malformed-credentials:1: not a [section], 'key = value'" "the malformed line named"
+store_config s3-garbage-ca "$work/credentials" "$work/garbage.pem"
+expect_status 78 "a CA bundle without a certificate" -- "$FDL_MIRROR" check-config --config "$work/s3-garbage-ca.yaml"
+expect_output "store 's3://internal-mirror/': ca_bundle: $work/garbage.pem: cannot be loaded as PEM certificates" \
+  "the garbage CA bundle named"
+
+# The install sequence of docs/operations.md, as written: the example copied, its key file
+# and CA bundle edited to this machine's, its credentials_file left at systemd's
+# /run/credentials/fdl-mirror.service/s3, which exists only while the service runs: a note,
+# not a problem, so the sequence's check step passes before the first start.
+[ ! -e /run/credentials/fdl-mirror.service ] || fail "this machine runs an fdl-mirror service: the case below cannot be seen"
+sed -e "s|/etc/fdl-mirror/keys/population.allowed_signers|$work/population.allowed_signers|" \
+  -e "s|/etc/ssl/internal-ca.pem|$work/ca.pem|" -e "s|/var/lib/fdl-mirror|$work/state|" \
+  "$SOURCE_DIR/systemd/config.example.yaml" >"$work/example.yaml"
+expect_status 0 "the example, edited as the install guide says, before the service's first start" -- \
+  "$FDL_MIRROR" check-config --config "$work/example.yaml"
+expect_output "warning: store 's3://internal-mirror/': credentials_file: /run/credentials/fdl-mirror.service/s3: does not exist now; systemd makes it when the service starts" \
+  "the credential systemd makes at start noted"
+# The daemon itself (which runs when the service has started) refuses it when it is missing.
+expect_status 78 "the daemon with a missing systemd credential" -- \
+  timeout 10 "$FDL_MIRROR" run --config "$work/example.yaml"
+expect_output "credentials_file: /run/credentials/fdl-mirror.service/s3: does not exist" "the daemon names the missing file"
 
 expect_status 78 "a missing file" -- "$FDL_MIRROR" check-config --config "$work/absent.yaml"
 expect_output "absent.yaml" "check-config says absent.yaml"
