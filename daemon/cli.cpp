@@ -2,63 +2,10 @@
 
 #include "config/units.hpp"
 
+#include <algorithm>
 #include <map>
 
 namespace mirror::daemon {
-
-std::string usage_text() {
-    return R"(usage:
-  fdl-mirror sync ORIGIN MIRROR [options]   make MIRROR a verified copy of the FDL repository at ORIGIN
-  fdl-mirror verify REPOSITORY [options]    audit a repository (an origin or a mirror)
-  fdl-mirror check-signature -f ALLOWED_SIGNERS -I PRINCIPAL -n NAMESPACE -s SIGNATURE_FILE
-             [--verify-time YYYYMMDD[HHMM[SS]][Z|UTC]] < MESSAGE
-                                            verify an SSH signature as ssh-keygen -Y verify does
-  fdl-mirror find-principals -f ALLOWED_SIGNERS -s SIGNATURE_FILE [-n NAMESPACE] [--verify-time T]
-                                            list the principals whose keys match the signature
-  fdl-mirror run --config FILE              run as a service: poll every configured repository, serve
-                                            /metrics; SIGHUP reloads, SIGTERM stops (docs/operations.md)
-  fdl-mirror check-config --config FILE     validate the daemon's configuration (exit 78 when wrong)
-  fdl-mirror status --config FILE [--json] [--repository NAME]
-                                            what the daemon's passes found: results, errors, lag,
-                                            held versions (exit 1 when one needs attention)
-  fdl-mirror --help | --version
-
-ORIGIN and REPOSITORY are folder paths, file:///… URLs, https://… URLs or s3://BUCKET/PREFIX/;
-MIRROR is a folder or s3://BUCKET/PREFIX/. S3 credentials, region and endpoint come from the
-environment and ~/.aws as the AWS CLI reads them (AWS_PROFILE, AWS_ENDPOINT_URL, …).
-
-sync options:
-  --allow-rewind                 let branches move to versions that do not descend from the mirror's
-  --concurrency N                transfers in flight, at most (default 4)
-  --quick                        look only for new versions and moved refs: skip re-examining the
-                                 versions the mirror has (late signatures and catalogs, expiry,
-                                 rewritten tips); an unchanged https:// origin then costs 3 requests
-  --max-refs N                   take at most N of the origin's refs, by name (default 10000); the
-                                 rest are refused and reported
-  --max-ref-name-length N        refuse ref names longer than N bytes (default 255)
-verify options:
-  --without-key FINGERPRINT      show which versions would lose their trusted signature if that
-                                 key were revoked (repeatable)
-sync and verify options:
-  --json                         print one JSON report instead of the summary
-  --allowed-signers FILE         OpenSSH allowed_signers file of trusted keys
-  --signatures POLICY            required | if-present | off (default: required with keys, else off)
-  --namespace NS                 signature namespace (default fdl)
-  --ca-bundle FILE               PEM certificates to trust for https:// instead of the system's
-  --allow-plain-http             accept http:// origins and S3 endpoints (nothing protects their
-                                 bytes, or S3 credentials, in transit)
-  --max-requests-per-second N    ask the origin (the repository, for verify) at most N times a
-                                 second, after a burst of N
-  --max-bytes-per-second SIZE    read at most SIZE a second from it (100MiB, 10MB, 65536)
-  --allow-redirect-to HOST       let an https:// origin's redirects lead to HOST (or HOST:PORT), on
-                                 public addresses only (repeatable; by default a redirect may
-                                 only stay on the origin's own scheme, host and port)
-
-exit status: 0 all mirrored and verified (or, for verify, every check passed; for
-check-signature, the signature is accepted); 1 something was held back or a check failed
-(the signature is not accepted); 2 usage error; 3 I/O failure.
-)";
-}
 
 namespace {
 
@@ -328,8 +275,21 @@ std::variant<command, usage_error> parse_command_line(std::vector<std::string> c
         return usage_error{"no command given"};
     arg_reader in(args);
     std::string const& first = in.take();
-    if (first == "--help" || first == "-h" || first == "help")
+    auto const names = command_names();
+    bool const known = std::find(names.begin(), names.end(), first) != names.end();
+    if (first == "--help" || first == "-h")
         return command(help_command{});
+    if (first == "help") {
+        if (in.done())
+            return command(help_command{});
+        std::string const& topic = in.take();
+        if (std::find(names.begin(), names.end(), topic) == names.end() || !in.done())
+            return usage_error{"help: '" + topic + "' is not a command"};
+        return command(help_command{topic});
+    }
+    // COMMAND --help (or -h) anywhere among its arguments, whatever else they say.
+    if (known && std::any_of(args.begin() + 1, args.end(), [](auto const& a) { return a == "--help" || a == "-h"; }))
+        return command(help_command{first});
     if (first == "--version")
         return command(version_command{});
     if (first == "sync")

@@ -2,6 +2,7 @@
 // The command line: parsing into plain structs, and usage text.
 
 #include "config/values.hpp"
+#include "daemon/help_text.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -86,7 +87,10 @@ struct status_command {
     std::optional<std::string> repository; ///< --repository NAME: that one only
 };
 
-struct help_command {};
+/// `--help`, `help [COMMAND]` or `COMMAND --help`: `command` empty for the general text.
+struct help_command {
+    std::string command;
+};
 struct version_command {};
 
 using command = std::variant<help_command, version_command, sync_command, verify_command, check_signature_command,
@@ -100,7 +104,5 @@ struct usage_error {
 /// Parses argv (without the program name).
 std::variant<command, usage_error> parse_command_line(std::vector<std::string> const& args);
 
-/// The --help text.
-std::string usage_text();
 
 } // namespace mirror::daemon

@@ -231,8 +231,9 @@ int main(int argc, char** argv) {
     }
     try {
         auto const& cmd = std::get<daemon::command>(parsed);
-        if (std::holds_alternative<daemon::help_command>(cmd)) {
-            std::fputs(daemon::usage_text().c_str(), stdout);
+        if (auto const* h = std::get_if<daemon::help_command>(&cmd)) {
+            auto text = h->command.empty() ? daemon::usage_text() : daemon::command_help_text(h->command);
+            std::fputs(text.c_str(), stdout);
             return 0;
         }
         if (std::holds_alternative<daemon::version_command>(cmd)) {

@@ -167,6 +167,30 @@ TEST_CASE("--help and --version") {
     }
 }
 
+TEST_CASE("every command takes --help and -h, anywhere among its arguments, and help COMMAND") {
+    for (auto name : command_names()) {
+        std::string const command(name);
+        CAPTURE(command);
+        for (auto const& line : {args{command, "--help"}, args{command, "-h"}, args{command, "--config", "x", "--help"},
+                                 args{"help", command}}) {
+            auto help = parsed_as<help_command>(parse_command_line(line));
+            REQUIRE(help);
+            CHECK(help->command == command);
+        }
+        auto text = command_help_text(command);
+        CHECK(text.starts_with("usage: fdl-mirror " + command + " "));
+        CHECK(text.find("exit status") != std::string::npos);
+        CHECK(usage_text().find("fdl-mirror " + command + " ") != std::string::npos); // in the overview too
+    }
+    CHECK(command_help_text("sync").find("--allow-rewind") != std::string::npos);
+    CHECK(command_help_text("sync").find("--without-key") == std::string::npos); // verify's own
+    CHECK(command_help_text("verify").find("--without-key") != std::string::npos);
+    CHECK(command_help_text("status").find("--repository NAME") != std::string::npos);
+    CHECK(usage_message(parse_command_line(args{"help", "frobnicate"})).find("'frobnicate' is not a command") !=
+          std::string::npos);
+    CHECK(parsed_as<help_command>(parse_command_line(args{"help"}))->command.empty());
+}
+
 TEST_CASE("no command, or an unknown one, is a usage error") {
     usage_message(parse_command_line({}));
     CHECK(usage_message(parse_command_line({"mirror", "a", "b"})).find("mirror") != std::string::npos);
