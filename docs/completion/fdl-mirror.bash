@@ -1,0 +1,57 @@
+# bash completion for fdl-mirror, installed as share/bash-completion/completions/fdl-mirror.
+# The options are those of `fdl-mirror COMMAND --help` (tests/system/completion_test.sh
+# checks that they stay the same).
+
+_fdl_mirror_shared='--json --allowed-signers --signatures --namespace --ca-bundle --allow-plain-http
+  --max-requests-per-second --max-bytes-per-second --allow-redirect-to --help'
+
+_fdl_mirror_options() {
+  case $1 in
+    sync) echo "--allow-rewind --concurrency --quick --max-refs --max-ref-name-length $_fdl_mirror_shared" ;;
+    verify) echo "--without-key $_fdl_mirror_shared" ;;
+    check-signature) echo "-f -I -n -s --verify-time --help" ;;
+    find-principals) echo "-f -s -n --verify-time --help" ;;
+    run | check-config) echo "--config --help" ;;
+    status) echo "--config --json --repository --help" ;;
+  esac
+}
+
+# The repository names of the configuration given with --config, for status --repository.
+_fdl_mirror_repositories() {
+  local i config=
+  for ((i = 1; i < ${#COMP_WORDS[@]} - 1; i++)); do
+    [ "${COMP_WORDS[i]}" = --config ] && config=${COMP_WORDS[i + 1]}
+  done
+  [ -r "$config" ] || return 0
+  sed -n 's/^[[:space:]-]*name:[[:space:]]*\([^,}#[:space:]]*\).*/\1/p; s/.*{[[:space:]]*name:[[:space:]]*\([^,}[:space:]]*\).*/\1/p' "$config" |
+    sort -u
+}
+
+_fdl_mirror() {
+  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
+  local commands='sync verify check-signature find-principals run check-config status help'
+  if [ "$COMP_CWORD" -eq 1 ]; then
+    mapfile -t COMPREPLY < <(compgen -W "$commands --help --version" -- "$cur")
+    return
+  fi
+  local command=${COMP_WORDS[1]}
+  case $prev in
+    --signatures) mapfile -t COMPREPLY < <(compgen -W 'required if-present off' -- "$cur"); return ;;
+    --repository) mapfile -t COMPREPLY < <(compgen -W "$(_fdl_mirror_repositories)" -- "$cur"); return ;;
+    --config | --allowed-signers | --ca-bundle | -f | -s)
+      mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
+    --concurrency | --max-refs | --max-ref-name-length | --namespace | --max-requests-per-second | \
+      --max-bytes-per-second | --allow-redirect-to | --without-key | --verify-time | -I | -n)
+      return ;; # a value of the user's own
+  esac
+  if [ "$command" = help ]; then
+    [ "$COMP_CWORD" -eq 2 ] && mapfile -t COMPREPLY < <(compgen -W "${commands% help}" -- "$cur")
+    return
+  fi
+  if [[ $cur == -* ]]; then
+    mapfile -t COMPREPLY < <(compgen -W "$(_fdl_mirror_options "$command")" -- "$cur")
+  elif [ "$command" = sync ] || [ "$command" = verify ]; then
+    mapfile -t COMPREPLY < <(compgen -d -- "$cur") # folders; URLs are typed
+  fi
+}
+complete -o filenames -F _fdl_mirror fdl-mirror
