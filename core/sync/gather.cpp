@@ -197,6 +197,30 @@ awaitable<result<checked_version>> gather_checked(pass& p, std::string const& id
     co_return out;
 }
 
+awaitable<void> count_pending_unchecked(pass& p, std::string const& id, fdl::version_record const& record) {
+    if (!record.files)
+        co_return; // only the catalog names them, and it is not read for a version held before it
+    std::string key = "versions/" + id + "/" + record.files->path;
+    auto bytes = co_await read_pinned(p, key, *record.files, limits::files_json);
+    if (!bytes)
+        co_return; // an estimate: what cannot be read counts nothing
+    auto index = fdl::parse_files_index(*bytes, key);
+    if (!index)
+        co_return;
+    auto needed = fdl::needed_files(*index, key);
+    if (!needed)
+        co_return;
+    if (!p.mirror_data) {
+        auto listed = co_await list_data_files(p.mirror, p.settings.data_dir);
+        if (!listed)
+            co_return; // the next version that needs the listing reports the failure
+        p.mirror_data = std::move(*listed);
+    }
+    for (auto const& file : *needed)
+        if (!p.mirror_data->contains(file.path))
+            p.pending_data.emplace(p.settings.data_dir + file.path, file.bytes);
+}
+
 namespace {
 
 /// An estimate of what a checked version holds until it is published: its files in

@@ -11,6 +11,7 @@
 #include "core/sync/limits.hpp"
 #include "core/sync/plan.hpp"
 #include "core/sync/workers.hpp"
+#include "verify/errors.hpp"
 
 #include <span>
 
@@ -182,6 +183,8 @@ awaitable<void> publish_version(pass& p, gathered_version& gathered) {
         if (gathered.scratch_failed)
             p.note_failure(checked.error(), true); // the local disk: no version can pass
         refuse(checked.error());
+        if (checked.error().code.category() == verify::verify_category() && !p.mirror_failure)
+            co_await count_pending_unchecked(p, id, record); // what a signature would let in
         co_return;
     }
     auto plan = co_await plan_checked(p, checked->inputs);

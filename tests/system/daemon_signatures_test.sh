@@ -39,8 +39,8 @@ start_daemon "$work/mirror.yaml"
 wait_for_metric 'fdl_mirror_ref_in_sync{repo="population",ref="refs/heads/main"}' == 1 30 "signed versions mirrored"
 expect_metric 'fdl_mirror_signature_checks_total{repo="population",result="valid"}' == 4 "each published version counted valid"
 scrape
-passes=$(metric 'fdl_mirror_passes_total{repo="population",result="ok"}')
-wait_for_metric 'fdl_mirror_passes_total{repo="population",result="ok"}' '>=' "$((passes + 2))" 10 "two more passes"
+ok_passes=$(metric 'fdl_mirror_passes_total{repo="population",result="ok"}')
+wait_for_metric 'fdl_mirror_passes_total{repo="population",result="ok"}' '>=' "$((ok_passes + 2))" 10 "two more passes"
 expect_metric 'fdl_mirror_signature_checks_total{repo="population",result="valid"}' == 4 "a version already published is not counted again"
 for result in invalid missing untrusted; do
   expect_metric "fdl_mirror_signature_checks_total{repo=\"population\",result=\"$result\"}" == 0 "no $result signature (series made at 0)"
@@ -58,6 +58,9 @@ wait_for_metric 'fdl_mirror_versions_held{repo="population",reason="verify.missi
 expect_metric 'fdl_mirror_signature_checks_total{repo="population",result="missing"}' '>=' 1 "a missing signature counted"
 expect_metric 'fdl_mirror_ref_in_sync{repo="population",ref="refs/heads/main"}' == 0 "main drifts"
 expect_metric 'fdl_mirror_passes_total{repo="population",result="held"}' '>=' 1 "a held pass counted"
+# What it would need once signed: its data file (1000 bytes), by the files.json it pins.
+expect_metric 'fdl_mirror_pending_files{repo="population"}' == 1 "the unsigned version's data file pending"
+expect_metric 'fdl_mirror_pending_bytes{repo="population"}' == 1000 "its bytes, as its files.json says"
 
 # --- signed by a key the allowed_signers file lacks: still held, for another reason --------------
 sign_staged "$unsigned" stranger

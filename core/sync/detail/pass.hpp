@@ -92,6 +92,11 @@ struct gathered_version {
 /// mirror and reports nothing; of the pass it touches only what is this version's own (its
 /// scratch copies, its signer) and caches of origin reads, so that it can run while earlier
 /// versions are published. `scratch_failed` says that a failure was the scratch folder's.
+/// What a version held before its data files were known (by the signature gate) would
+/// need, added to p.pending_data: the data files its files.json (pinned by version.json)
+/// lists that the mirror lacks. Its catalog is not read. Nothing without a files.json.
+awaitable<void> count_pending_unchecked(pass& p, std::string const& id, fdl::version_record const& record);
+
 awaitable<result<checked_version>> gather_checked(pass& p, std::string const& id, loaded_version const& loaded,
                                                   bool& scratch_failed);
 
