@@ -48,7 +48,9 @@ result<std::unique_ptr<http_store>> http_store::open(std::string_view url, http_
     if (!base->tls && !settings.allow_plain_http)
         return make_error(store_errc::rejected, base->text() +
                                                     ": plain http:// is refused unless allowed explicitly "
-                                                    "(--allow-plain-http): nothing would protect the bytes in transit");
+                                                    "(--allow-plain-http; in the daemon's configuration, "
+                                                    "allow_plain_http: true in the store's entry): nothing would "
+                                                    "protect the bytes in transit");
     bool tls = base->tls;
     std::unique_ptr<http_store> opened(new http_store(std::move(*base), std::move(settings)));
     if (auto failure = opened->client_->tls_setup_failure(); failure && tls)

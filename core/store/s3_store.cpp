@@ -53,7 +53,10 @@ result<std::unique_ptr<s3_store>> s3_store::open(std::string_view url, s3_store_
     if (!endpoint)
         return refuse("the endpoint: " + endpoint.error().message);
     if (!endpoint->tls && !settings.allow_plain_http)
-        return refuse("the endpoint " + endpoint->text() + " is plain http://, refused unless allowed explicitly");
+        return refuse("the endpoint " + endpoint->text() +
+                      " is plain http://, refused unless allowed explicitly (--allow-plain-http; in the daemon's "
+                      "configuration, allow_plain_http: true in the store's entry): nothing would protect the "
+                      "credentials' signatures and the bytes in transit");
     if (endpoint->path != "/")
         return refuse("the endpoint " + endpoint->text() + " has a path; give the bucket in the s3:// URL");
     if (s3::bucket_needs_path_style(bucket))

@@ -20,7 +20,10 @@ expect_output "needs --allowed-signers" "required signatures without keys"
 expect_status 2 "an http mirror is refused" -- "$FDL_MIRROR" sync "$work/origin" https://example.org/lake/
 expect_output "an HTTP store is read-only" "http mirror"
 expect_status 2 "plain http without --allow-plain-http" -- "$FDL_MIRROR" sync http://127.0.0.1:1/lake/ "$work/m0"
-expect_output "plain http:// is refused unless allowed explicitly (--allow-plain-http)" "plain http"
+expect_output "plain http:// is refused unless allowed explicitly (--allow-plain-http;" "plain http: the flag named"
+expect_status 2 "an S3 endpoint over plain http without --allow-plain-http" -- env AWS_ACCESS_KEY_ID=a \
+  AWS_SECRET_ACCESS_KEY=b AWS_ENDPOINT_URL=http://127.0.0.1:1 "$FDL_MIRROR" verify s3://bucket/prefix/
+expect_output "is plain http://, refused unless allowed explicitly (--allow-plain-http;" "S3 over plain http: the flag named"
 expect_status 3 "an s3 mirror without credentials" -- env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_PROFILE \
     HOME="$work" "$FDL_MIRROR" sync "$work/origin" s3://bucket/prefix/
 expect_output "no S3 credentials for profile default: looked in the environment" "s3 says where it looked"
