@@ -139,11 +139,20 @@ std::variant<command, usage_error> parse_verify(arg_reader& in) {
     verify_command cmd;
     std::vector<std::string> positional;
     std::optional<usage_error> problem;
+    std::optional<std::string> settings_flag; // a signature or network flag, which --config replaces
     while (!in.done() && !problem) {
         std::string const& arg = in.take();
-        if (take_signature_flag(arg, in, cmd.signatures, problem) || take_network_flag(arg, in, cmd.network, problem))
+        if (take_signature_flag(arg, in, cmd.signatures, problem) || take_network_flag(arg, in, cmd.network, problem)) {
+            settings_flag = settings_flag.value_or(arg);
             continue;
-        if (arg == "--json")
+        }
+        if (arg == "--config")
+            cmd.config = in.value_for(arg, problem);
+        else if (arg == "--repository")
+            cmd.configured_repository = in.value_for(arg, problem);
+        else if (arg == "--origin")
+            cmd.origin = true;
+        else if (arg == "--json")
             cmd.json = true;
         else if (arg == "--without-key") {
             if (auto value = in.value_for(arg, problem)) {
@@ -158,6 +167,18 @@ std::variant<command, usage_error> parse_verify(arg_reader& in) {
     }
     if (problem)
         return *problem;
+    if (cmd.config) {
+        if (!cmd.configured_repository)
+            return usage_error{"verify --config needs --repository NAME"};
+        if (!positional.empty())
+            return usage_error{"verify --config takes no REPOSITORY location: --repository NAME names it"};
+        if (settings_flag)
+            return usage_error{"verify --config: " + *settings_flag +
+                               ": the keys, policy and store settings come from the configuration"};
+        return command(cmd);
+    }
+    if (cmd.configured_repository || cmd.origin)
+        return usage_error{std::string(cmd.origin ? "--origin" : "--repository") + " needs --config FILE"};
     if (positional.size() != 1)
         return usage_error{"verify needs one REPOSITORY"};
     cmd.repository = positional[0];

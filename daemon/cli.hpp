@@ -44,7 +44,12 @@ struct sync_command {
 };
 
 struct verify_command {
-    std::string repository;
+    std::string repository; ///< the location; empty with --config
+    /// --config FILE --repository NAME [--origin]: the repository's mirror (or origin), its
+    /// store settings, keys and policy as the daemon's configuration gives them.
+    std::optional<std::string> config;
+    std::optional<std::string> configured_repository;
+    bool origin = false;
     signature_options signatures;
     network_options network;
     bool json = false;

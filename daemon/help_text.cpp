@@ -23,6 +23,11 @@ constexpr char const* sync_options = R"(sync options:
 constexpr char const* verify_options = R"(verify options:
   --without-key FINGERPRINT      show which versions would lose their trusted signature if that
                                  key were revoked (repeatable)
+  --config FILE --repository NAME
+                                 audit that repository of the daemon's configuration (its mirror,
+                                 or with --origin its origin) with its keys, policy and store
+                                 settings, instead of REPOSITORY and the options below
+  --origin                       with --config: the origin rather than the mirror
 )";
 
 constexpr char const* shared_options = R"(  --json                         print one JSON report instead of the summary
@@ -59,7 +64,8 @@ constexpr command_help commands[] = {
      "Copies what MIRROR lacks of the FDL repository at ORIGIN, checks every byte, size and\n"
      "signature on the way, and publishes each version whole (version.json last) and only once\n"
      "verified; refs move last. A rerun goes on where a stopped one ended."},
-    {"verify", "verify REPOSITORY [options]", "audit a repository (an origin or a mirror)",
+    {"verify", "verify REPOSITORY [options] | verify --config FILE --repository NAME [--origin]",
+     "audit a repository (an origin or a mirror)",
      "Reads every version of REPOSITORY and checks what sync checks: sizes, SHA-256 digests,\n"
      "catalogs, signatures against --allowed-signers, refs. Writes nothing."},
     {"check-signature",

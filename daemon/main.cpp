@@ -4,6 +4,7 @@
 #include "daemon/build_info.hpp"
 #include "daemon/check_config.hpp"
 #include "daemon/cli.hpp"
+#include "daemon/configured_audit.hpp"
 #include "daemon/mirror_lock.hpp"
 #include "daemon/progress.hpp"
 #include "daemon/report_output.hpp"
@@ -181,24 +182,34 @@ int run_sync_command(daemon::sync_command const& cmd) {
 }
 
 int run_verify_command(daemon::verify_command const& cmd) {
-    auto trust = load_trust(cmd.signatures);
-    if (auto const* problem = std::get_if<std::string>(&trust)) {
-        daemon::print_error(*problem);
-        return exit_usage;
+    // What to audit, and how: from the command line, or from the daemon's configuration.
+    daemon::configured_audit audit;
+    if (cmd.config) {
+        auto configured = daemon::configured_audit_of(cmd);
+        if (auto const* status = std::get_if<int>(&configured))
+            return *status;
+        audit = std::move(std::get<daemon::configured_audit>(configured));
+    } else {
+        auto trust = load_trust(cmd.signatures);
+        if (auto const* problem = std::get_if<std::string>(&trust)) {
+            daemon::print_error(*problem);
+            return exit_usage;
+        }
+        audit = {cmd.repository, origin_options_of(cmd.network), std::move(std::get<verify::trust_settings>(trust))};
     }
     net::io_context io(1);
     store::blocking_pool pool(2);
-    auto repo = store::open_store(cmd.repository, store::store_role::origin, &pool, origin_options_of(cmd.network));
+    auto repo = store::open_store(audit.location, store::store_role::origin, &pool, audit.options);
     if (!repo) {
         daemon::print_error(repo.error().message);
         return is_usage_problem(repo.error()) ? exit_usage : exit_io;
     }
     auto progress = cmd.json ? nullptr : daemon::tty_progress::create();
-    sync::audit_options options{std::move(std::get<verify::trust_settings>(trust)), cmd.without_keys};
+    sync::audit_options options{std::move(audit.trust), cmd.without_keys};
     auto report = run_to_completion(io, sync::run_audit(**repo, progress.get(), &pool, std::move(options)));
     progress.reset();
-    std::string out = cmd.json ? daemon::audit_json(report, cmd.repository)
-                               : daemon::audit_summary(report, cmd.repository);
+    std::string out = cmd.json ? daemon::audit_json(report, audit.location)
+                               : daemon::audit_summary(report, audit.location);
     std::fwrite(out.data(), 1, out.size(), stdout);
     return report.exit_code();
 }

@@ -276,3 +276,23 @@ TEST_CASE("status takes --config FILE, --json and --repository NAME") {
     CHECK(usage_message(parse_command_line(args{"status", "--config", "c", "x"})).find("status: unexpected x") !=
           std::string::npos);
 }
+
+TEST_CASE("verify --config FILE --repository NAME [--origin] replaces the location, keys and store flags") {
+    auto cmd = parsed_as<verify_command>(parse_command_line(args{"verify", "--config", "c.yaml", "--repository", "population", "--origin", "--json"}));
+    REQUIRE(cmd);
+    CHECK(cmd->config == "c.yaml");
+    CHECK(cmd->configured_repository == "population");
+    CHECK(cmd->origin);
+    CHECK(cmd->json);
+    CHECK(cmd->repository.empty());
+    auto refused = [](args const& line) { return usage_message(parse_command_line(line)); };
+    CHECK(refused({"verify", "--config", "c.yaml"}).find("needs --repository NAME") != std::string::npos);
+    CHECK(refused({"verify", "--config", "c.yaml", "--repository", "p", "/srv/m"}).find("takes no REPOSITORY location") !=
+          std::string::npos);
+    CHECK(refused({"verify", "--config", "c.yaml", "--repository", "p", "--ca-bundle", "x.pem"}).find("--ca-bundle: the keys") !=
+          std::string::npos);
+    CHECK(refused({"verify", "--config", "c.yaml", "--repository", "p", "--signatures", "off"}).find("--signatures: the keys") !=
+          std::string::npos);
+    CHECK(refused({"verify", "/srv/m", "--origin"}).find("--origin needs --config FILE") != std::string::npos);
+    CHECK(refused({"verify", "/srv/m", "--repository", "p"}).find("--repository needs --config FILE") != std::string::npos);
+}

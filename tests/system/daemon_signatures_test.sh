@@ -81,6 +81,24 @@ expect_status 0 "verify the mirror at the end" -- "$FDL_MIRROR" verify "$work/mi
   --allowed-signers "$work/keys/population.allowed_signers"
 expect_output "5 version(s) audited, 0 failed" "verify audits every version"
 
+# verify --config: the repository's mirror (or origin) with the configuration's keys and policy.
+expect_status 0 "verify --config --repository: the mirror, as the daemon checks it" -- \
+  "$FDL_MIRROR" verify --config "$work/mirror.yaml" --repository population
+expect_output "$work/mirror" "the mirror's location shown"
+expect_output "5 version(s) audited, 0 failed" "every version audited with the configured keys"
+expect_output "signed by ops@example.org" "the configured allowed_signers named the signer"
+# The origin has a version signed by no trusted key: held by the daemon, failed by this audit.
+sign_staged "$unsigned" stranger
+expect_status 1 "verify --config --repository --origin: the origin fails the configured policy" -- \
+  "$FDL_MIRROR" verify --config "$work/mirror.yaml" --repository population --origin --json
+grep -q "$unsigned" "$work/out" && pass || fail "the origin's audit does not name the version signed by a stranger"
+expect_status 2 "verify --config with an unknown repository" -- \
+  "$FDL_MIRROR" verify --config "$work/mirror.yaml" --repository nope
+expect_output "no repository named 'nope'" "the unknown name said"
+expect_status 2 "verify --config with a key flag" -- \
+  "$FDL_MIRROR" verify --config "$work/mirror.yaml" --repository population --allowed-signers /dev/null
+expect_output "the keys, policy and store settings come from the configuration" "why the flag is refused"
+
 stop_daemon TERM 10
 expect_clean_exit "SIGTERM"
 finish
