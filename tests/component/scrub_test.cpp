@@ -1,0 +1,168 @@
+// The scrub: the mirror's data files read again a slice at a time and checked against the
+// ledger, so that a round covers them all; damage to the mirror's own bytes is a finding.
+
+#include "core/sync/scrub.hpp"
+
+#include "core/store/errors.hpp"
+#include "core/sync/errors.hpp"
+#include "core/sync/ledger.hpp"
+#include "tests/component/helpers.hpp"
+#include "tests/support/run.hpp"
+#include "tests/support/temp_dir.hpp"
+
+#include <doctest/doctest.h>
+
+#include <set>
+
+using namespace mirror;
+using namespace mirror::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Reads of data files fail as a broken connection would; everything else passes through.
+class failing_data_reads final : public mirror::store::store {
+public:
+    explicit failing_data_reads(mirror::store::store& inner) : inner_(inner) {}
+    mirror::store::store_caps caps() const override { return inner_.caps(); }
+    std::string describe() const override { return inner_.describe(); }
+    awaitable<result<mirror::store::object_info>> stat(std::string key) override { return inner_.stat(std::move(key)); }
+    awaitable<result<void>> read(std::string key, mirror::store::byte_sink& out) override {
+        if (key.starts_with("data/"))
+            co_return make_error(mirror::store::store_errc::transient, key + ": connection reset");
+        co_return co_await inner_.read(std::move(key), out);
+    }
+    awaitable<result<void>> list(std::string prefix, std::function<result<void>(mirror::store::list_entry)> each) override {
+        return inner_.list(std::move(prefix), std::move(each));
+    }
+
+private:
+    mirror::store::store& inner_;
+};
+
+struct scrubbed_mirror {
+    temp_dir tmp;
+    event_loop loop;
+    std::unique_ptr<store::store> mirror;
+    sync::data_ledger ledger;
+
+    scrubbed_mirror() {
+        publisher origin(tmp / "origin");
+        publish_sample(origin);
+        REQUIRE(sync_folders(tmp / "origin", tmp / "mirror").exit_code() == 0);
+        mirror = open_folder(tmp / "mirror", false);
+        auto loaded = loop(sync::load_ledger(*mirror));
+        REQUIRE(loaded.has_value());
+        ledger = std::move(*loaded);
+        REQUIRE(ledger.size() >= 3);
+    }
+    sync::scrub_step_report step(sync::scrub_position& at, double fraction, double now) {
+        return loop(sync::scrub_step(*mirror, at, fraction, nullptr, now));
+    }
+};
+
+} // namespace
+
+TEST_CASE("scrub: steps of a fraction cover every data file once per round, in order, and rounds restart") {
+    scrubbed_mirror m;
+    sync::scrub_position at;
+    std::set<std::string> seen;
+    std::uint64_t bytes = 0;
+    int steps = 0;
+    bool completed = false;
+    while (!completed) {
+        REQUIRE(++steps <= static_cast<int>(m.ledger.size()));
+        std::string const before = at.after;
+        auto r = m.step(at, 0.01, 1000 + steps);
+        REQUIRE_FALSE(r.failure);
+        CHECK(r.findings.empty());
+        CHECK(r.files == 1); // 1 % of the bytes is less than any one file: one file a step
+        CHECK(r.ledger_files == m.ledger.size());
+        bytes += r.bytes;
+        completed = r.round_completed;
+        if (!completed) {
+            CHECK(at.after > before);
+            seen.insert(at.after);
+            CHECK(at.round_started == 1001);
+        }
+    }
+    CHECK(steps == static_cast<int>(m.ledger.size()));
+    CHECK(seen.size() == m.ledger.size() - 1); // the last one completes the round
+    std::uint64_t total = 0;
+    for (auto const& [path, entry] : m.ledger)
+        total += entry.bytes;
+    CHECK(bytes == total);
+    CHECK(at.last_round_completed == 1000 + steps);
+    CHECK(at.after.empty());
+    CHECK(at.round_bytes == 0);
+
+    // The whole ledger in one step, and a new round after it.
+    auto whole = m.step(at, 1.0, 5000);
+    CHECK(whole.round_completed);
+    CHECK(whole.files == m.ledger.size());
+    CHECK(at.last_round_completed == 5000);
+}
+
+TEST_CASE("scrub: a data file changed, shortened or gone in the mirror is a finding naming it, and the round goes on") {
+    scrubbed_mirror m;
+    auto const& [first_path, first] = *m.ledger.begin();
+    auto const& [second_path, second] = *std::next(m.ledger.begin());
+    auto const& [third_path, third] = *std::next(m.ledger.begin(), 2);
+    auto data = m.tmp / "mirror" / "data";
+    auto flipped = read_file(data / first_path);
+    flipped[10] ^= 0x20; // same size: only the digest tells
+    write_file(data / first_path, flipped);
+    fs::resize_file(data / second_path, second.bytes - 1);
+    fs::remove(data / third_path);
+
+    sync::scrub_position at;
+    auto r = m.step(at, 1.0, 100);
+    REQUIRE_FALSE(r.failure);
+    CHECK(r.round_completed);
+    CHECK(r.files == m.ledger.size());
+    REQUIRE(r.findings.size() == 3);
+    auto found = [&](sync::sync_errc code, std::string const& path) {
+        for (auto const& f : r.findings)
+            if (f.code == code && f.message.find(path) != std::string::npos && f.message.starts_with("mirror: "))
+                return true;
+        return false;
+    };
+    CHECK(found(sync::sync_errc::sha256_mismatch, first_path));
+    CHECK(found(sync::sync_errc::size_mismatch, second_path));
+    CHECK(found(sync::sync_errc::missing_file, third_path));
+}
+
+TEST_CASE("scrub: a read that fails for another reason stops the step where it was, to go on from there") {
+    scrubbed_mirror m;
+    sync::scrub_position at;
+    auto first = m.step(at, 0.0, 100); // one file
+    REQUIRE_FALSE(first.failure);
+    REQUIRE(first.files == 1);
+    std::string const checked = at.after;
+    // The next read fails as a network would.
+    failing_data_reads failing(*m.mirror);
+    auto stopped = m.loop(sync::scrub_step(failing, at, 1.0, nullptr, 200));
+    REQUIRE(stopped.failure);
+    CHECK(stopped.findings.empty());
+    CHECK(at.after == checked); // not skipped
+    CHECK_FALSE(stopped.round_completed);
+    auto resumed = m.step(at, 1.0, 300);
+    CHECK(resumed.round_completed);
+    CHECK(resumed.files == m.ledger.size() - 1);
+}
+
+TEST_CASE("scrub: a mirror without fdl.json or with a damaged ledger fails the step, naming it") {
+    scrubbed_mirror m;
+    auto segments = files_under(m.tmp / "mirror" / ".fdl-mirror" / "ledger");
+    REQUIRE_FALSE(segments.empty());
+    write_file(m.tmp / "mirror" / ".fdl-mirror" / "ledger" / segments.front(), "{not json");
+    sync::scrub_position at;
+    auto r = m.step(at, 1.0, 1);
+    REQUIRE(r.failure);
+    CHECK(r.failure->message.find("mirror") != std::string::npos);
+    CHECK(r.failure->message.find(segments.front()) != std::string::npos);
+    fs::remove(m.tmp / "mirror" / "fdl.json");
+    r = m.step(at, 1.0, 2);
+    REQUIRE(r.failure);
+    CHECK(r.failure->message.find("fdl.json") != std::string::npos);
+}
