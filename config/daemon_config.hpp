@@ -59,6 +59,15 @@ struct repository_settings {
     std::chrono::milliseconds backoff_max = std::chrono::hours(1);  ///< cap of the backoff after failed passes; >= 1s
     std::uint32_t max_refs = 10'000;          ///< origin refs taken, by name order; 1..1000000
     std::uint32_t max_ref_name_length = 255;  ///< longer ref names are refused (bytes); 1..4096
+    /// How often a pass re-examines the versions the mirror published (late signatures,
+    /// expiry, files changed at the origin); the passes between are quick (new versions
+    /// and moved refs only). 0: every pass.
+    std::chrono::milliseconds recheck_interval = std::chrono::hours(1);
+    /// The scrub: every scrub_interval, a slice of the mirror's data files is read again
+    /// and checked against the ledger, so that all of them are within scrub_period. A
+    /// scrub_period of 0 turns it off.
+    std::chrono::milliseconds scrub_interval = std::chrono::hours(1); ///< >= 1s
+    std::chrono::milliseconds scrub_period = std::chrono::hours(24 * 30);
 
     bool operator==(repository_settings const&) const = default;
 };

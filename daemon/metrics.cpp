@@ -1,5 +1,6 @@
 #include "daemon/metrics.hpp"
 
+#include "core/sync/scrub.hpp"
 #include "daemon/pass_record.hpp"
 #include "daemon/process_metrics.hpp"
 
@@ -41,6 +42,8 @@ using prometheus::Labels;
 // Label values created at 0 with each repository, so the alert rules' increase() and
 // absent() see a series before its first event (systemd/fdl-mirror.rules.yml).
 constexpr char const* pass_results[] = {"ok", "failed", "held", "timeout"};
+/// What the scrub can find wrong with a data file of the mirror (sync::kind_of).
+constexpr char const* scrub_kinds[] = {"size_mismatch", "sha256_mismatch", "missing_file", "not_a_regular_file"};
 constexpr char const* signature_results[] = {"valid", "invalid", "missing", "untrusted"};
 constexpr char const* integrity_kinds[] = {"size_mismatch", "sha256_mismatch", "missing_file"};
 constexpr char const* violation_kinds[] = {"version_rewritten", "file_deleted_at_origin", "file_added_at_origin",
@@ -188,6 +191,21 @@ struct metrics::impl {
     Family<Gauge>& ref_lag =
         gauge("fdl_mirror_ref_lag_seconds", "How long the origin has had a version of this ref the mirror lacks");
     Family<Gauge>& versions_held = gauge("fdl_mirror_versions_held", "Versions held by the last pass, by reason");
+    Family<Gauge>& last_full_recheck = gauge("fdl_mirror_last_full_recheck_timestamp_seconds",
+                                             "When a pass last re-examined the published versions at the origin; 0: never");
+    Family<Gauge>& scrub_period = gauge("fdl_mirror_scrub_period_seconds",
+                                        "The configured scrub_period: every data file of the mirror is read again "
+                                        "within it; 0: no scrub");
+    Family<Counter>& scrub_files = counter("fdl_mirror_scrub_files_total", "Data files of the mirror the scrub read and checked");
+    Family<Counter>& scrub_bytes = counter("fdl_mirror_scrub_bytes_total", "Bytes of the mirror the scrub read and checked");
+    Family<Counter>& scrub_findings = counter("fdl_mirror_scrub_findings_total",
+                                              "Data files of the mirror that no longer match their ledger, by kind");
+    Family<Gauge>& scrub_round_started = gauge("fdl_mirror_scrub_round_started_timestamp_seconds",
+                                               "When the scrub's round in progress started; 0: none in progress");
+    Family<Gauge>& scrub_round_completed = gauge("fdl_mirror_scrub_round_completed_timestamp_seconds",
+                                                 "When the scrub last checked the last data file of a round; 0: never");
+    Family<Gauge>& scrub_progress = gauge("fdl_mirror_scrub_round_progress_ratio",
+                                          "Share of the mirror's data bytes the round in progress has checked");
     Family<Gauge>& ref_behind_since = gauge("fdl_mirror_ref_behind_since_timestamp_seconds",
                                             "Since when the mirror has lacked the origin's version of this ref; 0: in sync");
     Family<Gauge>& version_held_since = gauge("fdl_mirror_version_held_since_timestamp_seconds",
@@ -297,6 +315,14 @@ struct metrics::impl {
         lease_held.Add(r).Set(1);
         lease_takeovers.Add(r);
         leases_lost.Add(r);
+        last_full_recheck.Add(r);
+        scrub_files.Add(r);
+        scrub_bytes.Add(r);
+        for (auto kind : scrub_kinds)
+            scrub_findings.Add({{"repo", repo}, {"kind", kind}});
+        scrub_round_started.Add(r);
+        scrub_round_completed.Add(r);
+        scrub_progress.Add(r);
     }
 
     template <class T>
@@ -318,10 +344,16 @@ struct metrics::impl {
     void forget(std::string const& repo) {
         Labels r{{"repo", repo}};
         for (auto* family : {&interval, &last_success, &last_attempt, &untrusted_keys, &origin_up, &pending_files,
-                             &pending_bytes, &versions_unverified, &allowed_signers_problems, &lease_held})
+                             &pending_bytes, &versions_unverified, &allowed_signers_problems, &lease_held,
+                             &last_full_recheck, &scrub_period, &scrub_round_started, &scrub_round_completed,
+                             &scrub_progress})
             remove_repo(*family, repo, {r});
-        for (auto* family : {&copied_bytes, &copied_files, &lease_takeovers, &leases_lost})
+        for (auto* family : {&copied_bytes, &copied_files, &lease_takeovers, &leases_lost, &scrub_files, &scrub_bytes})
             remove_repo(*family, repo, {r});
+        std::vector<Labels> scrubbed;
+        for (auto kind : scrub_kinds)
+            scrubbed.push_back({{"repo", repo}, {"kind", kind}});
+        remove_repo(scrub_findings, repo, scrubbed);
         if (pass_duration.Has(r))
             pass_duration.Remove(&duration_of(repo));
         std::vector<Labels> results, signatures, integrity, violated, refs, held, problems;
@@ -389,6 +421,7 @@ void metrics::set_repositories(std::vector<repository_info> const& repositories)
         else if (known->second != repo.interval_seconds) // a reload keeps counters, updates the interval
             impl_->interval.Add({{"repo", repo.name}}).Set(repo.interval_seconds);
         impl_->intervals[repo.name] = repo.interval_seconds;
+        impl_->scrub_period.Add({{"repo", repo.name}}).Set(repo.scrub_period_seconds);
     }
     for (auto it = impl_->intervals.begin(); it != impl_->intervals.end();) {
         if (wanted.contains(it->first)) {
@@ -443,6 +476,32 @@ void metrics::set_clocks(std::string const& repo, pass_record const& record) {
         m.version_held_since.Add(labels).Set(held->since);
         made.push_back(std::move(labels));
     }
+}
+
+void metrics::set_audits(std::string const& repo, audit_record const& audits) {
+    auto& m = *impl_;
+    if (!m.intervals.contains(repo))
+        return;
+    Labels r{{"repo", repo}};
+    m.last_full_recheck.Add(r).Set(audits.last_full_recheck.value_or(0));
+    m.scrub_round_started.Add(r).Set(audits.scrub.round_started);
+    m.scrub_round_completed.Add(r).Set(audits.scrub.last_round_completed.value_or(0));
+}
+
+void metrics::scrub_step(std::string const& repo, sync::scrub_step_report const& report, audit_record const& audits) {
+    auto& m = *impl_;
+    if (!m.intervals.contains(repo))
+        return;
+    Labels r{{"repo", repo}};
+    m.scrub_files.Add(r).Increment(static_cast<double>(report.files));
+    m.scrub_bytes.Add(r).Increment(static_cast<double>(report.bytes));
+    for (auto const& finding : report.findings)
+        m.scrub_findings.Add({{"repo", repo}, {"kind", sync::kind_of(finding.code)}}).Increment();
+    double progress = report.ledger_bytes == 0 ? 1.0
+                                               : static_cast<double>(audits.scrub.round_bytes) /
+                                                     static_cast<double>(report.ledger_bytes);
+    m.scrub_progress.Add(r).Set(report.round_completed ? 1.0 : std::min(1.0, progress));
+    set_audits(repo, audits);
 }
 
 void metrics::pass_started(std::string const& repo, double now) {

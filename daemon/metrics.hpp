@@ -13,9 +13,14 @@
 #include <string>
 #include <vector>
 
+namespace mirror::sync {
+struct scrub_step_report;
+}
+
 namespace mirror::daemon {
 
 struct pass_record;
+struct audit_record;
 
 /// What fdl_mirror_build_info says.
 struct build_facts {
@@ -29,6 +34,7 @@ struct build_facts {
 struct repository_info {
     std::string name;
     double interval_seconds = 300;
+    double scrub_period_seconds = 0; ///< 0: no scrub
 };
 
 enum class pass_outcome { ok, failed, held, timeout };
@@ -72,6 +78,10 @@ public:
     /// reset as `for:` clauses do.
     void set_clocks(std::string const& repo, pass_record const& record);
     static constexpr std::size_t max_held_series = 20;
+    /// The scheduled audits' times (last full recheck, the scrub's round), from the record.
+    void set_audits(std::string const& repo, audit_record const& audits);
+    /// A scrub step of `repo` ended with `report`; `audits` is the record after it.
+    void scrub_step(std::string const& repo, sync::scrub_step_report const& report, audit_record const& audits);
     /// A pass of `repo` starts at `now` (unix seconds).
     void pass_started(std::string const& repo, double now);
     /// A pass of `repo` ended with `report`: drift, held versions, violations, signature

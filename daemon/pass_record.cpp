@@ -81,6 +81,19 @@ json::object to_json(pass_record const& record) {
                                     {"message", version.message},
                                     {"since", version.since}});
     o["held"] = std::move(held);
+    auto const& audits = record.audits;
+    json::object scrub{{"after", audits.scrub.after},
+                       {"round_started", audits.scrub.round_started},
+                       {"round_bytes", audits.scrub.round_bytes}};
+    scrub["last_round_completed"] =
+        audits.scrub.last_round_completed ? json::value(*audits.scrub.last_round_completed) : json::value(nullptr);
+    scrub["next"] = audits.next_scrub ? json::value(*audits.next_scrub) : json::value(nullptr);
+    json::array findings;
+    for (auto const& finding : audits.scrub_findings)
+        findings.push_back(json::value(finding));
+    scrub["findings"] = std::move(findings);
+    o["scrub"] = std::move(scrub);
+    o["last_full_recheck"] = audits.last_full_recheck ? json::value(*audits.last_full_recheck) : json::value(nullptr);
     return o;
 }
 
@@ -117,6 +130,42 @@ struct reader {
         return true;
     }
 };
+
+/// The audits' part; members absent from files of older daemons are their defaults.
+bool read_audits(json::object const& o, audit_record& into, std::string& why) {
+    reader top{o, "", why};
+    if (!top.number("last_full_recheck", into.last_full_recheck, true))
+        return false;
+    auto const* scrub = o.if_contains("scrub");
+    if (scrub == nullptr)
+        return true;
+    if (!scrub->is_object()) {
+        why = "scrub: not an object";
+        return false;
+    }
+    reader in{scrub->get_object(), "scrub.", why};
+    std::optional<double> started, bytes;
+    if (!in.text("after", into.scrub.after) || !in.number("round_started", started, false) ||
+        !in.number("round_bytes", bytes, false) ||
+        !in.number("last_round_completed", into.scrub.last_round_completed, true) ||
+        !in.number("next", into.next_scrub, true))
+        return false;
+    into.scrub.round_started = *started;
+    into.scrub.round_bytes = static_cast<std::uint64_t>(*bytes);
+    auto const* findings = scrub->get_object().if_contains("findings");
+    if (findings == nullptr || !findings->is_array()) {
+        why = "scrub.findings: not a list";
+        return false;
+    }
+    for (auto const& finding : findings->get_array()) {
+        if (!finding.is_string()) {
+            why = "scrub.findings: not a list of strings";
+            return false;
+        }
+        into.scrub_findings.emplace_back(finding.get_string());
+    }
+    return true;
+}
 
 } // namespace
 
@@ -166,6 +215,8 @@ std::optional<pass_record> pass_record_of(json::value const& value, std::string&
         }
         record.refs.push_back(std::move(r));
     }
+    if (!read_audits(*o, record.audits, why))
+        return std::nullopt;
     for (std::size_t i = 0; i < held->size(); ++i) {
         auto where = "held[" + std::to_string(i) + "].";
         auto const* entry = (*held)[i].if_object();

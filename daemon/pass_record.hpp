@@ -7,6 +7,7 @@
 // it was first held.
 
 #include "core/sync/report.hpp"
+#include "core/sync/scrub.hpp"
 #include "daemon/metrics.hpp"
 
 #include <cstdint>
@@ -44,6 +45,19 @@ struct held_record {
     friend bool operator==(held_record const&, held_record const&) = default;
 };
 
+/// The scheduled audits' part of the record.
+struct audit_record {
+    std::optional<double> last_full_recheck; ///< unix seconds: the last pass that re-examined published versions
+    sync::scrub_position scrub;
+    std::optional<double> next_scrub;        ///< unix seconds: when the next scrub step is due
+    /// What the scrub found wrong in the mirror's data files, since the last round that
+    /// found nothing ("mirror: KEY: why"), at most max_findings of them.
+    std::vector<std::string> scrub_findings;
+    static constexpr std::size_t max_findings = 100;
+
+    friend bool operator==(audit_record const&, audit_record const&) = default;
+};
+
 struct pass_record {
     std::string last_result;             ///< "ok", "held", "failed", "timeout"; "" before any pass
     std::string last_error;              ///< why the last pass failed; "" after one that completed
@@ -51,6 +65,7 @@ struct pass_record {
     std::optional<double> next_pass;     ///< unix seconds: when the next pass was due, as scheduled
     std::vector<ref_record> refs;
     std::vector<held_record> held;
+    audit_record audits;
 
     friend bool operator==(pass_record const&, pass_record const&) = default;
 };

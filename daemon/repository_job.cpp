@@ -80,6 +80,7 @@ void repository_job::start(std::function<void()> on_finished) {
             services_.log->warning(name_, "state forgotten: " + warning);
         services_.stats->restore_times(name_, state_.last_success, state_.last_attempt);
         services_.stats->set_clocks(name_, state_.record);
+        services_.stats->set_audits(name_, state_.record.audits);
     }
     if (services_.coord != nullptr) {
         keeper_running_ = true;
@@ -123,6 +124,7 @@ bool repository_job::reconfigure(std::shared_ptr<config::daemon_config const> cf
     services_.log->info(name_, in_pass_ ? "configuration changed: applies from the next pass, which starts when "
                                           "this one ends"
                                         : "configuration changed: a pass starts now");
+    force_full_recheck_ = true; // what the new settings allow may differ for published versions too
     wait_.cancel();
     return true;
 }
@@ -224,6 +226,66 @@ void repository_job::save_state() {
         services_.log->warning(name_, "state not saved (the next start reads more): " + saved.error().message);
 }
 
+bool repository_job::full_recheck_due(config::repository_settings const& settings, double now) const {
+    auto const& last = state_.record.audits.last_full_recheck;
+    double const interval = std::chrono::duration<double>(settings.recheck_interval).count();
+    return force_full_recheck_ || interval <= 0 || !last || now - *last >= interval || now < *last;
+}
+
+awaitable<void> repository_job::scrub_if_due() {
+    auto const& r = repo();
+    auto& audits = state_.record.audits;
+    double const now = unix_now();
+    if (r.settings.scrub_period.count() == 0 || !mirror_ || (audits.next_scrub && now < *audits.next_scrub))
+        co_return;
+    if (lease_ && !lease_->held())
+        co_return; // the daemon holding the lease scrubs
+    double const fraction = std::chrono::duration<double>(r.settings.scrub_interval).count() /
+                            std::chrono::duration<double>(r.settings.scrub_period).count();
+    // Cut by a shutdown as a pass is (it only reads: nothing is left half done).
+    in_pass_ = true;
+    cut_reason_.clear();
+    std::optional<sync::scrub_step_report> finished;
+    bool done = false;
+    net::steady_timer until_done(services_.executor, net::steady_timer::time_point::max());
+    auto position = audits.scrub;
+    net::co_spawn(services_.executor, sync::scrub_step(*mirror_, position, fraction, services_.pool, now),
+                  net::bind_cancellation_slot(cut_.slot(), [&](std::exception_ptr e, sync::scrub_step_report out) {
+                      if (!e)
+                          finished = std::move(out);
+                      done = true;
+                      until_done.cancel();
+                  }));
+    while (!done)
+        co_await until_done.async_wait(use_op);
+    cut_.slot().clear();
+    in_pass_ = false;
+    if (retired_)
+        co_return;
+    audits.next_scrub = unix_now() + std::chrono::duration<double>(r.settings.scrub_interval).count();
+    if (!finished) {
+        services_.log->warning(name_, "scrub cut: " + (cut_reason_.empty() ? std::string("internal error") : cut_reason_));
+        co_return;
+    }
+    audits.scrub = position;
+    for (auto const& finding : finished->findings) {
+        services_.log->error(name_, "scrub: the mirror's data file no longer matches its ledger: " + finding.message);
+        if (audits.scrub_findings.size() < audit_record::max_findings)
+            audits.scrub_findings.push_back(finding.message);
+    }
+    if (finished->failure)
+        services_.log->warning(name_, "scrub step stopped (it goes on from there next time): " + finished->failure->message);
+    if (finished->round_completed) {
+        services_.log->info(name_, "scrub: round complete; every data file of the mirror checked against its ledger" +
+                                       std::string(audits.scrub_findings.empty() ? "" : ", with findings (see status)"));
+    }
+    services_.stats->scrub_step(name_, *finished, audits);
+    // A round that found nothing clears the findings of the one before it.
+    if (finished->round_completed && finished->findings.empty() && !finished->failure)
+        audits.scrub_findings.clear();
+    save_state();
+}
+
 awaitable<void> repository_job::loop() {
     while (!stopping_) {
         settings_changed_ = false;
@@ -232,6 +294,9 @@ awaitable<void> repository_job::loop() {
             break;
         if (settings_changed_)
             continue; // the configuration changed during the pass: apply it now
+        co_await scrub_if_due();
+        if (stopping_)
+            break;
         // Chosen when the pass ended (status shows it); a pass that stood by or was cut chose none.
         auto wait = next_wait_.value_or(next_wait(poll_of(repo().settings), state_.consecutive_failures,
                                                   std::uniform_real_distribution<double>(0, 1)(random_)));
@@ -433,6 +498,7 @@ awaitable<void> repository_job::one_pass() {
     sync::sync_report report;
     std::optional<pass_outcome> cut_outcome;
     std::string problem;
+    bool const full_recheck = full_recheck_due(r.settings, started);
     auto trust = load_trust(r);
     std::optional<mirror_lock> lock; // one writer per folder mirror, as for `sync`
     std::string lease_problem = std::move(lease_refused);
@@ -455,6 +521,7 @@ awaitable<void> repository_job::one_pass() {
         options.catalogs = catalog_settings_of(*cfg);
         options.shared_transfers = services_.transfers;
         options.stop_requested = [this] { return stopping_; };
+        options.recheck_published = full_recheck; // else a quick pass: new versions and moved refs
 
         // The pass runs as its own coroutine, so that a deadline or a shutdown can cut it
         // (cancellation ends it at its next operation); this one waits for it to end.
@@ -536,6 +603,11 @@ awaitable<void> repository_job::one_pass() {
     if (pass.outcome == pass_outcome::ok || pass.outcome == pass_outcome::held) {
         state_.last_success = ended;
         state_.consecutive_failures = 0;
+        if (full_recheck) {
+            state_.record.audits.last_full_recheck = started;
+            force_full_recheck_ = false;
+        }
+        services_.stats->set_audits(name_, state_.record.audits);
     } else {
         state_.consecutive_failures += 1;
         reopen_stores_ = true; // broken connections, expired credentials: start afresh (the cache is kept)

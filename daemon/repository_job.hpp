@@ -97,6 +97,12 @@ private:
     awaitable<bool> renew_lease();
     void note_lease(lease_change_kind what, std::string const& detail);
     awaitable<void> loop();
+    /// Whether the pass starting at `now` re-examines the published versions (every
+    /// recheck_interval, and after a reload changed the settings) or is quick.
+    bool full_recheck_due(config::repository_settings const& settings, double now) const;
+    /// One step of the mirror's scrub when one is due (scrub_interval), after a pass, by
+    /// the daemon holding the lease.
+    awaitable<void> scrub_if_due();
     awaitable<void> one_pass();
     /// Opens the stores when they are not open; false (and logs why) when one cannot be.
     bool open_stores(std::string& problem);
@@ -121,6 +127,7 @@ private:
     bool retired_ = false;
     bool in_pass_ = false;
     bool settings_changed_ = false; ///< run the next pass at once
+    bool force_full_recheck_ = false; ///< the next pass re-examines published versions whatever the interval
     // The lease of an S3 mirror (none for a folder mirror, which has its lock).
     std::unique_ptr<store::store> lease_store_;
     std::unique_ptr<coord::lease> lease_;

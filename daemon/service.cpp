@@ -65,7 +65,8 @@ double unix_seconds() {
 std::vector<repository_info> infos_of(config::daemon_config const& cfg) {
     std::vector<repository_info> out;
     for (auto const& repo : cfg.repositories)
-        out.push_back({repo.name, std::chrono::duration<double>(repo.settings.interval).count()});
+        out.push_back({repo.name, std::chrono::duration<double>(repo.settings.interval).count(),
+                       std::chrono::duration<double>(repo.settings.scrub_period).count()});
     return out;
 }
 

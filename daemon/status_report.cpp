@@ -78,6 +78,18 @@ json::object repository_json(repository_status const& r, double now) {
                                     {"message", version.message},
                                     {"since", version.since}});
     o["held"] = std::move(held);
+    auto const& audits = record.audits;
+    o["last_full_recheck"] = time_or_null(audits.last_full_recheck);
+    json::object scrub;
+    scrub["last_round_completed"] = time_or_null(audits.scrub.last_round_completed);
+    scrub["round_started"] = audits.scrub.round_started > 0 ? json::value(audits.scrub.round_started) : json::value(nullptr);
+    scrub["round_bytes"] = audits.scrub.round_bytes;
+    scrub["next"] = time_or_null(audits.next_scrub);
+    json::array findings;
+    for (auto const& finding : audits.scrub_findings)
+        findings.push_back(json::value(finding));
+    scrub["findings"] = std::move(findings);
+    o["scrub"] = std::move(scrub);
     o["attention"] = needs_attention(r);
     return o;
 }
@@ -86,7 +98,8 @@ json::object repository_json(repository_status const& r, double now) {
 
 bool needs_attention(repository_status const& repository) {
     auto const& record = repository.state.record;
-    return record.last_result == "failed" || record.last_result == "timeout" || !record.held.empty();
+    return record.last_result == "failed" || record.last_result == "timeout" || !record.held.empty() ||
+           !record.audits.scrub_findings.empty();
 }
 
 std::string status_json(std::vector<repository_status> const& repositories, double now, std::string const& source) {
@@ -131,6 +144,13 @@ std::string status_text(std::vector<repository_status> const& repositories, doub
                    std::to_string(ref.versions_behind) + " version(s); origin " + terminal_safe(ref.origin_target, false) +
                    ", mirror " + (ref.mirror_target ? terminal_safe(*ref.mirror_target, false) : std::string("(none)")) + "\n";
         }
+        auto const& audits = record.audits;
+        if (audits.last_full_recheck)
+            out += "  full recheck:  " + when(*audits.last_full_recheck, now) + "\n";
+        if (audits.scrub.last_round_completed)
+            out += "  scrub:         last round complete " + when(*audits.scrub.last_round_completed, now) + "\n";
+        for (auto const& finding : audits.scrub_findings)
+            out += "  scrub finding: " + terminal_safe(finding, false) + "\n";
         for (auto const& held : record.held)
             out += "  held " + terminal_safe(held.version, false) + " since " + when(held.since, now) + ": " + held.reason + ": " +
                    terminal_safe(held.message, false) + "\n";

@@ -28,7 +28,8 @@ std::string status_json(std::vector<repository_status> const& repositories, doub
 std::string status_text(std::vector<repository_status> const& repositories, double now);
 
 /// Whether a repository's status calls for attention: its last pass failed or timed out,
-/// or it holds versions. `status` exits 1 when one does.
+/// it holds versions, or the scrub found data files of the mirror damaged (until a round
+/// finds none). `status` exits 1 when one does.
 bool needs_attention(repository_status const& repository);
 
 } // namespace mirror::daemon

@@ -36,6 +36,9 @@ partial_settings read_partial_settings(map_reader& section, std::filesystem::pat
     out.backoff_max = section.duration("backoff_max", std::chrono::seconds(1));
     out.max_refs = section.count("max_refs", 1'000'000);
     out.max_ref_name_length = section.count("max_ref_name_length", 4096);
+    out.recheck_interval = section.duration("recheck_interval", std::chrono::milliseconds(0));
+    out.scrub_interval = section.duration("scrub_interval", std::chrono::seconds(1));
+    out.scrub_period = section.duration("scrub_period", std::chrono::milliseconds(0));
     out.signature_keys_refused =
         (section.find("signatures") && !out.signatures) || (section.find("allowed_signers") && !out.allowed_signers);
     return out;
@@ -55,6 +58,9 @@ repository_settings apply(partial_settings const& own, repository_settings inher
     out.backoff_max = own.backoff_max.value_or(out.backoff_max);
     out.max_refs = static_cast<std::uint32_t>(own.max_refs.value_or(out.max_refs));
     out.max_ref_name_length = static_cast<std::uint32_t>(own.max_ref_name_length.value_or(out.max_ref_name_length));
+    out.recheck_interval = own.recheck_interval.value_or(out.recheck_interval);
+    out.scrub_interval = own.scrub_interval.value_or(out.scrub_interval);
+    out.scrub_period = own.scrub_period.value_or(out.scrub_period);
     return out;
 }
 

@@ -35,6 +35,9 @@ struct partial_settings {
     std::optional<std::chrono::milliseconds> backoff_max;
     std::optional<std::uint64_t> max_refs;
     std::optional<std::uint64_t> max_ref_name_length;
+    std::optional<std::chrono::milliseconds> recheck_interval;
+    std::optional<std::chrono::milliseconds> scrub_interval;
+    std::optional<std::chrono::milliseconds> scrub_period;
     /// `signatures` or `allowed_signers` is written but refused (and recorded): whether
     /// signers are needed is then unknown, and not checked.
     bool signature_keys_refused = false;

@@ -231,6 +231,10 @@ TEST_CASE("daemon config: each broken configuration gives its one exact problem"
          "mirror.yaml:7:1: a second YAML document: the configuration is one document"},
         {"a key that is not a string", with("[a, b]: 1\n"),
          "mirror.yaml:6:1: a key must be a string, not a list at the top level"},
+        {"a scrub step more often than every second", with("    scrub_interval: 500ms\n"),
+         "mirror.yaml:6:21: repository 'a': scrub_interval '500ms' is shorter than 1s"},
+        {"a scrub period that is no duration", with("    scrub_period: never\n"),
+         "mirror.yaml:6:19: repository 'a': scrub_period 'never' is not a duration such as 500ms, 30s, 5m, 1h or 1h30m"},
         {"a control character in a value", with("    namespace: \"a\\tb\"\n    concurrency: \"x\\ty\"\n"),
          "mirror.yaml:7:18: repository 'a': concurrency 'x\\x09y' is not a whole number from 1 to 1024"},
     };

@@ -126,6 +126,9 @@ repositories:
     CHECK(s.backoff_max == 1h);
     CHECK(s.max_refs == 10'000);
     CHECK(s.max_ref_name_length == 255);
+    CHECK(s.recheck_interval == 1h);
+    CHECK(s.scrub_interval == 1h);
+    CHECK(s.scrub_period == std::chrono::hours(24 * 30));
 }
 
 TEST_CASE("daemon config: every top-level and catalog key is read") {
@@ -217,6 +220,9 @@ repositories:
     backoff_max: 10m
     max_refs: 1000000
     max_ref_name_length: 1024
+    recheck_interval: 0s
+    scrub_interval: 10m
+    scrub_period: 7d
 )");
     REQUIRE(cfg.repositories.size() == 2);
     auto const& inherits = cfg.repositories[0].settings;
@@ -243,6 +249,10 @@ repositories:
     CHECK(overrides.backoff_max == 10min);
     CHECK(overrides.max_refs == 1'000'000);
     CHECK(overrides.max_ref_name_length == 1024);
+    CHECK(overrides.recheck_interval == 0s);
+    CHECK(overrides.scrub_interval == 10min);
+    CHECK(overrides.scrub_period == std::chrono::hours(24 * 7));
+    CHECK(inherits.recheck_interval == 1h);
     CHECK(cfg.defaults.interval == 10min);
     CHECK(cfg.defaults.backoff_max == 1h);
 }

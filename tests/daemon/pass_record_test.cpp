@@ -92,6 +92,10 @@ TEST_CASE("the record survives its JSON, and damaged JSON is refused with the me
                                             {held("v3", sync::sync_errc::size_mismatch)}),
                         pass_outcome::held, 1234.5);
     record.next_pass = 1534.5;
+    record.audits.last_full_recheck = 1200;
+    record.audits.scrub = {"main/t/ducklake-1.parquet", 1100, 4096, 900.5};
+    record.audits.next_scrub = 4700;
+    record.audits.scrub_findings = {"mirror: data/main/t/ducklake-0.parquet: sha256 is …"};
     std::string why;
     auto back = daemon::pass_record_of(boost::json::parse(boost::json::serialize(daemon::to_json(record))), why);
     REQUIRE_MESSAGE(back, why);
@@ -112,4 +116,12 @@ TEST_CASE("the record survives its JSON, and damaged JSON is refused with the me
           "refs[0].versions_behind: not a number");
     CHECK(damaged(good_start + R"("refs":[7],"held":[]})") == "refs[0]: not an object");
     CHECK(damaged(R"({"last_result":1,"last_error":"","refs":[],"held":[]})") == "last_result: not a string");
+    CHECK(damaged(good_start + R"("refs":[],"held":[],"scrub":{"after":"","round_started":0,"round_bytes":0,"findings":[1]}})") ==
+          "scrub.findings: not a list of strings");
+    CHECK(damaged(good_start + R"("refs":[],"held":[],"scrub":{"after":"","round_started":"x","round_bytes":0,"findings":[]}})") ==
+          "scrub.round_started: not a number");
+    // Written by a daemon before the audits: their defaults.
+    auto older = daemon::pass_record_of(boost::json::parse(good_start + R"("refs":[],"held":[]})"), why);
+    REQUIRE(older);
+    CHECK(older->audits == daemon::audit_record{});
 }

@@ -18,7 +18,7 @@ cat >"$work/mirror.yaml" <<YAML
 listen: 127.0.0.1:0
 state_dir: state/daemon
 shutdown_timeout: 5s
-defaults: { interval: 1s, jitter: 0%, signatures: off }
+defaults: { interval: 1s, jitter: 0%, signatures: off, recheck_interval: 0s }  # every pass a full recheck
 repositories:
   - name: alpha
     origin: alpha-origin
