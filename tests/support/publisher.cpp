@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -191,7 +192,14 @@ std::string publisher::add_version(version_options options) {
     for (auto const& [name, bytes] : options.extra_files)
         write_file(dir / name, bytes);
     write_file(dir / "version.json", json::serialize(record) + "\n"); // last, as the spec says
+    if (signing_key_)
+        sign(id, *signing_key_, signing_ns_);
     return id;
+}
+
+void publisher::sign_new_versions(fs::path key, std::string ns) {
+    signing_key_ = std::move(key);
+    signing_ns_ = std::move(ns);
 }
 
 void publisher::set_branch(std::string const& name, std::string const& id) {
@@ -255,11 +263,34 @@ void publisher::add_signature_placeholder(std::string const& id) {
     write_file(version_dir(id) / "version.json.sig", "-----BEGIN SSH SIGNATURE-----\nplaceholder\n-----END SSH SIGNATURE-----\n");
 }
 
+/// `text` as one shell word.
+static std::string shell_quoted(std::string const& text) {
+    std::string out = "'";
+    for (char c : text)
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
 void publisher::sign(std::string const& id, fs::path const& key, std::string const& ns) {
-    std::string command = "ssh-keygen -Y sign -q -f '" + key.string() + "' -n '" + ns + "' '" +
-                          (version_dir(id) / "version.json").string() + "' 2>/dev/null";
-    if (std::system(command.c_str()) != 0)
-        throw std::runtime_error("ssh-keygen -Y sign failed for " + id);
+    fs::path record = version_dir(id) / "version.json";
+    // ssh-keygen would ask before overwriting and, with no answer, keep the old signature.
+    if (fs::exists(record.string() + ".sig"))
+        throw std::runtime_error(record.string() + ".sig: already exists (remove it to sign again)");
+    std::string command = "ssh-keygen -Y sign -q -f " + shell_quoted(key.string()) + " -n " + shell_quoted(ns) + " " +
+                          shell_quoted(record.string()) + " </dev/null 2>&1";
+    std::FILE* pipe = ::popen(command.c_str(), "r");
+    if (!pipe)
+        throw std::runtime_error(record.string() + ": cannot run ssh-keygen -Y sign");
+    std::string said;
+    char buffer[512];
+    while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe))
+        said.append(buffer, n);
+    int status = ::pclose(pipe);
+    while (said.ends_with('\n'))
+        said.pop_back();
+    if (status != 0 || !fs::exists(record.string() + ".sig"))
+        throw std::runtime_error(record.string() + ": ssh-keygen -Y sign with " + key.string() + " failed: " +
+                                 (said.empty() ? "no message" : said));
 }
 
 void publisher::announce_signers(std::vector<std::string> const& lines) {

@@ -50,8 +50,11 @@ public:
 
     /// Writes a data file under data_dir (a path like "main/t/ducklake-1.parquet").
     void add_data_file(std::string const& path, std::string const& bytes);
-    /// Writes a version: catalog, dataset.json, files.json, catalogs/*, then version.json.
+    /// Writes a version: catalog, dataset.json, files.json, catalogs/*, then version.json,
+    /// then version.json.sig when sign_new_versions was called (before any ref can name it).
     std::string add_version(version_options options);
+    /// Signs every version add_version writes from now on with `key` for namespace `ns`.
+    void sign_new_versions(std::filesystem::path key, std::string ns = "fdl");
 
     void set_branch(std::string const& name, std::string const& id);
     void set_tag(std::string const& name, std::string const& id);
@@ -69,7 +72,8 @@ public:
     catalog_model const& catalog_of(std::string const& id) const { return models_.at(id); }
     /// Signs nothing: writes placeholder bytes as version.json.sig.
     void add_signature_placeholder(std::string const& id);
-    /// Signs version.json with `ssh-keygen -Y sign -n NS -f KEY`, as a writer would.
+    /// Signs version.json with `ssh-keygen -Y sign -n NS -f KEY`, as a writer would. Throws
+    /// when version.json.sig already exists, or when ssh-keygen fails (quoting it).
     void sign(std::string const& id, std::filesystem::path const& key, std::string const& ns = "fdl");
     /// Rewrites fdl.json with a `signers` list (lines of an allowed_signers file).
     void announce_signers(std::vector<std::string> const& lines);
@@ -90,6 +94,8 @@ private:
     std::map<std::string, std::uint64_t> data_sizes_;
     std::map<std::string, std::uint64_t> seq_of_;
     std::map<std::string, catalog_model> models_;
+    std::optional<std::filesystem::path> signing_key_;
+    std::string signing_ns_ = "fdl";
 };
 
 /// Writes `model` as a catalog at `file` with DuckDB, or placeholder bytes naming its

@@ -1,23 +1,63 @@
 // fdl-test-publisher: writes test repositories from the shell, for system tests, the
 // demo (scripts/demo) and the benchmark.
 //
-//   fdl-test-publisher sample ROOT
-//   fdl-test-publisher add ROOT BRANCH [DATA_BYTES]   a new version on BRANCH with one new data file
+//   fdl-test-publisher sample ROOT [--sign KEY [--namespace NS]]
+//   fdl-test-publisher add ROOT BRANCH [DATA_BYTES] [--sign KEY [--namespace NS]]
+//                                      a new version on BRANCH with one new data file; prints its id
 //   fdl-test-publisher bench ROOT VERSIONS SMALL_FILES SMALL_BYTES LARGE_FILES LARGE_BYTES
 //   fdl-test-publisher lake ROOT [FORMAT]  one version of a real lake (Parquet written by DuckDB,
 //                                          deletes, a rename, a view, two schemas; FORMAT 0.3 or 1.0)
 //   fdl-test-publisher check ROOT      exit 1 and list what a reader of ROOT would find broken
+//
+// --sign KEY signs each new version.json with `ssh-keygen -Y sign -f KEY -n NS` (NS is
+// --namespace, default fdl), writing version.json.sig before any ref names the version.
 
 #include "tests/support/publisher.hpp"
 
 #include <cstdio>
+#include <filesystem>
+#include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace {
 
 using namespace mirror::test;
+
+/// The key and namespace of --sign KEY [--namespace NS].
+struct signing {
+    std::filesystem::path key;
+    std::string ns = "fdl";
+};
+
+/// Takes --sign KEY and --namespace NS out of `args`. Throws std::invalid_argument (a usage
+/// error) when either lacks its value or --namespace comes without --sign, and
+/// std::runtime_error when KEY is not a file.
+std::optional<signing> take_signing(std::vector<std::string>& args) {
+    std::optional<std::string> key, ns;
+    std::vector<std::string> rest;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i] != "--sign" && args[i] != "--namespace") {
+            rest.push_back(args[i]);
+            continue;
+        }
+        if (i + 1 == args.size() || args[i + 1].empty())
+            throw std::invalid_argument(args[i] + " needs a value");
+        (args[i] == "--sign" ? key : ns) = args[i + 1];
+        ++i;
+    }
+    args = std::move(rest);
+    if (!key) {
+        if (ns)
+            throw std::invalid_argument("--namespace needs --sign");
+        return std::nullopt;
+    }
+    if (!std::filesystem::is_regular_file(*key))
+        throw std::runtime_error("--sign: " + *key + ": no such key file");
+    return signing{*key, ns.value_or("fdl")};
+}
 
 std::string tip_of(publisher const& p, std::string const& branch) {
     std::string id = read_file(p.root() / "refs" / "heads" / branch);
@@ -36,8 +76,10 @@ std::string random_bytes(std::size_t size, std::mt19937_64& random) {
     return bytes;
 }
 
-int add(std::string const& root, std::string const& branch, std::size_t bytes) {
+int add(std::string const& root, std::string const& branch, std::size_t bytes, std::optional<signing> const& sign) {
     auto p = publisher::existing(root);
+    if (sign)
+        p.sign_new_versions(sign->key, sign->ns);
     std::string parent = tip_of(p, branch);
     std::mt19937_64 random{std::random_device{}()};
     std::string path = "main/t/ducklake-" + std::to_string(random() % 1000000000) + ".parquet";
@@ -103,13 +145,19 @@ int lake(std::string const& root, std::string const& format) {
 int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     try {
+        std::optional<signing> sign = take_signing(args);
+        bool can_sign = !args.empty() && (args[0] == "sample" || args[0] == "add");
+        if (sign && !can_sign)
+            throw std::invalid_argument("--sign is for sample and add only");
         if (args.size() == 2 && args[0] == "sample") {
             publisher p(args[1]);
+            if (sign)
+                p.sign_new_versions(sign->key, sign->ns);
             publish_sample(p);
             return 0;
         }
         if ((args.size() == 3 || args.size() == 4) && args[0] == "add")
-            return add(args[1], args[2], args.size() == 4 ? std::stoul(args[3]) : 1000);
+            return add(args[1], args[2], args.size() == 4 ? std::stoul(args[3]) : 1000, sign);
         if ((args.size() == 2 || args.size() == 3) && args[0] == "lake")
             return lake(args[1], args.size() == 3 ? args[2] : "1.0");
         if (args.size() == 2 && args[0] == "check") {
@@ -121,11 +169,14 @@ int main(int argc, char** argv) {
         if (args.size() == 7 && args[0] == "bench")
             return bench(args[1], std::stoul(args[2]), std::stoul(args[3]), std::stoul(args[4]), std::stoul(args[5]),
                          std::stoul(args[6]));
+    } catch (std::invalid_argument const& e) { // a usage error (std::stoul's included): usage follows
+        std::fprintf(stderr, "fdl-test-publisher: %s\n", e.what());
     } catch (std::exception const& e) {
         std::fprintf(stderr, "fdl-test-publisher: %s\n", e.what());
         return 1;
     }
-    std::fputs("usage: fdl-test-publisher sample ROOT | add ROOT BRANCH [DATA_BYTES] | "
+    std::fputs("usage: fdl-test-publisher sample ROOT [--sign KEY [--namespace NS]] | "
+               "add ROOT BRANCH [DATA_BYTES] [--sign KEY [--namespace NS]] | "
                "bench ROOT VERSIONS SMALL_FILES SMALL_BYTES LARGE_FILES LARGE_BYTES | lake ROOT [FORMAT] | check ROOT\n",
                stderr);
     return 2;
