@@ -1,5 +1,7 @@
 #include "daemon/pass_log.hpp"
 
+#include "core/sync/errors.hpp"
+
 #include <cstdio>
 
 namespace mirror::daemon {
@@ -59,23 +61,32 @@ std::string pass_summary(sync::sync_report const& report, finished_pass const& p
 
 void log_pass(logger const& log, std::string const& repo, sync::sync_report const& report, finished_pass const& pass) {
     using config::log_level;
+    using field = log_field;
     for (auto const& id : report.published)
         log.write({log_level::info, repo, id, "published"});
     for (auto const& change : report.refs_updated) {
         std::string text = "ref " + change.name + " " + (change.from ? *change.from + " -> " : "created at ") + change.to;
-        log.write({log_level::info, repo, {}, text});
+        field const fields[] = {{"ref", std::string_view(change.name)},
+                                {"from", std::string_view(change.from ? *change.from : std::string())},
+                                {"to", std::string_view(change.to)}};
+        log.write({log_level::info, repo, {}, text, fields});
     }
     for (auto const& id : report.followed)
         log.write({log_level::info, repo, {}, "followed: " + id});
+    auto with_kind = [&](log_level level, std::string_view version, std::string const& text, error const& why) {
+        std::string kind = sync::kind_of(why.code);
+        field const fields[] = {{"error_kind", std::string_view(kind)}};
+        log.write({level, repo, version, text, fields});
+    };
     for (auto const& held : report.held)
-        log.write({log_level::warning, repo, held.id, "held: " + held.why.message});
+        with_kind(log_level::warning, held.id, "held: " + held.why.message, held.why);
     for (auto const& problem : report.published_with_problems)
-        log.write({log_level::warning, repo, problem.id, "published with a problem: " + problem.why.message});
+        with_kind(log_level::warning, problem.id, "published with a problem: " + problem.why.message, problem.why);
     for (auto const& unverified : report.unverified)
-        log.write({log_level::error, repo, unverified.id,
-                   "in the mirror, but its signature is not accepted now: " + unverified.why.message});
+        with_kind(log_level::error, unverified.id,
+                  "in the mirror, but its signature is not accepted now: " + unverified.why.message, unverified.why);
     for (auto const& violation : report.violations)
-        log.write({log_level::error, repo, {}, "immutability violation: " + violation.message});
+        with_kind(log_level::error, {}, "immutability violation: " + violation.message, violation);
     for (auto const& warning : report.warnings)
         log.write({log_level::warning, repo, {}, warning});
     log_level level = log_level::info;
@@ -83,7 +94,24 @@ void log_pass(logger const& log, std::string const& repo, sync::sync_report cons
         level = log_level::warning;
     else if (pass.outcome == pass_outcome::failed || pass.outcome == pass_outcome::timeout)
         level = log_level::error;
-    log.write({level, repo, {}, pass_summary(report, pass)});
+    std::uint64_t in_sync = 0;
+    for (auto const& ref : report.refs)
+        in_sync += ref.in_sync() ? 1 : 0;
+    std::string const kind = report.fatal ? sync::kind_of(report.fatal->code) : std::string();
+    field const summary[] = {{"outcome", std::string_view(to_string(pass.outcome))},
+                             {"duration_seconds", pass.duration_seconds},
+                             {"versions_published", std::uint64_t{report.published.size()}},
+                             {"versions_held", std::uint64_t{report.held.size()}},
+                             {"violations", std::uint64_t{report.violations.size()}},
+                             {"files_copied", report.files_copied},
+                             {"bytes_copied", report.bytes_copied},
+                             {"refs", std::uint64_t{report.refs.size()}},
+                             {"refs_in_sync", in_sync},
+                             {"pending_files", report.pending_files},
+                             {"pending_bytes", report.pending_bytes},
+                             {"error_kind", std::string_view(kind)}};
+    // The error kind only when there is one.
+    log.write({level, repo, {}, pass_summary(report, pass), std::span(summary).first(kind.empty() ? 11 : 12)});
 }
 
 } // namespace mirror::daemon

@@ -189,6 +189,11 @@ bool repository_job::open_stores(std::string& problem) {
         if (origin_http_ != nullptr && state_.origin == origin_http_->describe())
             origin_http_->restore(state_.origin_cache);
         origin_ = store::throttled(std::move(*opened), std::move(limits));
+        services_.log->debug(name_, "origin opened: " + origin_->describe() +
+                                        (origin_http_ != nullptr && state_.origin == origin_http_->describe()
+                                             ? " (" + std::to_string(state_.origin_cache.size()) +
+                                                   " remembered object(s) restored)"
+                                             : std::string()));
     }
     if (!mirror_) {
         auto options = store_options_for(*cfg_, r.mirror, *services_.throttles);
@@ -279,6 +284,11 @@ awaitable<void> repository_job::scrub_if_due() {
         services_.log->info(name_, "scrub: round complete; every data file of the mirror checked against its ledger" +
                                        std::string(audits.scrub_findings.empty() ? "" : ", with findings (see status)"));
     }
+    if (services_.log->enabled(config::log_level::debug))
+        services_.log->debug(name_, "scrub step: " + std::to_string(finished->files) + " data file(s), " +
+                                        std::to_string(finished->bytes) + " bytes checked; " +
+                                        std::to_string(audits.scrub.round_bytes) + " of " +
+                                        std::to_string(finished->ledger_bytes) + " bytes this round");
     services_.stats->scrub_step(name_, *finished, audits);
     // A round that found nothing clears the findings of the one before it.
     if (finished->round_completed && finished->findings.empty() && !finished->failure)
@@ -452,8 +462,10 @@ awaitable<bool> repository_job::renew_lease() {
                                               changed.error().message);
         co_return true;
     }
-    if (*changed != coord::lease_change::lost)
+    if (*changed != coord::lease_change::lost) {
+        services_.log->debug(name_, "lease renewed (token " + std::to_string(lease_->last_seen().token) + ")");
         co_return true;
+    }
     note_lease(lease_change_kind::lost, lease_->last_seen().holder);
     if (in_pass_) {
         lease_lost_in_pass_ = true;
@@ -522,6 +534,8 @@ awaitable<void> repository_job::one_pass() {
         options.shared_transfers = services_.transfers;
         options.stop_requested = [this] { return stopping_; };
         options.recheck_published = full_recheck; // else a quick pass: new versions and moved refs
+        services_.log->debug(name_, full_recheck ? "pass started: full recheck of the published versions"
+                                                 : "pass started: quick (new versions and moved refs)");
 
         // The pass runs as its own coroutine, so that a deadline or a shutdown can cut it
         // (cancellation ends it at its next operation); this one waits for it to end.

@@ -17,7 +17,7 @@ namespace {
 std::string logged(sync::sync_report const& report, finished_pass const& pass, config::log_level level) {
     std::FILE* out = std::tmpfile();
     REQUIRE(out != nullptr);
-    daemon::logger log(config::log_settings{config::log_format::plain, level}, out);
+    daemon::logger log(config::log_settings{config::log_format::plain, level}, out, daemon::log_sink::journald);
     daemon::log_pass(log, "population", report, pass);
     std::fflush(out);
     std::rewind(out);

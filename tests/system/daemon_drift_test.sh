@@ -161,8 +161,10 @@ done
 # One scrape: every finished pass is in both the counters and the duration histogram.
 count=$(metric 'fdl_mirror_pass_duration_seconds_count{repo="alpha"}')
 [ "$count" = "$total" ] && pass || fail "pass_duration_seconds_count is $count, passes_total sums to $total"
-if grep -vE '^<[0-7]>' "$daemon_log" >"$work/unprefixed"; then
-  fail "log lines without an sd-daemon prefix:"$'\n'"$(head -n 5 "$work/unprefixed" | sed 's/^/  /')"
+# Not under journald: each line starts with its time (UTC, ms) and level.
+if grep -vE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z (debug|info|notice|warning|error) ' \
+  "$daemon_log" >"$work/unprefixed"; then
+  fail "log lines without a time and a level:"$'\n'"$(head -n 5 "$work/unprefixed" | sed 's/^/  /')"
 else pass; fi
 promtool=$(find_promtool)
 if [ -z "$promtool" ]; then fail "promtool not found: run scripts/setup"; else

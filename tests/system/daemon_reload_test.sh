@@ -33,7 +33,7 @@ ok=$(metric 'fdl_mirror_passes_total{repo="alpha",result="ok"}')
 lines=$(log_length)
 kill -HUP "$daemon_pid"
 wait_for_log 10 "the refused reload logged as an error naming the problem at file:line:col" "$lines" \
-  '<3>' 'reload refused' "$work/mirror.yaml:$bad_line:15: " "interval 'soon'"
+  ' error ' 'reload refused' "$work/mirror.yaml:$bad_line:15: " "interval 'soon'"
 running "$daemon_pid" && pass || fail "the daemon exited on a broken configuration"
 scrape
 expect_metric 'fdl_mirror_config_reload_success' == 0 "a refused reload sets the success gauge to 0"
