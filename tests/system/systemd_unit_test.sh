@@ -27,11 +27,30 @@ while read -r installed source; do
 done <<'EOF'
 lib/sysusers.d/fdl-mirror.conf systemd/fdl-mirror.sysusers
 lib/tmpfiles.d/fdl-mirror.conf systemd/fdl-mirror.tmpfiles
-share/fdl-mirror/fdl-mirror.rules.yml systemd/fdl-mirror.rules.yml
 share/fdl-mirror/grafana/fdl-mirror.json systemd/fdl-mirror.grafana.json
 share/doc/fdl-mirror/config.example.yaml systemd/config.example.yaml
 share/doc/fdl-mirror/operations.md docs/operations.md
 EOF
+
+# The alert rules: the source's, with absolute runbook URLs into the installed guide, or
+# into the page FDL_MIRROR_RUNBOOK_URL names at install time.
+installed_rules=$root/share/fdl-mirror/fdl-mirror.rules.yml
+sed "s|runbook_url: docs/operations.md#|runbook_url: file://$root/share/doc/fdl-mirror/operations.md#|" \
+  "$SOURCE_DIR/systemd/fdl-mirror.rules.yml" >"$work/want-rules.yml"
+cmp -s "$installed_rules" "$work/want-rules.yml" && pass ||
+  fail "the installed rules are not the source's with file:// runbook URLs: $(diff "$work/want-rules.yml" "$installed_rules" | head -5)"
+grep -q 'runbook_url: docs/' "$installed_rules" && fail "the installed rules keep relative runbook URLs" || pass
+expect_status 0 "cmake --install with FDL_MIRROR_RUNBOOK_URL" -- \
+  env FDL_MIRROR_RUNBOOK_URL=https://wiki.example.org/ops/fdl-mirror cmake --install "$build" --prefix "$work/wiki"
+[ "$(grep -c 'runbook_url: https://wiki.example.org/ops/fdl-mirror#fdlmirror' "$work/wiki/share/fdl-mirror/fdl-mirror.rules.yml")" = \
+  "$(grep -c '^ *runbook_url:' "$SOURCE_DIR/systemd/fdl-mirror.rules.yml")" ] && pass ||
+  fail "not every runbook_url points into https://wiki.example.org/ops/fdl-mirror"
+expect_status 1 "cmake --install refuses a runbook URL that is not absolute" -- \
+  env FDL_MIRROR_RUNBOOK_URL=ops/fdl-mirror cmake --install "$build" --prefix "$work/relative"
+promtool=$(command -v promtool || echo "$(dirname "$FDL_MIRROR")/deps/promtool/promtool")
+if [ -x "$promtool" ]; then
+  expect_status 0 "promtool accepts the installed rules" -- "$promtool" check rules "$installed_rules"
+else fail "promtool not found: run scripts/setup"; fi
 
 # The unit is written at install time, for the prefix in force then.
 grep -q '@[A-Z_]*@' "$unit" && fail "the installed unit has unsubstituted @VARIABLES@" || pass
