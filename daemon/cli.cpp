@@ -154,6 +154,8 @@ std::variant<command, usage_error> parse_verify(arg_reader& in) {
             cmd.origin = true;
         else if (arg == "--json")
             cmd.json = true;
+        else if (arg == "--full-digests")
+            cmd.full_digests = true;
         else if (arg == "--without-key") {
             if (auto value = in.value_for(arg, problem)) {
                 if (!value->starts_with("SHA256:"))

@@ -53,6 +53,7 @@ struct verify_command {
     signature_options signatures;
     network_options network;
     bool json = false;
+    bool full_digests = false; ///< --full-digests: the summary prints whole digests and every file examined
     std::vector<std::string> without_keys; ///< --without-key FINGERPRINT, repeatable
 };
 

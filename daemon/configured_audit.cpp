@@ -34,6 +34,8 @@ std::variant<configured_audit, int> configured_audit_of(verify_command const& cm
     throttle_registry throttles; // the origin's rate limits, as the daemon's passes keep them
     out.options = store_options_for(cfg, out.location, throttles);
     out.trust = std::move(*trust);
+    if (repo->settings.allowed_signers)
+        out.allowed_signers = repo->settings.allowed_signers->string();
     return out;
 }
 

@@ -7,6 +7,7 @@
 #include "daemon/cli.hpp"
 #include "verify/signature_policy.hpp"
 
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -16,6 +17,7 @@ struct configured_audit {
     std::string location; ///< the repository's mirror, or its origin with --origin
     store::store_options options;
     verify::trust_settings trust;
+    std::optional<std::string> allowed_signers; ///< the file `trust`'s keys were read from, if any
 };
 
 /// The audit `cmd` asks for, or the exit status after the reason was printed: 78 for a

@@ -28,6 +28,8 @@ constexpr char const* verify_options = R"(verify options:
                                  or with --origin its origin) with its keys, policy and store
                                  settings, instead of REPOSITORY and the options below
   --origin                       with --config: the origin rather than the mirror
+  --full-digests                 print whole SHA-256 digests and every file examined (its size,
+                                 digest and what vouches for it); --json always has them
 )";
 
 constexpr char const* shared_options = R"(  --json                         print one JSON report instead of the summary

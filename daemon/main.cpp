@@ -195,7 +195,27 @@ int run_verify_command(daemon::verify_command const& cmd) {
             daemon::print_error(*problem);
             return exit_usage;
         }
-        audit = {cmd.repository, origin_options_of(cmd.network), std::move(std::get<verify::trust_settings>(trust))};
+        audit = {cmd.repository, origin_options_of(cmd.network), std::move(std::get<verify::trust_settings>(trust)),
+                 cmd.signatures.allowed_signers};
+    }
+    daemon::audit_setup setup{audit.location, audit.trust.policy, audit.trust.ns};
+    setup.tool = daemon::this_build();
+    setup.full_digests = cmd.full_digests;
+    if (audit.allowed_signers) {
+        // The report names the keys by the sha256 of the exact bytes they come from: the file
+        // is read once more, and the keys parsed from these bytes replace the first ones, so
+        // a file replaced in between cannot be named by another file's digest.
+        std::ifstream in(*audit.allowed_signers, std::ios::binary);
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        auto signers = verify::parse_allowed_signers(text, *audit.allowed_signers);
+        if (!in.is_open() || in.bad() || !signers) {
+            daemon::print_error("allowed_signers: " + (signers ? *audit.allowed_signers + ": cannot be read again"
+                                                               : signers.error().message));
+            return cmd.config ? daemon::exit_config : exit_usage;
+        }
+        audit.trust.signers = std::move(*signers);
+        setup.allowed_signers = audit.allowed_signers;
+        setup.allowed_signers_sha256 = verify::sha256_of(text);
     }
     net::io_context io(1);
     store::blocking_pool pool(2);
@@ -208,8 +228,7 @@ int run_verify_command(daemon::verify_command const& cmd) {
     sync::audit_options options{std::move(audit.trust), cmd.without_keys};
     auto report = run_to_completion(io, sync::run_audit(**repo, progress.get(), &pool, std::move(options)));
     progress.reset();
-    std::string out = cmd.json ? daemon::audit_json(report, audit.location)
-                               : daemon::audit_summary(report, audit.location);
+    std::string out = cmd.json ? daemon::audit_json(report, setup) : daemon::audit_summary(report, setup);
     std::fwrite(out.data(), 1, out.size(), stdout);
     return report.exit_code();
 }

@@ -1,13 +1,20 @@
 #include "daemon/report_output.hpp"
 
+#include "daemon/build_info.hpp"
 #include "daemon/terminal_text.hpp"
 
+#include "core/catalog/catalog_reader.hpp"
 #include "core/sync/errors.hpp"
+#include "verify/sshsig.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
+#include <openssl/crypto.h>
+
+#include <algorithm>
 #include <cstdio>
+#include <ctime>
 
 namespace mirror::daemon {
 
@@ -21,6 +28,20 @@ std::string human_bytes(std::uint64_t bytes) {
         value /= 1024, ++unit;
     char text[32];
     std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", value, units[unit]);
+    return text;
+}
+
+build_facts this_build() {
+    return {FDL_MIRROR_VERSION, verify::libssh_version(), catalog::reader_available(),
+            OpenSSL_version(OPENSSL_VERSION_STRING)};
+}
+
+std::string utc_text(std::int64_t unix_seconds) {
+    std::time_t t = static_cast<std::time_t>(unix_seconds);
+    std::tm parts{};
+    char text[32];
+    if (gmtime_r(&t, &parts) == nullptr || std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts) == 0)
+        return std::to_string(unix_seconds);
     return text;
 }
 
@@ -180,10 +201,67 @@ static std::string catalog_lines(sync::catalog_summary const& c) {
     return out;
 }
 
-std::string audit_summary(sync::audit_report const& r, std::string const& repository) {
-    std::string out = "verify " + repository + "\n";
+/// The location with any user information of a URL masked: a report never carries a
+/// credential, even one the store would refuse.
+static std::string shown_location(std::string const& location) {
+    auto start = location.find("://");
+    if (start == std::string::npos)
+        return location;
+    start += 3;
+    auto end = location.find_first_of("/?#", start);
+    auto at = location.rfind('@', end == std::string::npos ? std::string::npos : end - 1);
+    if (at == std::string::npos || at < start)
+        return location;
+    return location.substr(0, start) + "***" + location.substr(at);
+}
+
+static std::string_view policy_name(verify::signature_policy policy) {
+    switch (policy) {
+    case verify::signature_policy::required: return "required";
+    case verify::signature_policy::if_present: return "if-present";
+    case verify::signature_policy::off: return "off";
+    }
+    return "off";
+}
+
+/// A digest whole, or its first 12 hex digits and "…" as problem messages show them.
+static std::string digest_text(verify::sha256_digest const& digest, bool full) {
+    auto hex = verify::to_hex(digest);
+    return full ? hex : hex.substr(0, 12) + "…";
+}
+
+static std::string policy_line(audit_setup const& s) {
+    std::string out = "policy: signatures " + std::string(policy_name(s.policy)) + ", namespace " + s.ns;
+    if (!s.allowed_signers)
+        return out + ", no allowed_signers\n";
+    out += ", allowed_signers " + *s.allowed_signers;
+    if (s.allowed_signers_sha256)
+        out += " (sha256 " + digest_text(*s.allowed_signers_sha256, s.full_digests) + ")";
+    return out + "\n";
+}
+
+/// One manifest entry of the summary (with --full-digests).
+static std::string file_line(sync::audited_file const& f, std::string const& indent) {
+    std::string out = indent + f.path + ": ";
+    if (!f.ok)
+        out += "FAILED, ";
+    out += f.bytes ? std::to_string(*f.bytes) + " bytes" : std::string("size unknown");
+    out += f.sha256 ? ", sha256 " + verify::to_hex(*f.sha256) : std::string(", not hashed");
+    return out + " (" + std::string(sync::voucher_name(f.vouched_by)) + ")\n";
+}
+
+std::string audit_summary(sync::audit_report const& r, audit_setup const& setup) {
+    std::string out = "verify " + shown_location(setup.repository) + "\n";
+    out += policy_line(setup);
     if (r.fatal)
         out += "stopped: " + r.fatal->message + "\n";
+    if (r.head)
+        out += "HEAD -> " + *r.head + "\n";
+    for (auto const& [name, id] : r.refs)
+        out += "ref " + name + " -> " + id + "\n";
+    if (setup.full_digests)
+        for (auto const& f : r.files)
+            out += file_line(f, "");
     std::size_t failing = 0;
     for (auto const& v : r.versions) {
         std::string state = v.problems.empty() ? "ok" : "FAILED";
@@ -201,6 +279,9 @@ std::string audit_summary(sync::audit_report const& r, std::string const& reposi
             out += catalog_lines(*v.catalog);
         for (auto const& p : v.problems)
             out += "    " + sync::kind_of(p.code) + ": " + p.message + "\n";
+        if (setup.full_digests)
+            for (auto const& f : v.files)
+                out += file_line(f, "    ");
     }
     for (auto const& p : r.problems)
         out += "problem: " + sync::kind_of(p.code) + ": " + p.message + "\n";
@@ -224,7 +305,37 @@ std::string audit_summary(sync::audit_report const& r, std::string const& reposi
     return terminal_safe(out, true); // ref names and paths come from the repository
 }
 
-std::string audit_json(sync::audit_report const& r, std::string const& repository) {
+static json::value digest_json(std::optional<verify::sha256_digest> const& digest) {
+    return digest ? json::value(verify::to_hex(*digest)) : json::value(nullptr);
+}
+
+static json::array manifest_json(std::vector<sync::audited_file> const& files) {
+    json::array out;
+    out.reserve(files.size());
+    for (auto const& f : files) {
+        json::object entry{{"path", f.path}, {"role", sync::role_name(f.role)}};
+        entry["size"] = f.bytes ? json::value(*f.bytes) : json::value(nullptr);
+        entry["sha256"] = digest_json(f.sha256);
+        entry["vouched_by"] = sync::voucher_name(f.vouched_by);
+        entry["ok"] = f.ok;
+        out.push_back(std::move(entry));
+    }
+    return out;
+}
+
+/// The digests of a version's own files, by role: null for a file absent or not hashed.
+static json::object version_digests(std::vector<sync::audited_file> const& files) {
+    using sync::file_role;
+    json::object out;
+    for (auto role : {file_role::version_json, file_role::signature, file_role::expired_json, file_role::catalog,
+                      file_role::dataset_json, file_role::files_json}) {
+        auto it = std::find_if(files.begin(), files.end(), [&](auto const& f) { return f.role == role; });
+        out[sync::role_name(role)] = it == files.end() ? json::value(nullptr) : digest_json(it->sha256);
+    }
+    return out;
+}
+
+std::string audit_json(sync::audit_report const& r, audit_setup const& setup) {
     json::array versions;
     for (auto const& v : r.versions) {
         json::object item{{"id", v.id},
@@ -240,10 +351,17 @@ std::string audit_json(sync::audit_report const& r, std::string const& repositor
                           {"problems", errors_json(v.problems)},
                           {"signature", v.signature}};
         item["seq"] = v.seq ? json::value(*v.seq) : json::value(nullptr);
-        item["signer"] = v.signer ? json::value(json::object{{"principals", v.signer->principals},
-                                                             {"fingerprint", v.signer->fingerprint},
-                                                             {"key_type", v.signer->key_type}})
-                                  : json::value(nullptr);
+        if (v.signer) {
+            json::object signer{{"principals", v.signer->principals},
+                                {"fingerprint", v.signer->fingerprint},
+                                {"key_type", v.signer->key_type},
+                                {"allowed_signers_line", v.signer->line}};
+            signer["ca_fingerprint"] =
+                v.signer->ca_fingerprint.empty() ? json::value(nullptr) : json::value(v.signer->ca_fingerprint);
+            item["signer"] = std::move(signer);
+        } else {
+            item["signer"] = nullptr;
+        }
         if (v.catalog)
             item["catalog"] = json::object{{"format", v.catalog->format},
                                            {"snapshot", v.catalog->snapshot},
@@ -257,10 +375,12 @@ std::string audit_json(sync::audit_report const& r, std::string const& repositor
                                            {"other_formats_checked", strings_json(v.catalog->other_formats_checked)}};
         else
             item["catalog"] = nullptr;
+        item["sha256"] = version_digests(v.files);
+        item["files"] = manifest_json(v.files);
         versions.push_back(std::move(item));
     }
     json::object out{{"command", "verify"},
-                     {"repository", repository},
+                     {"repository", shown_location(setup.repository)},
                      {"exit_code", r.exit_code()},
                      {"versions", std::move(versions)},
                      {"problems", errors_json(r.problems)},
@@ -276,6 +396,25 @@ std::string audit_json(sync::audit_report const& r, std::string const& repositor
                                     {"newest", k.newest}});
     out["keys"] = std::move(keys);
     out["fatal"] = r.fatal ? json::value(error_json(*r.fatal)) : json::value(nullptr);
+    out["audited_at"] = json::object{{"utc", utc_text(r.started_at)}, {"unix_seconds", r.started_at}};
+    out["tool"] = json::object{{"name", "fdl-mirror"},
+                               {"version", setup.tool.version},
+                               {"libssh", setup.tool.libssh},
+                               {"duckdb", setup.tool.duckdb},
+                               {"openssl", setup.tool.openssl}};
+    json::object policy{{"signatures", policy_name(setup.policy)}, {"namespace", setup.ns}};
+    if (setup.allowed_signers)
+        policy["allowed_signers"] =
+            json::object{{"path", *setup.allowed_signers}, {"sha256", digest_json(setup.allowed_signers_sha256)}};
+    else
+        policy["allowed_signers"] = nullptr;
+    out["policy"] = std::move(policy);
+    out["head"] = r.head ? json::value(*r.head) : json::value(nullptr);
+    json::object refs;
+    for (auto const& [name, id] : r.refs)
+        refs[name] = id;
+    out["refs"] = std::move(refs);
+    out["files"] = manifest_json(r.files);
     return json::serialize(out) + "\n";
 }
 

@@ -4,15 +4,39 @@
 
 #include "core/sync/audit.hpp"
 #include "core/sync/report.hpp"
+#include "daemon/metrics.hpp"
+#include "verify/sha256.hpp"
+#include "verify/signature_policy.hpp"
 
+#include <optional>
 #include <string>
 
 namespace mirror::daemon {
 
 std::string sync_summary(sync::sync_report const& report, std::string const& origin, std::string const& mirror);
 std::string sync_json(sync::sync_report const& report, std::string const& origin, std::string const& mirror);
-std::string audit_summary(sync::audit_report const& report, std::string const& repository);
-std::string audit_json(sync::audit_report const& report, std::string const& repository);
+
+/// How an audit was asked for: what its report states besides the findings, so that the
+/// report can stand as evidence (docs/cli.md, "verify --json").
+struct audit_setup {
+    std::string repository; ///< the location as given (user information in a URL is masked)
+    verify::signature_policy policy = verify::signature_policy::off;
+    std::string ns = "fdl";
+    std::optional<std::string> allowed_signers;                   ///< the keys' file, as given
+    std::optional<verify::sha256_digest> allowed_signers_sha256; ///< of the exact bytes parsed
+    build_facts tool;          ///< this program, as --version and fdl_mirror_build_info say
+    bool full_digests = false; ///< the summary prints whole digests and every file examined
+};
+
+/// This build: its version, libssh and OpenSSL (the libraries loaded), and whether it reads
+/// catalogs with DuckDB.
+build_facts this_build();
+
+std::string audit_summary(sync::audit_report const& report, audit_setup const& setup);
+std::string audit_json(sync::audit_report const& report, audit_setup const& setup);
+
+/// "2026-12-01T09:30:00Z" for unix seconds.
+std::string utc_text(std::int64_t unix_seconds);
 
 /// "1.5 MiB", "312 B".
 std::string human_bytes(std::uint64_t bytes);

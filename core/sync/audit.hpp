@@ -2,17 +2,20 @@
 // Auditing a repository (an origin or a mirror) with the checks the publish gate uses.
 
 #include "verify/error.hpp"
+#include "core/fdl/refs.hpp"
 #include "core/net.hpp"
 #include "core/store/blocking_pool.hpp"
 #include "core/store/store.hpp"
 #include "core/sync/catalog_check.hpp"
 #include "core/sync/report.hpp"
+#include "verify/sha256.hpp"
 #include "verify/signature_policy.hpp"
 
 #include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mirror::sync {
@@ -29,6 +32,41 @@ struct catalog_summary {
     std::vector<std::string> tables_with_deletes;   ///< "schema.table"
     std::vector<std::string> views;                 ///< "schema.view"
     std::vector<std::string> other_formats_checked; ///< catalogs/<format>.duckdb read and compared
+};
+
+/// What a file of the audit's manifest is.
+enum class file_role {
+    fdl_json, head, refs_json,                                     // the repository's
+    version_json, signature, expired_json, catalog, other_catalog, // a version's folder
+    dataset_json, files_json, data_file,
+};
+
+/// What vouches for a manifest entry's size and digest.
+enum class file_voucher {
+    computed,     ///< nothing pins it: the audit hashed the bytes it read
+    signature,    ///< version.json, whose signature by a trusted key verified
+    version_json, ///< size and sha256 pinned by version.json; the audit's hash matched
+    ledger,       ///< size and sha256 pinned by the mirror's ledger; the audit's hash matched
+    catalog,      ///< a data file whose size the catalog records; not hashed
+    files_json,   ///< a data file whose size files.json records; not hashed
+    observed,     ///< nothing pins it and its bytes were not hashed: size from a listing or stat
+};
+
+/// "version.json", "data_file", …; "computed", "ledger", … (the JSON report's words).
+std::string_view role_name(file_role role);
+std::string_view voucher_name(file_voucher voucher);
+
+/// One file the audit examined, for the evidence manifest. Sizes and digests are those the
+/// audit saw while checking: nothing is read again for the manifest.
+struct audited_file {
+    std::string path; ///< repository-relative key
+    file_role role = file_role::data_file;
+    std::optional<std::uint64_t> bytes;          ///< as found; nullopt when missing or unread
+    /// Of the bytes the audit hashed (equal to the pin, if any, when `ok`), or the pinned
+    /// digest of a shared data file hashed earlier in the audit; nullopt when not hashed.
+    std::optional<verify::sha256_digest> sha256;
+    file_voucher vouched_by = file_voucher::computed;
+    bool ok = true; ///< present, and equal to what vouches for it; content problems are the version's
 };
 
 struct version_audit {
@@ -48,6 +86,9 @@ struct version_audit {
     std::string signature = "not checked";
     std::optional<verify::signer_info> signer;
     std::vector<error> problems;   ///< every failed check, each naming the object
+    /// Every file of its folder the audit examined, then the data files it needs (in the
+    /// order checked); empty for a version whose version.json was not reached.
+    std::vector<audited_file> files;
 };
 
 /// One trusted key's share of the repository's signatures.
@@ -75,6 +116,10 @@ struct audit_report {
     std::optional<error> fatal;          ///< could not audit at all
     bool io_failure = false;
     std::chrono::milliseconds elapsed{0};
+    std::int64_t started_at = 0; ///< unix seconds; keys' validity windows are checked at this time
+    fdl::ref_map refs;                ///< each valid ref -> the version id, as read
+    std::optional<std::string> head;  ///< the ref HEAD names, or its version id; nullopt if unreadable
+    std::vector<audited_file> files;  ///< fdl.json, HEAD and refs.json, as read
 
     /// 0 every check passed; 1 a check failed; 3 the repository could not be read.
     int exit_code() const;
@@ -91,6 +136,8 @@ struct audit_report {
 /// Large chunks are hashed on `pool` when one is given.
 /// Each version's signature is checked under `options.trust` (a version that fails the
 /// policy fails the audit) and summarised per key.
+/// Every file examined is entered in the report's manifests (the repository's `files`, each
+/// version's `files`) with the size and digest the checks saw: the manifest costs no read.
 awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, store::blocking_pool* pool = nullptr,
                                   audit_options options = {});
 

@@ -8,7 +8,7 @@ _fdl_mirror_shared='--json --allowed-signers --signatures --namespace --ca-bundl
 _fdl_mirror_options() {
   case $1 in
     sync) echo "--allow-rewind --concurrency --quick --max-refs --max-ref-name-length $_fdl_mirror_shared" ;;
-    verify) echo "--without-key $_fdl_mirror_shared" ;;
+    verify) echo "--without-key --full-digests --config --repository --origin $_fdl_mirror_shared" ;;
     check-signature) echo "-f -I -n -s --verify-time --help" ;;
     find-principals) echo "-f -s -n --verify-time --help" ;;
     run | check-config) echo "--config --help" ;;
@@ -37,7 +37,7 @@ _fdl_mirror() {
   local command=${COMP_WORDS[1]}
   case $prev in
     --signatures) mapfile -t COMPREPLY < <(compgen -W 'required if-present off' -- "$cur"); return ;;
-    --repository) mapfile -t COMPREPLY < <(compgen -W "$(_fdl_mirror_repositories)" -- "$cur"); return ;;
+    --repository) mapfile -t COMPREPLY < <(compgen -W "$(_fdl_mirror_repositories)" -- "$cur"); return ;; # status, verify
     --config | --allowed-signers | --ca-bundle | -f | -s)
       mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
     --concurrency | --max-refs | --max-ref-name-length | --namespace | --max-requests-per-second | \

@@ -2,12 +2,16 @@
 
 #include "core/sync/audit.hpp"
 
+#include "core/catalog/catalog_reader.hpp"
 #include "tests/component/helpers.hpp"
 #include "tests/support/run.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "verify/allowed_signers.hpp"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <ctime>
 #include <set>
 
 using namespace mirror;
@@ -111,4 +115,191 @@ TEST_CASE("an audit of first parents that form a cycle stops and says so") {
     CHECK(r.versions.size() == 2);
     CHECK(std::any_of(r.problems.begin(), r.problems.end(),
                       [](auto const& p) { return p.message.find("parents form a cycle") != std::string::npos; }));
+}
+
+// The evidence manifest (issue 17): every file examined, with the size and digest the
+// audit's own checks saw, and what vouches for them.
+namespace {
+
+sync::audited_file const* entry_of(std::vector<sync::audited_file> const& files, std::string const& path) {
+    auto it = std::find_if(files.begin(), files.end(), [&](auto const& f) { return f.path == path; });
+    return it == files.end() ? nullptr : &*it;
+}
+
+/// Each entry's size is the file's on disk, and its digest (when given) the file's.
+void check_against_disk(fs::path const& root, std::vector<sync::audited_file> const& files) {
+    for (auto const& f : files) {
+        INFO(f.path);
+        CHECK(f.ok);
+        REQUIRE(f.bytes);
+        CHECK(*f.bytes == fs::file_size(root / f.path));
+        if (f.sha256)
+            CHECK(verify::to_hex(*f.sha256) == verify::to_hex(verify::sha256_of(read_file(root / f.path))));
+    }
+}
+
+} // namespace
+
+TEST_CASE("an audit's manifest lists each file examined with the size and digest its checks saw") {
+    temp_dir tmp;
+    publisher origin(tmp / "origin");
+    auto sample = publish_sample(origin);
+    auto before = std::time(nullptr);
+    auto r = audit_folder(tmp / "origin");
+    REQUIRE(r.exit_code() == 0);
+    CHECK(r.started_at >= before);
+    CHECK(r.started_at <= std::time(nullptr));
+    CHECK(r.head == std::optional<std::string>("refs/heads/main"));
+    CHECK(r.refs.at("refs/heads/main") == sample.main.back());
+    CHECK(r.refs.at("refs/heads/dev") == sample.dev_tip);
+    CHECK(r.refs.at("refs/tags/v1") == sample.main.front());
+    REQUIRE(r.files.size() == 3); // fdl.json, HEAD, refs.json: read whole, nothing pins them
+    for (auto const& f : r.files) {
+        CHECK(f.vouched_by == sync::file_voucher::computed);
+        CHECK(f.sha256.has_value());
+    }
+    check_against_disk(tmp / "origin", r.files);
+
+    for (auto const& v : r.versions) {
+        std::string folder = "versions/" + v.id + "/";
+        check_against_disk(tmp / "origin", v.files);
+        auto const* record = entry_of(v.files, folder + "version.json");
+        REQUIRE(record != nullptr);
+        CHECK(record == &v.files.front());
+        CHECK(record->vouched_by == sync::file_voucher::computed); // unsigned
+        for (auto const* name : {"dataset.json", "files.json", "ducklake.duckdb"}) {
+            auto const* pinned = entry_of(v.files, folder + name);
+            REQUIRE(pinned != nullptr);
+            CHECK(pinned->vouched_by == sync::file_voucher::version_json);
+            CHECK(pinned->sha256.has_value());
+        }
+        // At an origin no ledger pins data files: their size is checked, their bytes are not read.
+        auto data = std::count_if(v.files.begin(), v.files.end(), [](auto const& f) {
+            return f.role == sync::file_role::data_file && !f.sha256 &&
+                   (f.vouched_by == sync::file_voucher::catalog || f.vouched_by == sync::file_voucher::files_json);
+        });
+        CHECK(static_cast<std::uint64_t>(data) == v.data_files);
+    }
+}
+
+TEST_CASE("in a mirror's manifest each data file carries the digest the ledger pins and the audit hashed") {
+    temp_dir tmp;
+    publisher origin(tmp / "origin");
+    publish_sample(origin);
+    REQUIRE(sync_folders(tmp / "origin", tmp / "mirror").exit_code() == 0);
+    auto r = audit_folder(tmp / "mirror");
+    REQUIRE(r.exit_code() == 0);
+    std::size_t data_entries = 0;
+    for (auto const& v : r.versions) {
+        check_against_disk(tmp / "mirror", v.files);
+        for (auto const& f : v.files)
+            if (f.role == sync::file_role::data_file) {
+                ++data_entries;
+                CHECK(f.vouched_by == sync::file_voucher::ledger);
+                CHECK(f.sha256.has_value()); // a shared file hashed once still carries its digest
+            }
+    }
+    CHECK(data_entries == 3 + 2 + 2 + 1); // every version lists every data file it needs
+}
+
+TEST_CASE("a manifest entry of a damaged file says so, with what the audit found") {
+    temp_dir tmp;
+    publisher origin(tmp / "origin");
+    auto sample = publish_sample(origin);
+    REQUIRE(sync_folders(tmp / "origin", tmp / "mirror").exit_code() == 0);
+    fs::path mirror = tmp / "mirror";
+    std::string towns = "data/main/towns/ducklake-0003.parquet";
+    auto bytes = read_file(mirror / towns);
+    bytes[0] ^= 1; // same size, another digest
+    fs::permissions(mirror / towns, fs::perms::owner_write, fs::perm_options::add);
+    write_file(mirror / towns, bytes);
+    fs::remove(mirror / "data/main/population/ducklake-0004.parquet");
+    auto r = audit_folder(mirror);
+    CHECK(r.exit_code() == 1);
+    auto const* tip = find(r, sample.dev_tip);
+    REQUIRE(tip != nullptr);
+    auto const* missing = entry_of(tip->files, "data/main/population/ducklake-0004.parquet");
+    REQUIRE(missing != nullptr);
+    CHECK_FALSE(missing->ok);
+    CHECK_FALSE(missing->bytes);
+    CHECK_FALSE(missing->sha256);
+    for (auto const* v : {find(r, sample.main[1]), find(r, sample.main[2])}) {
+        REQUIRE(v != nullptr);
+        auto const* changed = entry_of(v->files, towns);
+        REQUIRE(changed != nullptr);
+        CHECK_FALSE(changed->ok);
+        CHECK(changed->bytes == bytes.size());
+        CHECK_FALSE(changed->sha256); // a mismatch pins nothing
+        CHECK(changed->vouched_by == sync::file_voucher::ledger);
+    }
+}
+
+TEST_CASE("a verified signature vouches for version.json, and the signature's own digest is in the manifest") {
+    temp_dir tmp;
+    publisher origin(tmp / "origin");
+    auto sample = publish_sample(origin);
+    auto key = make_ssh_key(tmp / "keys", "alice");
+    origin.sign(sample.main.front(), key);
+    sync::audit_options options;
+    options.trust.policy = verify::signature_policy::if_present;
+    auto signers = verify::parse_allowed_signers(allowed_line("alice@example.org", key), "allowed_signers");
+    REQUIRE(signers.has_value());
+    options.trust.signers = std::move(*signers);
+    auto repo = open_folder(tmp / "origin", false);
+    auto r = run(sync::run_audit(*repo, nullptr, nullptr, options));
+    REQUIRE(r.exit_code() == 0);
+    auto const* root = find(r, sample.main.front());
+    REQUIRE(root != nullptr);
+    REQUIRE(root->signer.has_value());
+    std::string folder = "versions/" + root->id + "/";
+    CHECK(entry_of(root->files, folder + "version.json")->vouched_by == sync::file_voucher::signature);
+    auto const* sig = entry_of(root->files, folder + "version.json.sig");
+    REQUIRE(sig != nullptr);
+    CHECK(sig->role == sync::file_role::signature);
+    CHECK(sig->vouched_by == sync::file_voucher::computed);
+    check_against_disk(tmp / "origin", root->files);
+    auto const* unsigned_tip = find(r, sample.dev_tip);
+    REQUIRE(unsigned_tip != nullptr);
+    CHECK(entry_of(unsigned_tip->files, "versions/" + sample.dev_tip + "/version.json.sig") == nullptr);
+    CHECK(unsigned_tip->files.front().vouched_by == sync::file_voucher::computed);
+}
+
+TEST_CASE("a manifest lists an expired version's expired.json, and catalogs in other formats as found") {
+    temp_dir tmp;
+    publisher origin(tmp / "origin");
+    origin.add_data_file("main/t/a.parquet", std::string(100, 'a'));
+    version_options first;
+    first.data_files = {"main/t/a.parquet"};
+    auto old = origin.add_version(first);
+    version_options second = first;
+    second.parent = old;
+    second.catalog_formats = {"1.1"};
+    auto tip = origin.add_version(second);
+    origin.expire(old, false);
+    origin.set_branch("main", tip);
+    origin.set_head("main");
+    origin.write_refs_json();
+    auto r = audit_folder(tmp / "origin");
+    REQUIRE(r.exit_code() == 0);
+    auto const* expired = find(r, old);
+    REQUIRE(expired != nullptr);
+    std::string folder = "versions/" + old + "/";
+    auto const* notice = entry_of(expired->files, folder + "expired.json");
+    REQUIRE(notice != nullptr);
+    CHECK(notice->role == sync::file_role::expired_json);
+    CHECK(notice->vouched_by == sync::file_voucher::computed);
+    CHECK(entry_of(expired->files, folder + "ducklake.duckdb") == nullptr); // deleted, and not looked for
+    check_against_disk(tmp / "origin", expired->files);
+    auto const* live = find(r, tip);
+    REQUIRE(live != nullptr);
+    check_against_disk(tmp / "origin", live->files);
+    auto const* other = entry_of(live->files, "versions/" + tip + "/catalogs/1.1.duckdb");
+    if (catalog::reader_available()) {
+        REQUIRE(other != nullptr); // read and compared with the catalog, not pinned: no digest kept
+        CHECK(other->role == sync::file_role::other_catalog);
+        CHECK(other->vouched_by == sync::file_voucher::observed);
+        CHECK_FALSE(other->sha256);
+    } else {
+        CHECK(other == nullptr); // not read without a catalog reader
+    }
 }

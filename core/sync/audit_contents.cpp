@@ -1,0 +1,280 @@
+// The audit of a live version's contents: its pinned files (catalog, dataset.json,
+// files.json), its catalogs in other formats, and the data files it needs. Each file
+// examined gets one manifest entry, made from what its check saw.
+
+#include "core/sync/detail/audit_context.hpp"
+
+#include "core/catalog/catalog_reader.hpp"
+#include "core/catalog/errors.hpp"
+#include "core/fdl/files_index.hpp"
+#include "core/fdl/small_files.hpp"
+#include "core/store/errors.hpp"
+#include "core/sync/copy.hpp"
+#include "core/sync/errors.hpp"
+#include "core/sync/limits.hpp"
+
+#include <functional>
+
+namespace mirror::sync::detail {
+
+error noted(audit_context& c, error e) {
+    if (is_io_failure(e.code))
+        c.report.io_failure = true;
+    return as_content_error(std::move(e));
+}
+
+namespace {
+
+/// One data file: present under data_dir with the size `file` records; in a mirror, hashed
+/// and compared with the ledger (once per audit: a shared file's verdict is reused).
+awaitable<audited_file> check_data_file(audit_context& c, version_audit& v, fdl::needed_data_file const& file) {
+    audited_file entry{c.settings.data_dir + file.path, file_role::data_file, std::nullopt, std::nullopt,
+                       v.data_source == "catalog" ? file_voucher::catalog : file_voucher::files_json, false};
+    std::string const& key = entry.path;
+    std::optional<std::uint64_t> size;
+    if (c.data) {
+        if (auto it = c.data->find(file.path); it != c.data->end())
+            size = it->second;
+    } else if (auto found = co_await c.repo.stat(key)) {
+        size = found->size;
+    } else if (found.error().code != store::store_errc::not_found) {
+        v.problems.push_back(noted(c, found.error()));
+        co_return entry;
+    }
+    if (!size) {
+        v.problems.push_back(make_error(sync_errc::missing_file, key + ": missing"));
+        co_return entry;
+    }
+    entry.bytes = *size;
+    if (*size != file.bytes) {
+        v.problems.push_back(make_error(sync_errc::size_mismatch, key + ": size is " + std::to_string(*size) +
+                                                                      " bytes, " + (v.data_source == "catalog" ? "the catalog" : v.data_source) + " says " +
+                                                                      std::to_string(file.bytes)));
+        co_return entry;
+    }
+    entry.ok = true;
+    // A mirror proves its bytes against the digest it recorded when it copied them.
+    auto recorded = c.ledger.find(file.path);
+    if (recorded == c.ledger.end())
+        co_return entry;
+    entry.vouched_by = file_voucher::ledger;
+    if (auto known = c.proven.find(file.path); known != c.proven.end()) {
+        // Shared with a version audited before: the same verdict, without reading again.
+        if (!known->second) {
+            v.data_files_proven += 1;
+            entry.sha256 = recorded->second.sha256;
+        } else {
+            v.problems.push_back(error{known->second->code, known->second->message + " (as above)"});
+            entry.ok = false;
+        }
+        co_return entry;
+    }
+    expectation expect{recorded->second.bytes, recorded->second.sha256, "the mirror's ledger"};
+    auto hashed = co_await hash_object(c.repo, key, expect, c.pool);
+    if (!hashed) {
+        auto problem = noted(c, hashed.error());
+        c.proven.emplace(file.path, problem);
+        v.problems.push_back(std::move(problem));
+        entry.ok = false;
+    } else {
+        c.proven.emplace(file.path, std::nullopt);
+        v.data_files_proven += 1;
+        entry.sha256 = hashed->sha256;
+    }
+    co_return entry;
+}
+
+awaitable<void> check_data_files(audit_context& c, version_audit& v, std::vector<fdl::needed_data_file> const& files) {
+    for (auto const& file : files) {
+        v.data_files += 1;
+        v.data_bytes += file.bytes;
+        v.files.push_back(co_await check_data_file(c, v, file));
+    }
+}
+
+/// Checks a pinned file; keeps its bytes when `keep` (files.json, dataset.json).
+awaitable<std::optional<std::string>> check_pinned(audit_context& c, version_audit& v, std::string const& folder,
+                                                  fdl::pinned_file const& pinned, file_role role, bool keep,
+                                                  std::size_t limit) {
+    std::string key = folder + pinned.path;
+    expectation expect{pinned.bytes, pinned.sha256, "version.json"};
+    audited_file entry{key, role, std::nullopt, std::nullopt, file_voucher::version_json, false};
+    std::optional<std::string> kept;
+    if (keep) {
+        auto bytes = co_await store::read_all(c.repo, key, limit);
+        if (!bytes) {
+            v.problems.push_back(noted(c, bytes.error()));
+        } else {
+            // In memory already: its digest is the evidence even when it is not the pinned one.
+            entry.bytes = bytes->size();
+            entry.sha256 = verify::sha256_of(*bytes);
+            if (auto ok = check_bytes(*bytes, expect, key); !ok) {
+                v.problems.push_back(ok.error());
+            } else {
+                entry.ok = true;
+                kept = std::move(*bytes);
+            }
+        }
+        v.files.push_back(std::move(entry));
+        co_return kept;
+    }
+    if (c.observer)
+        c.observer->copying(key, pinned.bytes);
+    auto hashed = co_await hash_object(c.repo, key, expect, c.pool);
+    if (!hashed) {
+        v.problems.push_back(noted(c, hashed.error()));
+    } else {
+        entry = {key, role, hashed->bytes, hashed->sha256, file_voucher::version_json, true};
+        if (c.observer)
+            c.observer->copied(key, hashed->bytes);
+    }
+    v.files.push_back(std::move(entry));
+    co_return kept;
+}
+
+/// The catalogs in other formats a version has: listed where the repository can list,
+/// else the formats fdl.json declares (absent ones are skipped by the gate).
+awaitable<std::vector<other_catalog>> other_catalogs(audit_context& c, version_audit& v, std::string const& folder) {
+    std::vector<other_catalog> paths;
+    if (!c.repo.caps().can_list) {
+        for (auto const& format : c.settings.catalog_formats)
+            paths.push_back({"catalogs/" + format.ducklake + ".duckdb", std::nullopt});
+        co_return paths;
+    }
+    std::string prefix = folder + "catalogs/";
+    std::function<result<void>(store::list_entry)> each = [&](store::list_entry entry) -> result<void> {
+        std::string path = entry.key.substr(folder.size());
+        if (declared_format(path))
+            paths.push_back({std::move(path), entry.size});
+        return {};
+    };
+    auto listed = co_await c.repo.list(prefix, each);
+    if (!listed)
+        v.problems.push_back(noted(c, listed.error()));
+    co_return paths;
+}
+
+catalog_summary summarise(catalog::catalog_contents const& contents) {
+    catalog_summary out{contents.format, contents.last_snapshot, contents.tables.size()};
+    for (auto const& t : contents.tables) {
+        out.data_files += t.files.size();
+        bool deletes = false;
+        for (auto const& f : t.files)
+            if (f.deletes) {
+                out.delete_files += 1;
+                deletes = true;
+            }
+        if (deletes)
+            out.tables_with_deletes.push_back(t.name);
+        if (t.renamed_columns)
+            out.renamed_column_tables.push_back(t.name);
+    }
+    out.bytes = contents.total_bytes();
+    for (auto const& view : contents.views)
+        out.views.push_back(view.name);
+    return out;
+}
+
+/// The catalog's manifest entry once the gate ran. The gate copies it into scratch space
+/// checking size and digest against version.json: a verdict, or a failure to read a copy
+/// that was made (a catalog_errc other than the size limit refusing it unread), means the
+/// bytes are the pinned ones.
+audited_file catalog_entry(audit_context const& c, std::string key, fdl::pinned_file const& pinned,
+                           result<catalog_verdict> const& verdict) {
+    bool copied = verdict.has_value();
+    if (!copied) {
+        auto code = verdict.error().code;
+        bool refused_unread = code == catalog::catalog_errc::too_large && pinned.bytes > c.options.catalogs.max_bytes;
+        copied = code.category() == catalog::catalog_category() && !refused_unread;
+    }
+    if (!copied)
+        return {std::move(key), file_role::catalog, std::nullopt, std::nullopt, file_voucher::version_json, false};
+    return {std::move(key), file_role::catalog, pinned.bytes, pinned.sha256, file_voucher::version_json, true};
+}
+
+} // namespace
+
+awaitable<void> audit_live_contents(audit_context& c, version_audit& v, std::string const& folder,
+                                    fdl::version_record const& record) {
+    bool read_catalog = record.catalog && catalog::reader_available();
+    if (!record.catalog)
+        v.problems.push_back(make_error(sync_errc::missing_catalog, folder + "version.json: catalog: missing"));
+    else if (!read_catalog) // the gate below checks size and digest while it copies
+        co_await check_pinned(c, v, folder, *record.catalog, file_role::catalog, false, 0);
+    if (record.catalog) {
+        // DuckDB replays a .wal beside a catalog: readers would see another catalog.
+        std::string wal = folder + record.catalog->path + ".wal";
+        auto found = co_await c.repo.stat(wal);
+        if (found)
+            v.problems.push_back(make_error(catalog::catalog_errc::bad_catalog,
+                                            wal + ": a write-ahead log beside the frozen catalog, which readers "
+                                                  "would replay"));
+        else if (found.error().code != store::store_errc::not_found)
+            v.problems.push_back(noted(c, found.error()));
+    }
+    if (record.dataset) {
+        auto dataset =
+            co_await check_pinned(c, v, folder, *record.dataset, file_role::dataset_json, true, limits::dataset_json);
+        if (dataset)
+            if (auto parsed = fdl::parse_dataset(*dataset, folder + record.dataset->path); !parsed)
+                v.problems.push_back(parsed.error());
+    }
+    std::optional<fdl::files_index> index;
+    if (record.files) {
+        std::string files_key = folder + record.files->path;
+        auto files =
+            co_await check_pinned(c, v, folder, *record.files, file_role::files_json, true, limits::files_json);
+        if (files) {
+            auto parsed = fdl::parse_files_index(*files, files_key);
+            if (parsed)
+                index = std::move(*parsed);
+            else
+                v.problems.push_back(parsed.error());
+        }
+    }
+    if (read_catalog) {
+        auto others = co_await other_catalogs(c, v, folder);
+        bool scratch_failed = false;
+        fdl::files_index const* checked_index = index ? &*index : nullptr;
+        auto verdict = co_await check_version_catalogs(c.repo, folder, record, checked_index, others, c.scratch,
+                                                       c.options.catalogs, c.pool, scratch_failed);
+        c.scratch.forget(folder);
+        v.files.push_back(catalog_entry(c, folder + record.catalog->path, *record.catalog, verdict));
+        if (!verdict) {
+            v.problems.push_back(noted(c, verdict.error()));
+            co_return;
+        }
+        // Compared with the catalog, not pinned: their copies were hashed, the digests not kept.
+        for (auto const& other : others) {
+            bool checked = verdict->checked_copies.contains(folder + other.path);
+            if (checked || other.bytes) // listed, or probed and found
+                v.files.push_back({folder + other.path, file_role::other_catalog, other.bytes, std::nullopt,
+                                   file_voucher::observed, checked});
+        }
+        v.catalog = summarise(verdict->contents);
+        for (auto const& key : verdict->checked_copies)
+            if (key.starts_with(folder + "catalogs/"))
+                v.catalog->other_formats_checked.push_back(key.substr(folder.size()));
+        v.problems.insert(v.problems.end(), verdict->problems.begin(), verdict->problems.end());
+        v.tables = verdict->contents.tables.size();
+        v.data_source = "catalog";
+        co_await check_data_files(c, v, verdict->contents.needed);
+        co_return;
+    }
+    if (!index) {
+        if (!record.files)
+            c.report.warnings.push_back(folder + ": no files.json and no catalog reader in this build; its data "
+                                                 "files are not checked");
+        co_return;
+    }
+    auto needed = fdl::needed_files(*index, folder + record.files->path);
+    if (!needed) {
+        v.problems.push_back(needed.error());
+        co_return;
+    }
+    v.tables = index->tables.size();
+    v.data_source = "files.json";
+    co_await check_data_files(c, v, *needed);
+}
+
+} // namespace mirror::sync::detail

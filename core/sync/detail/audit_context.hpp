@@ -1,0 +1,43 @@
+#pragma once
+// Private to core/sync: the state of one audit, shared by its parts (audit.cpp walks the
+// refs and versions; audit_contents.cpp checks a live version's pinned and data files).
+
+#include "core/fdl/repo_settings.hpp"
+#include "core/fdl/version_record.hpp"
+#include "core/store/store.hpp"
+#include "core/sync/audit.hpp"
+#include "core/sync/catalog_check.hpp"
+#include "core/sync/ledger.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace mirror::sync::detail {
+
+struct audit_context {
+    store::store& repo;
+    sync_observer* observer;
+    store::blocking_pool* pool;
+    audit_report& report;
+    fdl::repo_settings settings;
+    std::optional<std::map<std::string, std::uint64_t>> data; ///< data_dir listing, when it can list
+    data_ledger ledger; ///< a mirror's record of its data files' digests; empty for an origin
+    /// Data files hashed in this audit -> why they differ from the ledger (nullopt: equal).
+    std::map<std::string, std::optional<error>, std::less<>> proven;
+    audit_options const& options;
+    std::int64_t now = 0;
+    scratch_space scratch{options.catalogs.scratch_parent, pool}; ///< private catalog copies
+};
+
+/// Reads a store error as a problem of the audited object, or an I/O failure.
+error noted(audit_context& c, error e);
+
+/// The catalog, dataset.json, files.json and data files of a version that is not expired
+/// (in `folder`, "versions/<id>/"): problems and manifest entries go into `v`.
+awaitable<void> audit_live_contents(audit_context& c, version_audit& v, std::string const& folder,
+                                    fdl::version_record const& record);
+
+} // namespace mirror::sync::detail
