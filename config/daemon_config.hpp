@@ -68,6 +68,10 @@ struct repository_settings {
     /// scrub_period of 0 turns it off.
     std::chrono::milliseconds scrub_interval = std::chrono::hours(1); ///< >= 1s
     std::chrono::milliseconds scrub_period = std::chrono::hours(24 * 30);
+    /// How often the origin's data files are compared (by size) with what the mirror
+    /// copied: a listing of data_dir where the origin can list, a HEAD per file where it
+    /// cannot (HTTP). 0: never (the default).
+    std::chrono::milliseconds origin_check_interval{0};
 
     bool operator==(repository_settings const&) const = default;
 };

@@ -1,5 +1,6 @@
 #include "daemon/metrics.hpp"
 
+#include "core/sync/origin_data_check.hpp"
 #include "core/sync/scrub.hpp"
 #include "daemon/pass_record.hpp"
 #include "daemon/process_metrics.hpp"
@@ -47,7 +48,8 @@ constexpr char const* scrub_kinds[] = {"size_mismatch", "sha256_mismatch", "miss
 constexpr char const* signature_results[] = {"valid", "invalid", "missing", "untrusted"};
 constexpr char const* integrity_kinds[] = {"size_mismatch", "sha256_mismatch", "missing_file"};
 constexpr char const* violation_kinds[] = {"version_rewritten", "file_deleted_at_origin", "file_added_at_origin",
-                                           "tag_moved", "branch_rewound", "fdl_json_changed"};
+                                           "tag_moved", "branch_rewound", "fdl_json_changed",
+                                           "data_file_changed_at_origin"};
 
 /// "valid" is counted from the signers; a held version's verify error says which failure.
 char const* signature_result_of(boost::system::error_code const& code) {
@@ -193,6 +195,9 @@ struct metrics::impl {
     Family<Gauge>& versions_held = gauge("fdl_mirror_versions_held", "Versions held by the last pass, by reason");
     Family<Gauge>& last_full_recheck = gauge("fdl_mirror_last_full_recheck_timestamp_seconds",
                                              "When a pass last re-examined the published versions at the origin; 0: never");
+    Family<Gauge>& last_origin_check = gauge("fdl_mirror_last_origin_check_timestamp_seconds",
+                                             "When the origin's data files were last compared with the mirror's "
+                                             "(origin_check_interval); 0: never");
     Family<Gauge>& scrub_period = gauge("fdl_mirror_scrub_period_seconds",
                                         "The configured scrub_period: every data file of the mirror is read again "
                                         "within it; 0: no scrub");
@@ -316,6 +321,7 @@ struct metrics::impl {
         lease_takeovers.Add(r);
         leases_lost.Add(r);
         last_full_recheck.Add(r);
+        last_origin_check.Add(r);
         scrub_files.Add(r);
         scrub_bytes.Add(r);
         for (auto kind : scrub_kinds)
@@ -345,7 +351,7 @@ struct metrics::impl {
         Labels r{{"repo", repo}};
         for (auto* family : {&interval, &last_success, &last_attempt, &untrusted_keys, &origin_up, &pending_files,
                              &pending_bytes, &versions_unverified, &allowed_signers_problems, &lease_held,
-                             &last_full_recheck, &scrub_period, &scrub_round_started, &scrub_round_completed,
+                             &last_full_recheck, &last_origin_check, &scrub_period, &scrub_round_started, &scrub_round_completed,
                              &scrub_progress})
             remove_repo(*family, repo, {r});
         for (auto* family : {&copied_bytes, &copied_files, &lease_takeovers, &leases_lost, &scrub_files, &scrub_bytes})
@@ -484,6 +490,7 @@ void metrics::set_audits(std::string const& repo, audit_record const& audits) {
         return;
     Labels r{{"repo", repo}};
     m.last_full_recheck.Add(r).Set(audits.last_full_recheck.value_or(0));
+    m.last_origin_check.Add(r).Set(audits.last_origin_check.value_or(0));
     m.scrub_round_started.Add(r).Set(audits.scrub.round_started);
     m.scrub_round_completed.Add(r).Set(audits.scrub.last_round_completed.value_or(0));
 }
@@ -501,6 +508,19 @@ void metrics::scrub_step(std::string const& repo, sync::scrub_step_report const&
                                                : static_cast<double>(audits.scrub.round_bytes) /
                                                      static_cast<double>(report.ledger_bytes);
     m.scrub_progress.Add(r).Set(report.round_completed ? 1.0 : std::min(1.0, progress));
+    set_audits(repo, audits);
+}
+
+void metrics::origin_check(std::string const& repo, sync::origin_data_report const& report,
+                           audit_record const& audits) {
+    auto& m = *impl_;
+    if (!m.intervals.contains(repo))
+        return;
+    for (auto const& violation : report.violations) {
+        std::string kind = sync::kind_of(violation.code);
+        m.violations.Add({{"repo", repo}, {"kind", kind}}).Increment();
+        m.violation_seen[repo].insert(kind);
+    }
     set_audits(repo, audits);
 }
 

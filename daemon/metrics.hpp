@@ -15,6 +15,7 @@
 
 namespace mirror::sync {
 struct scrub_step_report;
+struct origin_data_report;
 }
 
 namespace mirror::daemon {
@@ -82,6 +83,9 @@ public:
     void set_audits(std::string const& repo, audit_record const& audits);
     /// A scrub step of `repo` ended with `report`; `audits` is the record after it.
     void scrub_step(std::string const& repo, sync::scrub_step_report const& report, audit_record const& audits);
+    /// A check of `repo`'s origin data files ended with `report`: its violations counted in
+    /// fdl_mirror_immutability_violations_total, its time from `audits`.
+    void origin_check(std::string const& repo, sync::origin_data_report const& report, audit_record const& audits);
     /// A pass of `repo` starts at `now` (unix seconds).
     void pass_started(std::string const& repo, double now);
     /// A pass of `repo` ended with `report`: drift, held versions, violations, signature

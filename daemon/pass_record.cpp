@@ -94,6 +94,8 @@ json::object to_json(pass_record const& record) {
     scrub["findings"] = std::move(findings);
     o["scrub"] = std::move(scrub);
     o["last_full_recheck"] = audits.last_full_recheck ? json::value(*audits.last_full_recheck) : json::value(nullptr);
+    o["last_origin_check"] = audits.last_origin_check ? json::value(*audits.last_origin_check) : json::value(nullptr);
+    o["next_origin_check"] = audits.next_origin_check ? json::value(*audits.next_origin_check) : json::value(nullptr);
     return o;
 }
 
@@ -134,7 +136,9 @@ struct reader {
 /// The audits' part; members absent from files of older daemons are their defaults.
 bool read_audits(json::object const& o, audit_record& into, std::string& why) {
     reader top{o, "", why};
-    if (!top.number("last_full_recheck", into.last_full_recheck, true))
+    if (!top.number("last_full_recheck", into.last_full_recheck, true) ||
+        !top.number("last_origin_check", into.last_origin_check, true) ||
+        !top.number("next_origin_check", into.next_origin_check, true))
         return false;
     auto const* scrub = o.if_contains("scrub");
     if (scrub == nullptr)

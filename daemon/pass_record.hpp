@@ -54,6 +54,8 @@ struct audit_record {
     /// found nothing ("mirror: KEY: why"), at most max_findings of them.
     std::vector<std::string> scrub_findings;
     static constexpr std::size_t max_findings = 100;
+    std::optional<double> last_origin_check; ///< unix seconds: the origin's data files last compared
+    std::optional<double> next_origin_check;
 
     friend bool operator==(audit_record const&, audit_record const&) = default;
 };

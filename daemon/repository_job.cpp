@@ -237,65 +237,6 @@ bool repository_job::full_recheck_due(config::repository_settings const& setting
     return force_full_recheck_ || interval <= 0 || !last || now - *last >= interval || now < *last;
 }
 
-awaitable<void> repository_job::scrub_if_due() {
-    auto const& r = repo();
-    auto& audits = state_.record.audits;
-    double const now = unix_now();
-    if (r.settings.scrub_period.count() == 0 || !mirror_ || (audits.next_scrub && now < *audits.next_scrub))
-        co_return;
-    if (lease_ && !lease_->held())
-        co_return; // the daemon holding the lease scrubs
-    double const fraction = std::chrono::duration<double>(r.settings.scrub_interval).count() /
-                            std::chrono::duration<double>(r.settings.scrub_period).count();
-    // Cut by a shutdown as a pass is (it only reads: nothing is left half done).
-    in_pass_ = true;
-    cut_reason_.clear();
-    std::optional<sync::scrub_step_report> finished;
-    bool done = false;
-    net::steady_timer until_done(services_.executor, net::steady_timer::time_point::max());
-    auto position = audits.scrub;
-    net::co_spawn(services_.executor, sync::scrub_step(*mirror_, position, fraction, services_.pool, now),
-                  net::bind_cancellation_slot(cut_.slot(), [&](std::exception_ptr e, sync::scrub_step_report out) {
-                      if (!e)
-                          finished = std::move(out);
-                      done = true;
-                      until_done.cancel();
-                  }));
-    while (!done)
-        co_await until_done.async_wait(use_op);
-    cut_.slot().clear();
-    in_pass_ = false;
-    if (retired_)
-        co_return;
-    audits.next_scrub = unix_now() + std::chrono::duration<double>(r.settings.scrub_interval).count();
-    if (!finished) {
-        services_.log->warning(name_, "scrub cut: " + (cut_reason_.empty() ? std::string("internal error") : cut_reason_));
-        co_return;
-    }
-    audits.scrub = position;
-    for (auto const& finding : finished->findings) {
-        services_.log->error(name_, "scrub: the mirror's data file no longer matches its ledger: " + finding.message);
-        if (audits.scrub_findings.size() < audit_record::max_findings)
-            audits.scrub_findings.push_back(finding.message);
-    }
-    if (finished->failure)
-        services_.log->warning(name_, "scrub step stopped (it goes on from there next time): " + finished->failure->message);
-    if (finished->round_completed) {
-        services_.log->info(name_, "scrub: round complete; every data file of the mirror checked against its ledger" +
-                                       std::string(audits.scrub_findings.empty() ? "" : ", with findings (see status)"));
-    }
-    if (services_.log->enabled(config::log_level::debug))
-        services_.log->debug(name_, "scrub step: " + std::to_string(finished->files) + " data file(s), " +
-                                        std::to_string(finished->bytes) + " bytes checked; " +
-                                        std::to_string(audits.scrub.round_bytes) + " of " +
-                                        std::to_string(finished->ledger_bytes) + " bytes this round");
-    services_.stats->scrub_step(name_, *finished, audits);
-    // A round that found nothing clears the findings of the one before it.
-    if (finished->round_completed && finished->findings.empty() && !finished->failure)
-        audits.scrub_findings.clear();
-    save_state();
-}
-
 awaitable<void> repository_job::loop() {
     while (!stopping_) {
         settings_changed_ = false;
@@ -304,7 +245,7 @@ awaitable<void> repository_job::loop() {
             break;
         if (settings_changed_)
             continue; // the configuration changed during the pass: apply it now
-        co_await scrub_if_due();
+        co_await audits_if_due();
         if (stopping_)
             break;
         // Chosen when the pass ended (status shows it); a pass that stood by or was cut chose none.

@@ -100,9 +100,15 @@ private:
     /// Whether the pass starting at `now` re-examines the published versions (every
     /// recheck_interval, and after a reload changed the settings) or is quick.
     bool full_recheck_due(config::repository_settings const& settings, double now) const;
-    /// One step of the mirror's scrub when one is due (scrub_interval), after a pass, by
-    /// the daemon holding the lease.
-    awaitable<void> scrub_if_due();
+    /// The scheduled audits that are due, after a pass that completed, by the daemon
+    /// holding the lease (daemon/repository_audits.cpp): a step of the mirror's scrub
+    /// (scrub_interval) and the check of the origin's data files (origin_check_interval).
+    awaitable<void> audits_if_due();
+    awaitable<void> scrub_step();
+    awaitable<void> origin_check();
+    /// Runs `work` as a pass runs: a shutdown (cancel_pass) cuts it; nullopt when cut.
+    template <class Result>
+    awaitable<std::optional<Result>> run_cuttable(awaitable<Result> work);
     awaitable<void> one_pass();
     /// Opens the stores when they are not open; false (and logs why) when one cannot be.
     bool open_stores(std::string& problem);

@@ -80,6 +80,7 @@ json::object repository_json(repository_status const& r, double now) {
     o["held"] = std::move(held);
     auto const& audits = record.audits;
     o["last_full_recheck"] = time_or_null(audits.last_full_recheck);
+    o["last_origin_check"] = time_or_null(audits.last_origin_check);
     json::object scrub;
     scrub["last_round_completed"] = time_or_null(audits.scrub.last_round_completed);
     scrub["round_started"] = audits.scrub.round_started > 0 ? json::value(audits.scrub.round_started) : json::value(nullptr);
@@ -147,6 +148,8 @@ std::string status_text(std::vector<repository_status> const& repositories, doub
         auto const& audits = record.audits;
         if (audits.last_full_recheck)
             out += "  full recheck:  " + when(*audits.last_full_recheck, now) + "\n";
+        if (audits.last_origin_check)
+            out += "  origin check:  " + when(*audits.last_origin_check, now) + "\n";
         if (audits.scrub.last_round_completed)
             out += "  scrub:         last round complete " + when(*audits.scrub.last_round_completed, now) + "\n";
         for (auto const& finding : audits.scrub_findings)

@@ -39,6 +39,7 @@ partial_settings read_partial_settings(map_reader& section, std::filesystem::pat
     out.recheck_interval = section.duration("recheck_interval", std::chrono::milliseconds(0));
     out.scrub_interval = section.duration("scrub_interval", std::chrono::seconds(1));
     out.scrub_period = section.duration("scrub_period", std::chrono::milliseconds(0));
+    out.origin_check_interval = section.duration("origin_check_interval", std::chrono::milliseconds(0));
     out.signature_keys_refused =
         (section.find("signatures") && !out.signatures) || (section.find("allowed_signers") && !out.allowed_signers);
     return out;
@@ -61,6 +62,7 @@ repository_settings apply(partial_settings const& own, repository_settings inher
     out.recheck_interval = own.recheck_interval.value_or(out.recheck_interval);
     out.scrub_interval = own.scrub_interval.value_or(out.scrub_interval);
     out.scrub_period = own.scrub_period.value_or(out.scrub_period);
+    out.origin_check_interval = own.origin_check_interval.value_or(out.origin_check_interval);
     return out;
 }
 

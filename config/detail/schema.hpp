@@ -38,6 +38,7 @@ struct partial_settings {
     std::optional<std::chrono::milliseconds> recheck_interval;
     std::optional<std::chrono::milliseconds> scrub_interval;
     std::optional<std::chrono::milliseconds> scrub_period;
+    std::optional<std::chrono::milliseconds> origin_check_interval;
     /// `signatures` or `allowed_signers` is written but refused (and recorded): whether
     /// signers are needed is then unknown, and not checked.
     bool signature_keys_refused = false;

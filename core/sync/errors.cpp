@@ -20,6 +20,7 @@ char const* kind_name(sync_errc e) noexcept {
     case sync_errc::file_added_at_origin: return "file_added_at_origin";
     case sync_errc::tag_moved: return "tag_moved";
     case sync_errc::fdl_json_changed: return "fdl_json_changed";
+    case sync_errc::data_file_changed_at_origin: return "data_file_changed_at_origin";
     case sync_errc::branch_rewound: return "branch_rewound";
     case sync_errc::refused_ref: return "refused_ref";
     case sync_errc::repository_mismatch: return "repository_mismatch";

@@ -30,6 +30,7 @@ enum class sync_errc {
     stopped,                ///< the pass was asked to stop (sync_options::stop_requested)
     // A violation, listed last so that the others keep their numbers.
     fdl_json_changed,       ///< the origin's fdl.json changed (same id and data_dir); the mirror keeps its copy
+    data_file_changed_at_origin, ///< a data file the mirror copied has another size at the origin now
 };
 
 boost::system::error_category const& sync_category() noexcept;

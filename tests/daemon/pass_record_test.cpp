@@ -93,6 +93,8 @@ TEST_CASE("the record survives its JSON, and damaged JSON is refused with the me
                         pass_outcome::held, 1234.5);
     record.next_pass = 1534.5;
     record.audits.last_full_recheck = 1200;
+    record.audits.last_origin_check = 1250;
+    record.audits.next_origin_check = 88000;
     record.audits.scrub = {"main/t/ducklake-1.parquet", 1100, 4096, 900.5};
     record.audits.next_scrub = 4700;
     record.audits.scrub_findings = {"mirror: data/main/t/ducklake-0.parquet: sha256 is …"};

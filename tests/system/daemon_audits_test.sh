@@ -10,6 +10,7 @@ source "$(dirname "$0")/daemon_lib.sh"
 "$FDL_PUBLISHER" sample "$work/www/served" >/dev/null
 "$FDL_PUBLISHER" sample "$work/rechecked-origin" >/dev/null
 "$FDL_PUBLISHER" sample "$work/scrubbed-origin" >/dev/null
+"$FDL_PUBLISHER" sample "$work/www/checked" >/dev/null
 start_nginx "$work/www"
 cat >"$work/mirror.yaml" <<YAML
 listen: 127.0.0.1:0
@@ -25,6 +26,10 @@ repositories:
     origin: $work/rechecked-origin
     mirror: $work/rechecked-mirror
     recheck_interval: 4s
+  - name: checked
+    origin: http://127.0.0.1:$nginx_port/checked/
+    mirror: $work/checked-mirror
+    origin_check_interval: 1s
   - name: scrubbed
     origin: $work/scrubbed-origin
     mirror: $work/scrubbed-mirror
@@ -34,7 +39,7 @@ stores:
   - { match: "http://127.0.0.1:$nginx_port/", allow_plain_http: true }
 YAML
 start_daemon "$work/mirror.yaml"
-for repo in served rechecked scrubbed; do
+for repo in served rechecked checked scrubbed; do
   wait_for_metric "fdl_mirror_ref_in_sync{repo=\"$repo\",ref=\"refs/heads/main\"}" == 1 30 "$repo mirrored"
 done
 
@@ -77,6 +82,25 @@ all=$(rechecked_passes)
 violations=$(metric 'fdl_mirror_immutability_violations_total{repo="rechecked",kind="file_deleted_at_origin"}')
 echo "rechecked: the violation counted $violations times in $all passes"
 less_than "$violations" "$((all / 2))" && pass || fail "the violation was counted by $violations of $all passes: quick passes recheck too"
+
+# --- (c) the origin's data files, by size, one HEAD each over HTTP ----------------------------
+wait_for_metric 'fdl_mirror_last_origin_check_timestamp_seconds{repo="checked"}' '>' 0 15 "the origin's data files checked"
+expect_metric 'fdl_mirror_immutability_violations_total{repo="checked",kind="file_deleted_at_origin"}' == 0 "nothing missing at first"
+expect_metric 'fdl_mirror_last_origin_check_timestamp_seconds{repo="served"}' == 0 "no origin check where its interval is 0"
+heads=$(metric 'fdl_mirror_requests_total{repo="checked",store="origin",method="HEAD",code="200"}')
+less_than 2 "$heads" && pass || fail "the origin check asked no data file with HEAD ($heads)"
+gone=$(cd "$work/www/checked" && find data -name '*.parquet' | sort | head -1)
+grown=$(cd "$work/www/checked" && find data -name '*.parquet' | sort | tail -1)
+lines=$(log_length)
+rm "$work/www/checked/$gone"
+printf 'x' >>"$work/www/checked/$grown"
+wait_for_metric 'fdl_mirror_immutability_violations_total{repo="checked",kind="file_deleted_at_origin"}' '>=' 1 15 \
+  "a data file deleted at the origin counted"
+wait_for_metric 'fdl_mirror_immutability_violations_total{repo="checked",kind="data_file_changed_at_origin"}' '>=' 1 15 \
+  "a data file resized at the origin counted"
+wait_for_log 5 "the deleted data file named" "$lines" repo=checked "immutability violation: origin: $gone: a data file the mirror copied is gone"
+wait_for_log 5 "the resized data file named" "$lines" repo=checked "immutability violation: origin: $grown: the origin now serves"
+[ -f "$work/checked-mirror/$gone" ] && pass || fail "the mirror lost its copy of a file the origin deleted"
 
 # --- (b) the scrub ----------------------------------------------------------------------------
 wait_for_metric 'fdl_mirror_scrub_round_completed_timestamp_seconds{repo="scrubbed"}' '>' 0 20 "a scrub round completed"

@@ -1,0 +1,31 @@
+#pragma once
+// The origin's data files, checked against what the mirror copied: the spec keeps data
+// files at the origin for good (expiry and withdrawal leave them), and a data file never
+// changes. A pass never looks at a data file again once it is in the mirror; this check
+// does, by size (a listing of data_dir where the origin can list, a HEAD per file where it
+// cannot), for the daemon's optional scheduled audit (origin_check_interval).
+
+#include "core/net.hpp"
+#include "core/store/store.hpp"
+#include "verify/error.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace mirror::sync {
+
+struct origin_data_report {
+    std::uint64_t files = 0; ///< data files of the mirror's ledger compared with the origin
+    /// sync_errc::file_deleted_at_origin or data_file_changed_at_origin, each naming the file.
+    std::vector<error> violations;
+    /// The check stopped: the mirror's fdl.json or ledger cannot be read, or the origin
+    /// cannot be listed or asked (not a finding about a file).
+    std::optional<error> failure;
+};
+
+/// Compares each data file the mirror's ledger records with the origin's: present, and of
+/// the recorded size.
+awaitable<origin_data_report> check_origin_data(store::store& origin, store::store& mirror);
+
+} // namespace mirror::sync

@@ -1,0 +1,118 @@
+// The check of the origin's data files against what the mirror copied (by size): a file
+// deleted or resized at the origin is a violation naming it, whether the origin can be
+// listed (a folder) or only asked file by file (as over HTTP).
+
+#include "core/sync/origin_data_check.hpp"
+
+#include "core/store/errors.hpp"
+#include "core/sync/errors.hpp"
+#include "core/sync/ledger.hpp"
+#include "tests/component/helpers.hpp"
+#include "tests/support/run.hpp"
+#include "tests/support/temp_dir.hpp"
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+using namespace mirror;
+using namespace mirror::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A store that cannot list, as an HTTP origin: only stat and read pass through.
+class unlisted final : public mirror::store::store {
+public:
+    explicit unlisted(mirror::store::store& inner) : inner_(inner) {}
+    mirror::store::store_caps caps() const override {
+        auto caps = inner_.caps();
+        caps.can_list = false;
+        return caps;
+    }
+    std::string describe() const override { return inner_.describe(); }
+    awaitable<result<mirror::store::object_info>> stat(std::string key) override {
+        stats += 1;
+        return inner_.stat(std::move(key));
+    }
+    awaitable<result<void>> read(std::string key, mirror::store::byte_sink& out) override {
+        return inner_.read(std::move(key), out);
+    }
+    int stats = 0;
+
+private:
+    mirror::store::store& inner_;
+};
+
+bool names(std::vector<error> const& found, sync::sync_errc code, std::string const& path) {
+    for (auto const& e : found)
+        if (e.code == code && e.message.find(path) != std::string::npos && e.message.starts_with("origin: "))
+            return true;
+    return false;
+}
+
+} // namespace
+
+TEST_CASE("origin data check: an untouched origin has nothing to report, listed or asked file by file") {
+    temp_dir tmp;
+    publisher origin_repo(tmp / "origin");
+    publish_sample(origin_repo);
+    REQUIRE(sync_folders(tmp / "origin", tmp / "mirror").exit_code() == 0);
+    event_loop loop;
+    auto origin = open_folder(tmp / "origin", false);
+    auto mirror = open_folder(tmp / "mirror", false);
+    auto listed = loop(sync::check_origin_data(*origin, *mirror));
+    REQUIRE_FALSE(listed.failure);
+    CHECK(listed.violations.empty());
+    CHECK(listed.files >= 3);
+    unlisted asked(*origin);
+    auto one_by_one = loop(sync::check_origin_data(asked, *mirror));
+    REQUIRE_FALSE(one_by_one.failure);
+    CHECK(one_by_one.violations.empty());
+    CHECK(asked.stats == static_cast<int>(one_by_one.files));
+}
+
+TEST_CASE("origin data check: a data file deleted or resized at the origin is a violation naming it") {
+    temp_dir tmp;
+    publisher origin_repo(tmp / "origin");
+    publish_sample(origin_repo);
+    REQUIRE(sync_folders(tmp / "origin", tmp / "mirror").exit_code() == 0);
+    event_loop loop;
+    auto mirror = open_folder(tmp / "mirror", false);
+    auto ledger = loop(sync::load_ledger(*mirror));
+    REQUIRE(ledger.has_value());
+    REQUIRE(ledger->size() >= 2);
+    auto const& gone = ledger->begin()->first;
+    auto const& grown = std::next(ledger->begin())->first;
+    fs::remove(tmp / "origin" / "data" / gone);
+    {
+        std::ofstream more(tmp / "origin" / "data" / grown, std::ios::app | std::ios::binary);
+        more << "x";
+    }
+    auto origin = open_folder(tmp / "origin", false);
+    for (bool listing : {true, false}) {
+        CAPTURE(listing);
+        unlisted asked(*origin);
+        auto r = listing ? loop(sync::check_origin_data(*origin, *mirror)) : loop(sync::check_origin_data(asked, *mirror));
+        REQUIRE_FALSE(r.failure);
+        CHECK(r.violations.size() == 2);
+        CHECK(names(r.violations, sync::sync_errc::file_deleted_at_origin, "data/" + gone));
+        CHECK(names(r.violations, sync::sync_errc::data_file_changed_at_origin, "data/" + grown));
+        CHECK(sync::kind_of(sync::sync_errc::data_file_changed_at_origin) == "data_file_changed_at_origin");
+    }
+}
+
+TEST_CASE("origin data check: a mirror that cannot be read fails the check, naming it") {
+    temp_dir tmp;
+    publisher origin_repo(tmp / "origin");
+    publish_sample(origin_repo);
+    REQUIRE(sync_folders(tmp / "origin", tmp / "mirror").exit_code() == 0);
+    fs::remove(tmp / "mirror" / "fdl.json");
+    event_loop loop;
+    auto origin = open_folder(tmp / "origin", false);
+    auto mirror = open_folder(tmp / "mirror", false);
+    auto r = loop(sync::check_origin_data(*origin, *mirror));
+    REQUIRE(r.failure);
+    CHECK(r.failure->message.find("mirror") != std::string::npos);
+    CHECK(r.failure->message.find("fdl.json") != std::string::npos);
+}
