@@ -132,6 +132,10 @@ struct daemon_config {
     std::filesystem::path state_dir = "/var/lib/fdl-mirror";
     log_settings log;
     std::uint32_t max_transfers = 64; ///< transfers at once across all repositories, 1..65536
+    /// Passes (with their audits) running at once, first come first served; the others
+    /// wait for a slot. Bounds the memory and threads of first passes over many
+    /// repositories. 1..1024.
+    std::uint32_t max_passes = 4;
     std::chrono::milliseconds shutdown_timeout =
         std::chrono::seconds(30); ///< grace after SIGTERM before passes are cut
     catalog_settings catalogs;

@@ -195,6 +195,9 @@ struct metrics::impl {
     Family<Gauge>& versions_held = gauge("fdl_mirror_versions_held", "Versions held by the last pass, by reason");
     Family<Gauge>& last_full_recheck = gauge("fdl_mirror_last_full_recheck_timestamp_seconds",
                                              "When a pass last re-examined the published versions at the origin; 0: never");
+    Gauge& passes_running = single_gauge("fdl_mirror_passes_running", "Passes (with their audits) running now");
+    Gauge& passes_waiting = single_gauge("fdl_mirror_passes_waiting", "Repositories due for a pass, waiting for one of the max_passes slots");
+    Gauge& max_passes = single_gauge("fdl_mirror_max_passes", "The configured max_passes: passes that may run at once");
     Family<Gauge>& last_origin_check = gauge("fdl_mirror_last_origin_check_timestamp_seconds",
                                              "When the origin's data files were last compared with the mirror's "
                                              "(origin_check_interval); 0: never");
@@ -450,6 +453,12 @@ void metrics::lease_changed(std::string const& repo, lease_event event) {
     case lease_event::lost: impl_->leases_lost.Add(r).Increment(); [[fallthrough]];
     case lease_event::not_held: impl_->lease_held.Add(r).Set(0); break;
     }
+}
+
+void metrics::set_passes(std::size_t running, std::size_t waiting, std::size_t max) {
+    impl_->passes_running.Set(static_cast<double>(running));
+    impl_->passes_waiting.Set(static_cast<double>(waiting));
+    impl_->max_passes.Set(static_cast<double>(max));
 }
 
 void metrics::set_members(std::size_t live) { impl_->members.Set(static_cast<double>(live)); }

@@ -68,6 +68,8 @@ public:
     /// A reload (SIGHUP) at `when` (unix seconds) was applied, or refused (the old
     /// configuration runs on).
     void reload_finished(bool applied, double when);
+    /// The max_passes slots: passes (with their audits) running, and waiting for a slot.
+    void set_passes(std::size_t running, std::size_t waiting, std::size_t max);
     /// How many daemons share the repositories, as this one last saw (1 when alone).
     void set_members(std::size_t live);
     /// The times a previous run of the daemon recorded for `repo` (its state file), so that

@@ -159,6 +159,7 @@ void repository_job::retire() {
 void repository_job::stop() {
     stopping_ = true;
     wait_.cancel();
+    slot_wait_.emit(net::cancellation_type::all);
 }
 
 void repository_job::cancel_pass(std::string why) {
@@ -237,17 +238,55 @@ bool repository_job::full_recheck_due(config::repository_settings const& setting
     return force_full_recheck_ || interval <= 0 || !last || now - *last >= interval || now < *last;
 }
 
+namespace {
+
+/// A pass slot, as an optional (what co_spawn can hand over whatever happened).
+awaitable<std::optional<sync::transfer_slots::slot>> take_slot(sync::transfer_slots& slots) {
+    co_return co_await slots.acquire();
+}
+
+} // namespace
+
+awaitable<std::optional<sync::transfer_slots::slot>> repository_job::wait_for_pass_slot() {
+    if (services_.passes == nullptr)
+        co_return sync::transfer_slots::slot(nullptr); // no cap
+    std::optional<sync::transfer_slots::slot> taken;
+    bool done = false;
+    net::steady_timer until_done(services_.executor, net::steady_timer::time_point::max());
+    net::co_spawn(services_.executor, take_slot(*services_.passes),
+                  net::bind_cancellation_slot(slot_wait_.slot(),
+                                              [&](std::exception_ptr, std::optional<sync::transfer_slots::slot> got) {
+                                                  if (got)
+                                                      taken.emplace(std::move(*got)); // a slot moves, never assigns
+                                                  done = true;
+                                                  until_done.cancel();
+                                              }));
+    while (!done)
+        co_await until_done.async_wait(use_op);
+    slot_wait_.slot().clear();
+    if (stopping_)
+        co_return std::nullopt; // a slot granted as the stop came goes back
+    co_return taken;
+}
+
 awaitable<void> repository_job::loop() {
     while (!stopping_) {
         settings_changed_ = false;
-        co_await one_pass();
+        {
+            // A pass and the audits after it hold one of the max_passes slots.
+            auto slot = co_await wait_for_pass_slot();
+            if (!slot)
+                break;
+            co_await one_pass();
+            if (stopping_)
+                break;
+            if (!settings_changed_)
+                co_await audits_if_due();
+        }
         if (stopping_)
             break;
         if (settings_changed_)
             continue; // the configuration changed during the pass: apply it now
-        co_await audits_if_due();
-        if (stopping_)
-            break;
         // Chosen when the pass ended (status shows it); a pass that stood by or was cut chose none.
         auto wait = next_wait_.value_or(next_wait(poll_of(repo().settings), state_.consecutive_failures,
                                                   std::uniform_real_distribution<double>(0, 1)(random_)));

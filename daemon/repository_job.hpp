@@ -40,6 +40,7 @@ struct job_services {
     logger const* log = nullptr;
     state_dir const* state = nullptr;
     std::shared_ptr<sync::transfer_slots> transfers;
+    sync::transfer_slots* passes = nullptr; ///< max_passes: a pass (and its audits) holds one
     throttle_registry* throttles = nullptr;
     class coordinator* coord = nullptr; ///< leases and the assignment of repositories
 };
@@ -97,6 +98,9 @@ private:
     awaitable<bool> renew_lease();
     void note_lease(lease_change_kind what, std::string const& detail);
     awaitable<void> loop();
+    /// Waits, first come first served, for one of the max_passes slots; nullopt when
+    /// stop() ended the wait.
+    awaitable<std::optional<sync::transfer_slots::slot>> wait_for_pass_slot();
     /// Whether the pass starting at `now` re-examines the published versions (every
     /// recheck_interval, and after a reload changed the settings) or is quick.
     bool full_recheck_due(config::repository_settings const& settings, double now) const;
@@ -128,6 +132,7 @@ private:
 
     net::steady_timer wait_;
     net::cancellation_signal cut_; ///< cuts the pass in hand
+    net::cancellation_signal slot_wait_; ///< ends the wait for a pass slot (stop)
     std::string cut_reason_;
     bool stopping_ = false;
     bool retired_ = false;

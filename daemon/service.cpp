@@ -91,12 +91,17 @@ public:
           pool_(std::clamp<std::size_t>(std::thread::hardware_concurrency(), 2, 8)),
           stats_(build_facts{FDL_MIRROR_VERSION, verify::libssh_version(), catalog::reader_available(),
                              OpenSSL_version(OPENSSL_VERSION_STRING)}),
-          transfers_(std::make_shared<sync::transfer_slots>(cfg_->max_transfers)), notify_(notifier::from_environment()),
+          transfers_(std::make_shared<sync::transfer_slots>(cfg_->max_transfers)),
+          passes_(std::make_unique<sync::transfer_slots>(cfg_->max_passes)), notify_(notifier::from_environment()),
           signals_(io_, SIGTERM, SIGINT, SIGHUP), watchdog_(io_), grace_(io_),
           coord_(io_.get_executor(), cfg_->coordination, log_, stats_) {}
 
     int run() {
-        status_sources sources{[this] { return stats_.text(); }, [this] { return not_ready(); },
+        status_sources sources{[this] {
+                                   stats_.set_passes(passes_->in_use(), passes_->waiting(), cfg_->max_passes);
+                                   return stats_.text();
+                               },
+                               [this] { return not_ready(); },
                                [this] { return status_json(); }};
         auto bound = status_server::bind(io_.get_executor(), cfg_->listen, std::move(sources));
         if (!bound) {
@@ -124,7 +129,8 @@ public:
 
 private:
     job_services services() {
-        return job_services{io_.get_executor(), &pool_, &stats_, &log_, &state_, transfers_, &throttles_, &coord_};
+        return job_services{io_.get_executor(), &pool_, &stats_, &log_, &state_, transfers_, passes_.get(),
+                            &throttles_, &coord_};
     }
 
     std::vector<std::string> names_of(config::daemon_config const& cfg) const {
@@ -284,6 +290,7 @@ private:
             log_.warning({}, "state_dir: the new folder takes effect at the next start");
         log_.set(next->log);
         transfers_->resize(next->max_transfers);
+        passes_->resize(next->max_passes);
         throttles_.keep_only(*next);
         std::string added, removed, changed;
         auto note = [](std::string& list, std::string const& name) { list += (list.empty() ? "" : ", ") + name; };
@@ -399,6 +406,7 @@ private:
     store::blocking_pool pool_;
     metrics stats_;
     std::shared_ptr<sync::transfer_slots> transfers_;
+    std::unique_ptr<sync::transfer_slots> passes_; ///< max_passes; outlives the jobs (declared before them)
     throttle_registry throttles_;
     notifier notify_;
     bool notify_warned_ = false;

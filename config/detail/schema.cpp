@@ -180,6 +180,7 @@ daemon_config read_daemon_config(YAML::Node const& root, std::filesystem::path c
     cfg.state_dir = read_path(top, "state_dir", base).value_or(cfg.state_dir);
     cfg.log = read_log(top, problems);
     cfg.max_transfers = static_cast<std::uint32_t>(top.count("max_transfers", 65536).value_or(cfg.max_transfers));
+    cfg.max_passes = static_cast<std::uint32_t>(top.count("max_passes", 1024).value_or(cfg.max_passes));
     cfg.shutdown_timeout = top.duration("shutdown_timeout", milliseconds(0)).value_or(cfg.shutdown_timeout);
     cfg.catalogs = read_catalogs(top, base, problems);
     cfg.coordination = read_coordination(top, base, problems);

@@ -108,6 +108,7 @@ repositories:
     CHECK(cfg.log.format == log_format::plain);
     CHECK(cfg.log.level == log_level::info);
     CHECK(cfg.max_transfers == 64);
+    CHECK(cfg.max_passes == 4);
     CHECK(cfg.shutdown_timeout == 30s);
     CHECK_FALSE(cfg.catalogs.scratch_dir.has_value());
     CHECK(cfg.catalogs.max_bytes == std::uint64_t{1} << 30);
@@ -137,6 +138,7 @@ listen: "[::1]:9100"
 state_dir: /srv/state
 log: { format: json, level: debug }
 max_transfers: 8
+max_passes: 2
 shutdown_timeout: 1m30s
 catalogs: { scratch_dir: /srv/scratch, max_bytes: 2GiB, time_limit: 5m, memory_limit: 1GiB }
 repositories:
@@ -148,6 +150,7 @@ repositories:
     CHECK(cfg.log.format == log_format::json);
     CHECK(cfg.log.level == log_level::debug);
     CHECK(cfg.max_transfers == 8);
+    CHECK(cfg.max_passes == 2);
     CHECK(cfg.shutdown_timeout == 90s);
     CHECK(cfg.catalogs.scratch_dir == "/srv/scratch");
     CHECK(cfg.catalogs.max_bytes == std::uint64_t{2} << 30);

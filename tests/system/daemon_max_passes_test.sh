@@ -1,0 +1,53 @@
+# max_passes (issue 16): six repositories due at once with max_passes: 2 never run more
+# than two passes together; the others wait their turn (fdl_mirror_passes_waiting), first
+# come first served, and every one of them passes.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/daemon_lib.sh"
+
+repos=(a b c d e f)
+{
+  echo "listen: 127.0.0.1:0"
+  echo "state_dir: $work/state"
+  echo "max_passes: 2"
+  echo "defaults: { interval: 1h, signatures: off }"
+  echo "repositories:"
+  for r in "${repos[@]}"; do
+    "$FDL_PUBLISHER" sample "$work/$r-origin" >/dev/null
+    echo "  - { name: $r, origin: $work/$r-origin, mirror: $work/$r-mirror }"
+  done
+} >"$work/mirror.yaml"
+
+start_daemon "$work/mirror.yaml"
+most=0 waited=0 done_count=0
+for ((i = 0; i < 1200 && done_count < ${#repos[@]}; i++)); do
+  scrape 2>/dev/null || continue
+  running=$(metric fdl_mirror_passes_running)
+  waiting=$(metric fdl_mirror_passes_waiting)
+  [ "$running" = absent ] && continue
+  [ "${running%.*}" -gt "$most" ] && most=${running%.*}
+  [ "${waiting%.*}" -gt "$waited" ] && waited=${waiting%.*}
+  done_count=0
+  for r in "${repos[@]}"; do
+    [ "$(metric "fdl_mirror_passes_total{repo=\"$r\",result=\"ok\"}")" = 1 ] && done_count=$((done_count + 1))
+  done
+  sleep 0.02
+done
+echo "at most $most passes at once, at most $waited waiting; $done_count of ${#repos[@]} passed"
+[ "$done_count" -eq ${#repos[@]} ] && pass || fail "only $done_count of ${#repos[@]} repositories passed"
+[ "$most" -le 2 ] && pass || fail "$most passes ran at once with max_passes: 2"
+[ "$most" -ge 1 ] && pass || fail "no pass was ever seen running"
+[ "$waited" -ge 1 ] && pass || fail "no repository was seen waiting for a slot"
+expect_metric fdl_mirror_max_passes == 2 "max_passes exported"
+scrape
+expect_metric fdl_mirror_passes_running == 0 "no pass running once all passed"
+expect_metric fdl_mirror_passes_waiting == 0 "none waiting"
+for r in "${repos[@]}"; do
+  expect_status 0 "$r's mirror verifies" -- "$FDL_MIRROR" verify "$work/$r-mirror" --signatures off
+done
+# A reload raises the cap at once.
+sed -i 's/^max_passes: 2$/max_passes: 5/' "$work/mirror.yaml"
+kill -HUP "$daemon_pid"
+wait_for_metric fdl_mirror_max_passes == 5 10 "the reloaded max_passes"
+stop_daemon TERM 10
+expect_clean_exit "SIGTERM"
+finish
