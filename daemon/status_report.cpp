@@ -1,5 +1,7 @@
 #include "daemon/status_report.hpp"
 
+#include "daemon/pass_record.hpp"
+
 #include "daemon/terminal_text.hpp"
 
 #include <boost/json/array.hpp>
@@ -47,50 +49,30 @@ json::value time_or_null(std::optional<double> t) { return t ? json::value(*t) :
 
 json::object repository_json(repository_status const& r, double now) {
     auto const& state = r.state;
-    auto const& record = state.record;
-    json::object o;
+    // The record as the state file keeps it, with what a reader wants besides: the empty
+    // values as null, each ref's lag now, and what only the daemon knows.
+    json::object o = to_json(state.record);
     o["name"] = r.name;
-    o["last_result"] = record.last_result.empty() ? json::value(nullptr) : json::value(record.last_result);
-    o["last_finished"] = time_or_null(record.last_finished);
+    for (char const* text : {"last_result", "last_error"})
+        if (o[text].as_string().empty())
+            o[text] = nullptr;
+    for (char const* time : {"last_finished", "next_pass"})
+        if (!o.contains(time))
+            o[time] = nullptr;
     o["last_success"] = time_or_null(state.last_success);
     o["last_attempt"] = time_or_null(state.last_attempt);
     o["consecutive_failures"] = state.consecutive_failures;
-    o["last_error"] = record.last_error.empty() ? json::value(nullptr) : json::value(record.last_error);
-    o["next_pass"] = time_or_null(record.next_pass);
     o["in_pass"] = r.in_pass;
     o["standing_by_for"] = r.standing_by.empty() ? json::value(nullptr) : json::value(r.standing_by);
-    json::array refs;
-    for (auto const& ref : record.refs) {
-        json::object j{{"name", ref.name},
-                       {"origin", ref.origin_target},
-                       {"in_sync", !ref.behind_since},
-                       {"versions_behind", ref.versions_behind}};
-        j["mirror"] = ref.mirror_target ? json::value(*ref.mirror_target) : json::value(nullptr);
-        j["behind_since"] = time_or_null(ref.behind_since);
-        j["lag_seconds"] = ref.behind_since ? std::max(0.0, now - *ref.behind_since) : 0.0;
-        refs.push_back(std::move(j));
+    for (auto& ref : o["refs"].as_array()) {
+        auto& j = ref.as_object();
+        bool const behind = !j["behind_since"].is_null();
+        j["in_sync"] = !behind;
+        j["lag_seconds"] = behind ? std::max(0.0, now - j["behind_since"].to_number<double>()) : 0.0;
     }
-    o["refs"] = std::move(refs);
-    json::array held;
-    for (auto const& version : record.held)
-        held.push_back(json::object{{"version", version.version},
-                                    {"reason", version.reason},
-                                    {"message", version.message},
-                                    {"since", version.since}});
-    o["held"] = std::move(held);
-    auto const& audits = record.audits;
-    o["last_full_recheck"] = time_or_null(audits.last_full_recheck);
-    o["last_origin_check"] = time_or_null(audits.last_origin_check);
-    json::object scrub;
-    scrub["last_round_completed"] = time_or_null(audits.scrub.last_round_completed);
-    scrub["round_started"] = audits.scrub.round_started > 0 ? json::value(audits.scrub.round_started) : json::value(nullptr);
-    scrub["round_bytes"] = audits.scrub.round_bytes;
-    scrub["next"] = time_or_null(audits.next_scrub);
-    json::array findings;
-    for (auto const& finding : audits.scrub_findings)
-        findings.push_back(json::value(finding));
-    scrub["findings"] = std::move(findings);
-    o["scrub"] = std::move(scrub);
+    auto& scrub = o["scrub"].as_object();
+    if (scrub["round_started"].to_number<double>() == 0)
+        scrub["round_started"] = nullptr; // no round in progress
     o["attention"] = needs_attention(r);
     return o;
 }

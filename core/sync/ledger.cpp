@@ -1,7 +1,9 @@
 #include "core/sync/ledger.hpp"
 
-#include "core/fdl/paths.hpp"
 #include "core/fdl/errors.hpp"
+#include "core/fdl/paths.hpp"
+#include "core/fdl/repo_settings.hpp"
+#include "core/sync/limits.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -81,6 +83,19 @@ awaitable<result<data_ledger>> load_ledger(store::store& from) {
         ledger.merge(*segment); // the first record of a path is kept: it was copied once
     }
     co_return ledger;
+}
+
+awaitable<result<mirror_ledger>> load_mirror_ledger(store::store& mirror) {
+    auto fdl_bytes = co_await store::read_all(mirror, "fdl.json", limits::fdl_json);
+    if (!fdl_bytes)
+        co_return with_context(fdl_bytes.error(), "mirror");
+    auto settings = fdl::parse_repo_settings(*fdl_bytes);
+    if (!settings)
+        co_return error{settings.error().code, "mirror: fdl.json: " + settings.error().message};
+    auto ledger = co_await load_ledger(mirror);
+    if (!ledger)
+        co_return with_context(ledger.error(), "mirror");
+    co_return mirror_ledger{settings->data_dir, std::move(*ledger)};
 }
 
 } // namespace mirror::sync

@@ -40,4 +40,15 @@ result<data_ledger> parse_ledger_segment(std::string_view text, std::string_view
 /// segment that cannot be parsed fails the load (the caller reports it).
 awaitable<result<data_ledger>> load_ledger(store::store& from);
 
+/// A mirror's ledger with the data_dir its fdl.json names, the keys of its data files
+/// being data_dir + path.
+struct mirror_ledger {
+    std::string data_dir;
+    data_ledger files;
+};
+
+/// Reads `mirror`'s fdl.json and ledger (for the scheduled audits). Fails naming the
+/// mirror and the file when either cannot be read or parsed.
+awaitable<result<mirror_ledger>> load_mirror_ledger(store::store& mirror);
+
 } // namespace mirror::sync

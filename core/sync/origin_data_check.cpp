@@ -1,11 +1,9 @@
 #include "core/sync/origin_data_check.hpp"
 
-#include "core/fdl/repo_settings.hpp"
 #include "core/store/errors.hpp"
 #include "core/sync/errors.hpp"
 #include "core/sync/inventory.hpp"
 #include "core/sync/ledger.hpp"
-#include "core/sync/limits.hpp"
 
 namespace mirror::sync {
 
@@ -26,32 +24,22 @@ error resized(std::string const& key, std::uint64_t now, std::uint64_t copied) {
 
 awaitable<origin_data_report> check_origin_data(store::store& origin, store::store& mirror) {
     origin_data_report report;
-    auto fdl_bytes = co_await store::read_all(mirror, "fdl.json", limits::fdl_json);
-    if (!fdl_bytes) {
-        report.failure = with_context(fdl_bytes.error(), "mirror");
-        co_return report;
-    }
-    auto settings = fdl::parse_repo_settings(*fdl_bytes);
-    if (!settings) {
-        report.failure = error{settings.error().code, "mirror: fdl.json: " + settings.error().message};
-        co_return report;
-    }
-    auto ledger = co_await load_ledger(mirror);
-    if (!ledger) {
-        report.failure = with_context(ledger.error(), "mirror");
+    auto loaded = co_await load_mirror_ledger(mirror);
+    if (!loaded) {
+        report.failure = loaded.error();
         co_return report;
     }
     std::optional<std::map<std::string, std::uint64_t>> listed;
     if (origin.caps().can_list) {
-        auto files = co_await list_data_files(origin, settings->data_dir);
+        auto files = co_await list_data_files(origin, loaded->data_dir);
         if (!files) {
             report.failure = with_context(files.error(), "origin");
             co_return report;
         }
         listed = std::move(*files);
     }
-    for (auto const& [path, entry] : *ledger) {
-        std::string key = settings->data_dir + path;
+    for (auto const& [path, entry] : loaded->files) {
+        std::string key = loaded->data_dir + path;
         std::optional<std::uint64_t> size;
         if (listed) {
             if (auto found = listed->find(path); found != listed->end())

@@ -1,11 +1,9 @@
 #include "core/sync/scrub.hpp"
 
-#include "core/fdl/repo_settings.hpp"
 #include "core/store/errors.hpp"
 #include "core/sync/copy.hpp"
 #include "core/sync/errors.hpp"
 #include "core/sync/ledger.hpp"
-#include "core/sync/limits.hpp"
 
 #include <cmath>
 
@@ -24,22 +22,13 @@ bool is_finding(error const& e) {
 awaitable<scrub_step_report> scrub_step(store::store& mirror, scrub_position& position, double fraction,
                                         store::blocking_pool* pool, double now) {
     scrub_step_report report;
-    auto fdl_bytes = co_await store::read_all(mirror, "fdl.json", limits::fdl_json);
-    if (!fdl_bytes) {
-        report.failure = with_context(fdl_bytes.error(), "mirror");
+    auto loaded = co_await load_mirror_ledger(mirror);
+    if (!loaded) {
+        report.failure = loaded.error();
         co_return report;
     }
-    auto settings = fdl::parse_repo_settings(*fdl_bytes);
-    if (!settings) {
-        report.failure = error{settings.error().code, "mirror: fdl.json: " + settings.error().message};
-        co_return report;
-    }
-    auto ledger = co_await load_ledger(mirror);
-    if (!ledger) {
-        report.failure = with_context(ledger.error(), "mirror");
-        co_return report;
-    }
-    for (auto const& [path, entry] : *ledger) {
+    auto const& ledger = loaded->files;
+    for (auto const& [path, entry] : ledger) {
         report.ledger_files += 1;
         report.ledger_bytes += entry.bytes;
     }
@@ -48,10 +37,10 @@ awaitable<scrub_step_report> scrub_step(store::store& mirror, scrub_position& po
     // This step's share of a round; a file is never cut, so the step may read a little more.
     double const share = std::ceil(static_cast<double>(report.ledger_bytes) * std::clamp(fraction, 0.0, 1.0));
     std::uint64_t const budget = static_cast<std::uint64_t>(std::max(1.0, share));
-    auto next = ledger->upper_bound(position.after);
-    while (next != ledger->end() && (report.files == 0 || report.bytes < budget)) {
+    auto next = ledger.upper_bound(position.after);
+    while (next != ledger.end() && (report.files == 0 || report.bytes < budget)) {
         auto const& [path, entry] = *next;
-        std::string key = settings->data_dir + path;
+        std::string key = loaded->data_dir + path;
         expectation expect{entry.bytes, entry.sha256, "the mirror's ledger"};
         auto hashed = co_await hash_object(mirror, key, expect, pool);
         if (!hashed) {
@@ -68,7 +57,7 @@ awaitable<scrub_step_report> scrub_step(store::store& mirror, scrub_position& po
         position.after = path;
         ++next;
     }
-    if (next == ledger->end()) {
+    if (next == ledger.end()) {
         report.round_completed = true;
         position.last_round_completed = now;
         position.after.clear();
