@@ -1,6 +1,6 @@
 #include "daemon/check_config.hpp"
 
-#include "core/http/client.hpp"
+#include "core/http/tls_roots.hpp"
 #include "core/s3/aws_config.hpp"
 #include "daemon/pass_setup.hpp"
 #include "daemon/terminal_text.hpp"

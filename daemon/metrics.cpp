@@ -4,6 +4,7 @@
 #include "core/sync/scrub.hpp"
 #include "daemon/pass_record.hpp"
 #include "daemon/process_metrics.hpp"
+#include "daemon/request_counts.hpp"
 
 #include "core/sync/errors.hpp"
 #include "verify/errors.hpp"
@@ -68,87 +69,6 @@ bool is_integrity_failure(boost::system::error_code const& code) {
         return false;
     return code != sync::sync_errc::ancestor_held;
 }
-
-/// The request counters of one repository, shared by the observers of its stores (which
-/// the daemon's stores hold, and which may outlive the repository or the metrics). Each
-/// label set's child is made once and kept, so that counting a request is a short scan.
-class repo_traffic {
-public:
-    repo_traffic(Family<Counter>& requests, Family<Counter>& errors, std::string repo)
-        : requests_(&requests), errors_(&errors), repo_(std::move(repo)) {}
-
-    /// An answer counts by its status; a failure (none for most answers) by its kind, so an
-    /// answered 503 counts in both, a connection refused only in errors.
-    void count(std::string const& role, store::request_event const& event) {
-        if (requests_ == nullptr)
-            return; // the repository is gone
-        if (event.status != 0) {
-            auto it = std::find_if(by_code_.begin(), by_code_.end(), [&](code_child const& c) {
-                return c.status == event.status && c.method == event.method && c.store == role;
-            });
-            if (it == by_code_.end()) {
-                std::string method(event.method);
-                auto& made = requests_->Add(
-                    {{"repo", repo_}, {"store", role}, {"method", method}, {"code", std::to_string(event.status)}});
-                it = by_code_.insert(by_code_.end(), {role, std::move(method), event.status, &made});
-            }
-            it->counter->Increment();
-        }
-        if (event.failure != store::request_failure::none) {
-            auto it = std::find_if(by_kind_.begin(), by_kind_.end(),
-                                   [&](kind_child const& c) { return c.kind == event.failure && c.store == role; });
-            if (it == by_kind_.end()) {
-                auto& made = errors_->Add({{"repo", repo_}, {"store", role}, {"kind", store::to_string(event.failure)}});
-                it = by_kind_.insert(by_kind_.end(), {role, event.failure, &made});
-            }
-            it->counter->Increment();
-        }
-    }
-
-    /// Removes every series counted into; counts nothing after.
-    void remove_series() {
-        for (auto const& c : by_code_)
-            requests_->Remove(c.counter);
-        for (auto const& c : by_kind_)
-            errors_->Remove(c.counter);
-        cut_loose();
-    }
-
-    /// Counts nothing after (the families are going).
-    void cut_loose() {
-        requests_ = errors_ = nullptr;
-        by_code_.clear();
-        by_kind_.clear();
-    }
-
-private:
-    struct code_child {
-        std::string store, method;
-        unsigned status;
-        Counter* counter;
-    };
-    struct kind_child {
-        std::string store;
-        store::request_failure kind;
-        Counter* counter;
-    };
-    Family<Counter>* requests_;
-    Family<Counter>* errors_;
-    std::string repo_;
-    std::vector<code_child> by_code_;
-    std::vector<kind_child> by_kind_;
-};
-
-class traffic_observer final : public store::request_observer {
-public:
-    traffic_observer(std::shared_ptr<repo_traffic> traffic, std::string role)
-        : traffic_(std::move(traffic)), role_(std::move(role)) {}
-    void observe(store::request_event const& event) override { traffic_->count(role_, event); }
-
-private:
-    std::shared_ptr<repo_traffic> traffic_;
-    std::string role_;
-};
 
 } // namespace
 

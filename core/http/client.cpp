@@ -2,6 +2,7 @@
 
 #include "core/http/redirects.hpp"
 #include "core/http/status.hpp"
+#include "core/http/tls_roots.hpp"
 #include "core/store/errors.hpp"
 
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -155,22 +156,6 @@ std::optional<std::uint64_t> range_start(std::string_view content_range) {
 }
 
 } // namespace
-
-/// The TLS roots: `bundle`'s certificates, or the system's.
-static void load_roots(ssl::context& tls, std::optional<std::filesystem::path> const& bundle,
-                       boost::system::error_code& ec) {
-    if (bundle)
-        tls.load_verify_file(bundle->string(), ec);
-    else
-        tls.set_default_verify_paths(ec);
-}
-
-std::string ca_bundle_problem(std::filesystem::path const& bundle) {
-    ssl::context tls{ssl::context::tls_client};
-    boost::system::error_code ec;
-    load_roots(tls, bundle, ec);
-    return ec ? "cannot be loaded as PEM certificates: " + ec.message() : std::string();
-}
 
 struct client::impl {
     client_settings settings;

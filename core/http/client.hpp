@@ -115,9 +115,4 @@ private:
     std::unique_ptr<impl> impl_;
 };
 
-/// Why `bundle` cannot serve as a client's TLS roots, "" when it can: loaded as a client
-/// loads it (an empty file, text without a certificate, a damaged PEM block all fail).
-/// For check-config; reads the file.
-std::string ca_bundle_problem(std::filesystem::path const& bundle);
-
 } // namespace mirror::http
