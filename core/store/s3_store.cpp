@@ -235,7 +235,9 @@ awaitable<result<void>> s3_store::list(std::string prefix, std::function<result<
             if (!key || !size_text ||
                 std::from_chars(size_text->data(), size_text->data() + size_text->size(), size).ec != std::errc())
                 co_return make_error(store_errc::rejected, describe() + prefix + ": a listing entry without key or size");
-            if (!key->starts_with(prefix_))
+            // S3 lists only keys under the prefix asked for; a server that lists others (a bug,
+            // or a hostile one) must not make them this folder's.
+            if (!key->starts_with(prefix_ + prefix))
                 continue;
             if (auto taken = each({key->substr(prefix_.size()), size}); !taken)
                 co_return taken;
