@@ -497,3 +497,21 @@ start_s3rver() {
   fail "s3rver did not start within 30 s: $(tail -n 5 "$work/s3rver.log")"
   return 1
 }
+
+# sample_config [REPOSITORY_LINE...]: a sample repository in $work/origin, and
+# $work/mirror.yaml mirroring it into $work/mirror as repository population (interval 1h,
+# signatures off, state in $work/state), with each REPOSITORY_LINE added to its list.
+sample_config() {
+  "$FDL_PUBLISHER" sample "$work/origin" >/dev/null
+  {
+    cat <<YAML
+listen: 127.0.0.1:0
+state_dir: $work/state
+defaults: { interval: 1h, signatures: off }
+repositories:
+  - { name: population, origin: $work/origin, mirror: $work/mirror }
+YAML
+    local line
+    for line in "$@"; do echo "  $line"; done
+  } >"$work/mirror.yaml"
+}

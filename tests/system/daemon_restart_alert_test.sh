@@ -7,14 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/daemon_lib.sh"
 
-"$FDL_PUBLISHER" sample "$work/origin" >/dev/null
-cat >"$work/mirror.yaml" <<YAML
-listen: 127.0.0.1:0
-state_dir: $work/state
-defaults: { interval: 1h, signatures: off }
-repositories:
-  - { name: population, origin: $work/origin, mirror: $work/mirror }
-YAML
+sample_config
 
 starts=() pass_counts=()
 for life in 1 2 3 4; do

@@ -5,15 +5,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/daemon_lib.sh"
 
-"$FDL_PUBLISHER" sample "$work/origin" >/dev/null
-cat >"$work/mirror.yaml" <<YAML
-listen: 127.0.0.1:0
-state_dir: $work/state
-defaults: { interval: 1h, signatures: off }
-repositories:
-  - { name: population, origin: $work/origin, mirror: $work/mirror }
-  - { name: broken, origin: $work/no-such-origin, mirror: $work/broken-mirror }
-YAML
+sample_config "- { name: broken, origin: $work/no-such-origin, mirror: $work/broken-mirror }"
 
 # Before the daemon ever ran: nothing recorded, nothing to attend to.
 expect_status 0 "status before any run" -- "$FDL_MIRROR" status --config "$work/mirror.yaml"
