@@ -44,6 +44,16 @@ private:
     mirror::store::store& inner_;
 };
 
+/// A sample repository in tmp/origin, mirrored into tmp/mirror.
+struct mirrored_sample {
+    temp_dir tmp;
+    mirrored_sample() {
+        publisher origin(tmp / "origin");
+        publish_sample(origin);
+        REQUIRE(sync_folders(tmp / "origin", tmp / "mirror").exit_code() == 0);
+    }
+};
+
 bool names(std::vector<error> const& found, sync::sync_errc code, std::string const& path) {
     for (auto const& e : found)
         if (e.code == code && e.message.find(path) != std::string::npos && e.message.starts_with("origin: "))
@@ -54,10 +64,8 @@ bool names(std::vector<error> const& found, sync::sync_errc code, std::string co
 } // namespace
 
 TEST_CASE("origin data check: an untouched origin has nothing to report, listed or asked file by file") {
-    temp_dir tmp;
-    publisher origin_repo(tmp / "origin");
-    publish_sample(origin_repo);
-    REQUIRE(sync_folders(tmp / "origin", tmp / "mirror").exit_code() == 0);
+    mirrored_sample m;
+    auto const& tmp = m.tmp;
     event_loop loop;
     auto origin = open_folder(tmp / "origin", false);
     auto mirror = open_folder(tmp / "mirror", false);
@@ -73,10 +81,8 @@ TEST_CASE("origin data check: an untouched origin has nothing to report, listed 
 }
 
 TEST_CASE("origin data check: a data file deleted or resized at the origin is a violation naming it") {
-    temp_dir tmp;
-    publisher origin_repo(tmp / "origin");
-    publish_sample(origin_repo);
-    REQUIRE(sync_folders(tmp / "origin", tmp / "mirror").exit_code() == 0);
+    mirrored_sample m;
+    auto const& tmp = m.tmp;
     event_loop loop;
     auto mirror = open_folder(tmp / "mirror", false);
     auto ledger = loop(sync::load_ledger(*mirror));
@@ -103,10 +109,8 @@ TEST_CASE("origin data check: a data file deleted or resized at the origin is a 
 }
 
 TEST_CASE("origin data check: a mirror that cannot be read fails the check, naming it") {
-    temp_dir tmp;
-    publisher origin_repo(tmp / "origin");
-    publish_sample(origin_repo);
-    REQUIRE(sync_folders(tmp / "origin", tmp / "mirror").exit_code() == 0);
+    mirrored_sample m;
+    auto const& tmp = m.tmp;
     fs::remove(tmp / "mirror" / "fdl.json");
     event_loop loop;
     auto origin = open_folder(tmp / "origin", false);
