@@ -6,12 +6,19 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <map>
 
 namespace mirror::daemon {
 
 namespace json = boost::json;
+
+double record_time(double t) { return std::round(t * 1000) / 1000; }
+
+double record_now() {
+    return record_time(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
+}
 
 void record_pass(pass_record& record, sync::sync_report const& report, pass_outcome outcome, double now) {
     record.last_result = to_string(outcome);
@@ -119,7 +126,16 @@ struct reader {
         into = std::string(v->get_string());
         return true;
     }
-    /// A time or a count: a finite number; `optional` allows null and a missing member.
+    /// A time: a finite number, as record_time() keeps it; `optional` allows null and a
+    /// missing member.
+    bool time(std::string_view name, std::optional<double>& into, bool optional) {
+        if (!number(name, into, optional))
+            return false;
+        if (into)
+            into = record_time(*into);
+        return true;
+    }
+    /// A count: a finite number; `optional` allows null and a missing member.
     bool number(std::string_view name, std::optional<double>& into, bool optional) {
         auto const* v = o.if_contains(name);
         if ((v == nullptr || v->is_null()) && optional)
@@ -136,9 +152,9 @@ struct reader {
 /// The audits' part; members absent from files of older daemons are their defaults.
 bool read_audits(json::object const& o, audit_record& into, std::string& why) {
     reader top{o, "", why};
-    if (!top.number("last_full_recheck", into.last_full_recheck, true) ||
-        !top.number("last_origin_check", into.last_origin_check, true) ||
-        !top.number("next_origin_check", into.next_origin_check, true))
+    if (!top.time("last_full_recheck", into.last_full_recheck, true) ||
+        !top.time("last_origin_check", into.last_origin_check, true) ||
+        !top.time("next_origin_check", into.next_origin_check, true))
         return false;
     auto const* scrub = o.if_contains("scrub");
     if (scrub == nullptr)
@@ -149,10 +165,10 @@ bool read_audits(json::object const& o, audit_record& into, std::string& why) {
     }
     reader in{scrub->get_object(), "scrub.", why};
     std::optional<double> started, bytes;
-    if (!in.text("after", into.scrub.after) || !in.number("round_started", started, false) ||
+    if (!in.text("after", into.scrub.after) || !in.time("round_started", started, false) ||
         !in.number("round_bytes", bytes, false) ||
-        !in.number("last_round_completed", into.scrub.last_round_completed, true) ||
-        !in.number("next", into.next_scrub, true))
+        !in.time("last_round_completed", into.scrub.last_round_completed, true) ||
+        !in.time("next", into.next_scrub, true))
         return false;
     into.scrub.round_started = *started;
     into.scrub.round_bytes = static_cast<std::uint64_t>(*bytes);
@@ -183,7 +199,7 @@ std::optional<pass_record> pass_record_of(json::value const& value, std::string&
     pass_record record;
     reader in{*o, "", why};
     if (!in.text("last_result", record.last_result) || !in.text("last_error", record.last_error) ||
-        !in.number("last_finished", record.last_finished, true) || !in.number("next_pass", record.next_pass, true))
+        !in.time("last_finished", record.last_finished, true) || !in.time("next_pass", record.next_pass, true))
         return std::nullopt;
     auto list = [&](char const* name) -> json::array const* {
         auto const* v = o->if_contains(name);
@@ -208,7 +224,7 @@ std::optional<pass_record> pass_record_of(json::value const& value, std::string&
         ref_record r;
         std::optional<double> behind;
         if (!ref.text("name", r.name) || !ref.text("origin", r.origin_target) ||
-            !ref.number("versions_behind", behind, false) || !ref.number("behind_since", r.behind_since, true))
+            !ref.number("versions_behind", behind, false) || !ref.time("behind_since", r.behind_since, true))
             return std::nullopt;
         r.versions_behind = static_cast<std::uint64_t>(*behind);
         if (auto const* mirror = entry->if_contains("mirror"); mirror != nullptr && !mirror->is_null()) {
@@ -232,7 +248,7 @@ std::optional<pass_record> pass_record_of(json::value const& value, std::string&
         held_record h;
         std::optional<double> since;
         if (!version.text("version", h.version) || !version.text("reason", h.reason) ||
-            !version.text("message", h.message) || !version.number("since", since, false))
+            !version.text("message", h.message) || !version.time("since", since, false))
             return std::nullopt;
         h.since = *since;
         record.held.push_back(std::move(h));

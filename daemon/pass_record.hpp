@@ -72,6 +72,13 @@ struct pass_record {
     friend bool operator==(pass_record const&, pass_record const&) = default;
 };
 
+/// `t` (unix seconds) as the record keeps it: to the millisecond, so that a time read
+/// back from the state file is, to the last bit, the time written (Boost.JSON 1.81's
+/// parser can land a unit in the last place away from the number it reads).
+double record_time(double t);
+/// Now, as the record keeps times.
+double record_now();
+
 /// Takes a pass that ended at `now` with `outcome` into `record`, keeping the "since" times
 /// of refs still behind and of versions still held. A pass that stopped before it reached
 /// the refs (its report has none) keeps the refs and held versions last known: it did not

@@ -19,10 +19,6 @@ namespace mirror::daemon {
 
 namespace {
 
-double unix_now() {
-    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 double seconds(std::chrono::milliseconds d) { return std::chrono::duration<double>(d).count(); }
 
 bool due(std::optional<double> const& next, double now) { return !next || now >= *next; }
@@ -55,7 +51,7 @@ awaitable<void> repository_job::audits_if_due() {
         co_return; // the last pass did not complete, or another daemon mirrors it
     auto const& settings = repo().settings;
     auto const& audits = state_.record.audits;
-    double const now = unix_now();
+    double const now = record_now();
     if (settings.scrub_period.count() > 0 && due(audits.next_scrub, now))
         co_await scrub_step();
     if (!stopping_ && !retired_ && settings.origin_check_interval.count() > 0 && due(audits.next_origin_check, now))
@@ -67,10 +63,10 @@ awaitable<void> repository_job::scrub_step() {
     auto& audits = state_.record.audits;
     double const fraction = seconds(r.settings.scrub_interval) / seconds(r.settings.scrub_period);
     auto position = audits.scrub;
-    auto finished = co_await run_cuttable(sync::scrub_step(*mirror_, position, fraction, services_.pool, unix_now()));
+    auto finished = co_await run_cuttable(sync::scrub_step(*mirror_, position, fraction, services_.pool, record_now()));
     if (retired_)
         co_return;
-    audits.next_scrub = unix_now() + seconds(r.settings.scrub_interval);
+    audits.next_scrub = record_time(record_now() + seconds(r.settings.scrub_interval));
     if (!finished) {
         services_.log->warning(name_, "scrub cut: " + (cut_reason_.empty() ? std::string("internal error") : cut_reason_));
         co_return;
@@ -101,11 +97,11 @@ awaitable<void> repository_job::scrub_step() {
 awaitable<void> repository_job::origin_check() {
     auto const& r = repo();
     auto& audits = state_.record.audits;
-    double const started = unix_now();
+    double const started = record_now();
     auto finished = co_await run_cuttable(sync::check_origin_data(*origin_, *mirror_));
     if (retired_)
         co_return;
-    audits.next_origin_check = unix_now() + seconds(r.settings.origin_check_interval);
+    audits.next_origin_check = record_time(record_now() + seconds(r.settings.origin_check_interval));
     if (!finished) {
         services_.log->warning(name_, "origin check cut: " +
                                           (cut_reason_.empty() ? std::string("internal error") : cut_reason_));

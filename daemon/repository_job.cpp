@@ -26,10 +26,6 @@ namespace mirror::daemon {
 
 namespace {
 
-double unix_now() {
-    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 poll_settings poll_of(config::repository_settings const& s) {
     return poll_settings{s.interval, s.jitter, s.backoff_max};
 }
@@ -64,7 +60,7 @@ repository_job::repository_job(job_services services, std::shared_ptr<config::da
                                std::string name)
     : services_(std::move(services)), cfg_(std::move(cfg)), name_(std::move(name)), wait_(services_.executor),
       keeper_wait_(services_.executor), keeper_ended_(services_.executor), random_(std::random_device{}()),
-      configured_at_(unix_now()) {}
+      configured_at_(record_now()) {}
 
 repository_job::~repository_job() = default;
 
@@ -315,7 +311,7 @@ awaitable<void> repository_job::one_pass() {
     }
     auto const cfg = cfg_; // this pass's configuration, whatever a reload does meanwhile
     auto const& r = repo_of(*cfg, name_);
-    double const started = unix_now();
+    double const started = record_now();
     state_.last_attempt = started;
     services_.stats->pass_started(name_, started);
 
@@ -415,7 +411,7 @@ awaitable<void> repository_job::one_pass() {
         save_state();
         co_return;
     }
-    double const ended = unix_now();
+    double const ended = record_now();
     finished_pass pass;
     pass.outcome = cut_outcome.value_or(outcome_of(report));
     pass.finished_at = ended;
@@ -445,7 +441,7 @@ awaitable<void> repository_job::one_pass() {
     }
     next_wait_ = next_wait(poll_of(r.settings), state_.consecutive_failures,
                            std::uniform_real_distribution<double>(0, 1)(random_));
-    state_.record.next_pass = ended + std::chrono::duration<double>(*next_wait_).count();
+    state_.record.next_pass = record_time(ended + std::chrono::duration<double>(*next_wait_).count());
     save_state();
 }
 
