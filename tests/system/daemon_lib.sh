@@ -139,7 +139,7 @@ start_daemon() {
 wait_for_listen() {
   local start=$EPOCHREALTIME line
   while :; do
-    line=$(grep -m1 -o 'listening on 127\.0\.0\.1:[0-9][0-9]*' "$daemon_log" || true)
+    line=$(grep -m1 -o 'listening on 127\.0\.0\.1:[0-9][0-9]*' "$daemon_log" 2>/dev/null || true) # the shell may not have opened it yet
     if [ -n "$line" ]; then
       daemon_port=${line##*:}
       return 0
