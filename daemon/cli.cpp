@@ -50,6 +50,17 @@ bool take_signature_flag(std::string const& flag, arg_reader& in, signature_opti
     return true;
 }
 
+/// --concurrency N of sync and verify: a count from 1 to 1024 (the daemon's bounds).
+std::optional<std::size_t> take_concurrency(arg_reader& in, std::optional<usage_error>& problem) {
+    auto value = in.value_for("--concurrency", problem);
+    if (!value)
+        return std::nullopt;
+    auto n = config::parse_count(*value, 1024);
+    if (!n)
+        problem = usage_error{"--concurrency: '" + *value + "' is not a count from 1 to 1024"};
+    return n;
+}
+
 /// Handles a network flag; returns false when `flag` is not one.
 bool take_network_flag(std::string const& flag, arg_reader& in, network_options& out,
                        std::optional<usage_error>& problem) {
@@ -97,13 +108,8 @@ std::variant<command, usage_error> parse_sync(arg_reader& in) {
         } else if (arg == "--quick") {
             cmd.quick = true;
         } else if (arg == "--concurrency") {
-            if (auto value = in.value_for(arg, problem)) {
-                auto n = config::parse_count(*value, 1024);
-                if (!n)
-                    problem = usage_error{"--concurrency: '" + *value + "' is not a count from 1 to 1024"};
-                else
-                    cmd.concurrency = *n;
-            }
+            if (auto n = take_concurrency(in, problem))
+                cmd.concurrency = *n;
         } else if (arg == "--max-refs") {
             if (auto value = in.value_for(arg, problem)) {
                 auto n = config::parse_count(*value, 1'000'000);
@@ -156,6 +162,8 @@ std::variant<command, usage_error> parse_verify(arg_reader& in) {
             cmd.json = true;
         else if (arg == "--full-digests")
             cmd.full_digests = true;
+        else if (arg == "--concurrency")
+            cmd.concurrency = take_concurrency(in, problem);
         else if (arg == "--without-key") {
             if (auto value = in.value_for(arg, problem)) {
                 if (!value->starts_with("SHA256:"))
@@ -177,6 +185,9 @@ std::variant<command, usage_error> parse_verify(arg_reader& in) {
         if (settings_flag)
             return usage_error{"verify --config: " + *settings_flag +
                                ": the keys, policy and store settings come from the configuration"};
+        if (cmd.concurrency)
+            return usage_error{"verify --config: --concurrency: the repository's concurrency comes from the "
+                               "configuration"};
         return command(cmd);
     }
     if (cmd.configured_repository || cmd.origin)

@@ -30,6 +30,9 @@ struct network_options {
     std::vector<std::string> redirect_hosts;              ///< --allow-redirect-to HOST, repeatable (origin only)
 };
 
+/// --concurrency when not given, for sync and verify alike.
+inline constexpr std::size_t default_concurrency = 4;
+
 struct sync_command {
     std::string origin;
     std::string mirror;
@@ -38,7 +41,7 @@ struct sync_command {
     bool allow_rewind = false;
     bool json = false;
     bool quick = false; ///< --quick: do not re-examine versions the mirror already published
-    std::size_t concurrency = 4;
+    std::size_t concurrency = default_concurrency;
     std::size_t max_refs = 10'000;         ///< --max-refs: origin refs taken, by name order
     std::size_t max_ref_name_length = 255; ///< --max-ref-name-length: longer names are refused (bytes)
 };
@@ -55,6 +58,9 @@ struct verify_command {
     bool json = false;
     bool full_digests = false; ///< --full-digests: the summary prints whole digests and every file examined
     std::vector<std::string> without_keys; ///< --without-key FINGERPRINT, repeatable
+    /// --concurrency N: data files checked at once (unset: default_concurrency; with
+    /// --config, refused: the repository's `concurrency` applies)
+    std::optional<std::size_t> concurrency;
 };
 
 /// `check-signature`: like `ssh-keygen -Y verify`; the message comes on standard input.

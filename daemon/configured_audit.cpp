@@ -36,6 +36,7 @@ std::variant<configured_audit, int> configured_audit_of(verify_command const& cm
     out.trust = std::move(*trust);
     if (repo->settings.allowed_signers)
         out.allowed_signers = repo->settings.allowed_signers->string();
+    out.concurrency = repo->settings.concurrency; // as its passes overlap their copies
     return out;
 }
 

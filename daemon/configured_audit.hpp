@@ -7,6 +7,7 @@
 #include "daemon/cli.hpp"
 #include "verify/signature_policy.hpp"
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <variant>
@@ -18,6 +19,7 @@ struct configured_audit {
     store::store_options options;
     verify::trust_settings trust;
     std::optional<std::string> allowed_signers; ///< the file `trust`'s keys were read from, if any
+    std::size_t concurrency = default_concurrency; ///< data files checked at once: the repository's `concurrency`
 };
 
 /// The audit `cmd` asks for, or the exit status after the reason was printed: 78 for a

@@ -21,6 +21,8 @@ constexpr char const* sync_options = R"(sync options:
 )";
 
 constexpr char const* verify_options = R"(verify options:
+  --concurrency N                data files checked at once, at most (default 4; with --config,
+                                 the repository's concurrency)
   --without-key FINGERPRINT      show which versions would lose their trusted signature if that
                                  key were revoked (repeatable)
   --config FILE --repository NAME

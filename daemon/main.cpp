@@ -196,7 +196,7 @@ int run_verify_command(daemon::verify_command const& cmd) {
             return exit_usage;
         }
         audit = {cmd.repository, origin_options_of(cmd.network), std::move(std::get<verify::trust_settings>(trust)),
-                 cmd.signatures.allowed_signers};
+                 cmd.signatures.allowed_signers, cmd.concurrency.value_or(daemon::default_concurrency)};
     }
     daemon::audit_setup setup{audit.location, audit.trust.policy, audit.trust.ns};
     setup.tool = daemon::this_build();
@@ -218,7 +218,8 @@ int run_verify_command(daemon::verify_command const& cmd) {
         setup.allowed_signers_sha256 = verify::sha256_of(text);
     }
     net::io_context io(1);
-    store::blocking_pool pool(2);
+    // As for sync: a thread for each check in flight that reads a folder, within 2..8.
+    store::blocking_pool pool(std::clamp<std::size_t>(audit.concurrency, 2, 8));
     auto repo = store::open_store(audit.location, store::store_role::origin, &pool, audit.options);
     if (!repo) {
         daemon::print_error(repo.error().message);
@@ -226,6 +227,7 @@ int run_verify_command(daemon::verify_command const& cmd) {
     }
     auto progress = cmd.json ? nullptr : daemon::tty_progress::create();
     sync::audit_options options{std::move(audit.trust), cmd.without_keys};
+    options.concurrency = audit.concurrency;
     auto report = run_to_completion(io, sync::run_audit(**repo, progress.get(), &pool, std::move(options)));
     progress.reset();
     std::string out = cmd.json ? daemon::audit_json(report, setup) : daemon::audit_summary(report, setup);

@@ -12,6 +12,7 @@
 #include "verify/signature_policy.hpp"
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -104,6 +105,10 @@ struct audit_options {
     verify::trust_settings trust;        ///< the policy the signatures are held to
     std::vector<std::string> without_keys; ///< fingerprints whose revocation to assess
     catalog_settings catalogs;             ///< where and how frozen catalogs are read
+    /// The most data-file checks of a version in flight at once (each a stat, or in a
+    /// mirror a read to hash): a distant store costs each one a round trip, so they
+    /// overlap. The report is the same whatever the count.
+    std::size_t concurrency = 16;
 };
 
 struct audit_report {

@@ -12,7 +12,9 @@
 #include "core/sync/copy.hpp"
 #include "core/sync/errors.hpp"
 #include "core/sync/limits.hpp"
+#include "core/sync/workers.hpp"
 
+#include <algorithm>
 #include <functional>
 
 namespace mirror::sync::detail {
@@ -25,11 +27,22 @@ error noted(audit_context& c, error e) {
 
 namespace {
 
+/// What the check of one data file found, kept apart from the version's report while
+/// checks overlap, and entered in it in the catalog's order once all have finished.
+struct data_file_check {
+    audited_file entry;
+    std::optional<error> problem; ///< at most one a file
+    bool proven = false;          ///< hashed (now or earlier in the audit) and equal to the ledger
+};
+
 /// One data file: present under data_dir with the size `file` records; in a mirror, hashed
 /// and compared with the ledger (once per audit: a shared file's verdict is reused).
-awaitable<audited_file> check_data_file(audit_context& c, version_audit& v, fdl::needed_data_file const& file) {
-    audited_file entry{c.settings.data_dir + file.path, file_role::data_file, std::nullopt, std::nullopt,
-                       v.data_source == "catalog" ? file_voucher::catalog : file_voucher::files_json, false};
+/// Touches nothing of `v`: other checks of the version may be in flight.
+awaitable<data_file_check> check_data_file(audit_context& c, version_audit const& v,
+                                           fdl::needed_data_file const& file) {
+    data_file_check out{{c.settings.data_dir + file.path, file_role::data_file, std::nullopt, std::nullopt,
+                         v.data_source == "catalog" ? file_voucher::catalog : file_voucher::files_json, false}};
+    audited_file& entry = out.entry;
     std::string const& key = entry.path;
     std::optional<std::uint64_t> size;
     if (c.data) {
@@ -38,57 +51,79 @@ awaitable<audited_file> check_data_file(audit_context& c, version_audit& v, fdl:
     } else if (auto found = co_await c.repo.stat(key)) {
         size = found->size;
     } else if (found.error().code != store::store_errc::not_found) {
-        v.problems.push_back(noted(c, found.error()));
-        co_return entry;
+        out.problem = noted(c, found.error());
+        co_return out;
     }
     if (!size) {
-        v.problems.push_back(make_error(sync_errc::missing_file, key + ": missing"));
-        co_return entry;
+        out.problem = make_error(sync_errc::missing_file, key + ": missing");
+        co_return out;
     }
     entry.bytes = *size;
     if (*size != file.bytes) {
-        v.problems.push_back(make_error(sync_errc::size_mismatch, key + ": size is " + std::to_string(*size) +
-                                                                      " bytes, " + (v.data_source == "catalog" ? "the catalog" : v.data_source) + " says " +
-                                                                      std::to_string(file.bytes)));
-        co_return entry;
+        std::string const says = v.data_source == "catalog" ? "the catalog" : v.data_source;
+        out.problem = make_error(sync_errc::size_mismatch, key + ": size is " + std::to_string(*size) + " bytes, " +
+                                                               says + " says " + std::to_string(file.bytes));
+        co_return out;
     }
     entry.ok = true;
     // A mirror proves its bytes against the digest it recorded when it copied them.
     auto recorded = c.ledger.find(file.path);
     if (recorded == c.ledger.end())
-        co_return entry;
+        co_return out;
     entry.vouched_by = file_voucher::ledger;
+    // Other checks in flight may add to c.proven meanwhile: no iterator into it is held
+    // across a co_await. A version needs each path once (the catalog reader and
+    // needed_files keep each once), so no two checks in flight hash the same file; one
+    // shared with a version audited before finds its verdict here.
     if (auto known = c.proven.find(file.path); known != c.proven.end()) {
         // Shared with a version audited before: the same verdict, without reading again.
         if (!known->second) {
-            v.data_files_proven += 1;
+            out.proven = true;
             entry.sha256 = recorded->second.sha256;
         } else {
-            v.problems.push_back(error{known->second->code, known->second->message + " (as above)"});
+            out.problem = error{known->second->code, known->second->message + " (as above)"};
             entry.ok = false;
         }
-        co_return entry;
+        co_return out;
     }
     expectation expect{recorded->second.bytes, recorded->second.sha256, "the mirror's ledger"};
     auto hashed = co_await hash_object(c.repo, key, expect, c.pool);
     if (!hashed) {
         auto problem = noted(c, hashed.error());
         c.proven.emplace(file.path, problem);
-        v.problems.push_back(std::move(problem));
+        out.problem = std::move(problem);
         entry.ok = false;
     } else {
         c.proven.emplace(file.path, std::nullopt);
-        v.data_files_proven += 1;
+        out.proven = true;
         entry.sha256 = hashed->sha256;
     }
-    co_return entry;
+    co_return out;
 }
 
+/// Checks a version's data files with up to `c.options.concurrency` checks in flight:
+/// against a distant store each costs a round trip (a stat, or a read to hash), so they
+/// overlap. The manifest entries and problems go into `v` in the order of `files`
+/// whatever order the checks finish in, so the report is that of one check at a time.
 awaitable<void> check_data_files(audit_context& c, version_audit& v, std::vector<fdl::needed_data_file> const& files) {
-    for (auto const& file : files) {
+    std::vector<data_file_check> checked(files.size());
+    std::size_t next = 0; // the next file to check, shared by the workers (all on the I/O thread)
+    std::function<awaitable<void>()> worker = [&]() -> awaitable<void> {
+        while (next < files.size()) {
+            std::size_t const i = next++;
+            auto done = co_await check_data_file(c, v, files[i]);
+            checked[i] = std::move(done);
+        }
+    };
+    co_await run_workers(std::min(std::max<std::size_t>(1, c.options.concurrency), files.size()), worker);
+    for (std::size_t i = 0; i < files.size(); ++i) {
         v.data_files += 1;
-        v.data_bytes += file.bytes;
-        v.files.push_back(co_await check_data_file(c, v, file));
+        v.data_bytes += files[i].bytes;
+        if (checked[i].proven)
+            v.data_files_proven += 1;
+        if (checked[i].problem)
+            v.problems.push_back(std::move(*checked[i].problem));
+        v.files.push_back(std::move(checked[i].entry));
     }
 }
 

@@ -4,12 +4,23 @@
 #include "core/sync/copy.hpp"
 #include "core/sync/errors.hpp"
 #include "core/sync/ledger.hpp"
+#include "core/sync/workers.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
+#include <optional>
+#include <vector>
 
 namespace mirror::sync {
 
 namespace {
+
+/// The outcome of one file's read, in its slot while reads overlap.
+struct checked_file {
+    bool done = false;
+    std::optional<error> problem; ///< as hash_object failed
+};
 
 /// A failed read says something about the file (a finding) rather than about the way to it.
 bool is_finding(error const& e) {
@@ -20,7 +31,7 @@ bool is_finding(error const& e) {
 } // namespace
 
 awaitable<scrub_step_report> scrub_step(store::store& mirror, scrub_position& position, double fraction,
-                                        store::blocking_pool* pool, double now) {
+                                        store::blocking_pool* pool, double now, std::size_t concurrency) {
     scrub_step_report report;
     auto loaded = co_await load_mirror_ledger(mirror);
     if (!loaded) {
@@ -37,16 +48,47 @@ awaitable<scrub_step_report> scrub_step(store::store& mirror, scrub_position& po
     // This step's share of a round; a file is never cut, so the step may read a little more.
     double const share = std::ceil(static_cast<double>(report.ledger_bytes) * std::clamp(fraction, 0.0, 1.0));
     std::uint64_t const budget = static_cast<std::uint64_t>(std::max(1.0, share));
+    // The slice depends on the ledger's sizes alone, not on what the reads find: the same
+    // files whether they are read one at a time or overlapped.
+    std::vector<data_ledger::const_iterator> slice;
+    std::uint64_t planned = 0;
     auto next = ledger.upper_bound(position.after);
-    while (next != ledger.end() && (report.files == 0 || report.bytes < budget)) {
-        auto const& [path, entry] = *next;
-        std::string key = loaded->data_dir + path;
-        expectation expect{entry.bytes, entry.sha256, "the mirror's ledger"};
-        auto hashed = co_await hash_object(mirror, key, expect, pool);
-        if (!hashed) {
-            auto problem = as_content_error(hashed.error());
+    for (; next != ledger.end() && (slice.empty() || planned < budget); ++next) {
+        slice.push_back(next);
+        planned += next->second.bytes;
+    }
+    // Up to `concurrency` reads in flight, each verdict in its file's slot. A read that
+    // fails for another reason than the file stops the pulling of more: every file before
+    // it in name order has been pulled already, so the walk below sees what a read at a
+    // time would have.
+    std::vector<checked_file> checked(slice.size());
+    std::size_t pulled = 0;
+    bool broken = false;
+    std::function<awaitable<void>()> worker = [&]() -> awaitable<void> {
+        while (pulled < slice.size() && !broken) {
+            std::size_t const i = pulled++;
+            auto const& [path, entry] = *slice[i];
+            std::string key = loaded->data_dir + path;
+            expectation expect{entry.bytes, entry.sha256, "the mirror's ledger"};
+            auto hashed = co_await hash_object(mirror, key, expect, pool);
+            checked[i].done = true;
+            if (hashed)
+                continue;
+            checked[i].problem = hashed.error();
+            if (!is_finding(as_content_error(hashed.error())))
+                broken = true;
+        }
+    };
+    co_await run_workers(std::min(std::max<std::size_t>(1, concurrency), slice.size()), worker);
+    // The position moves over the files checked, in order, up to the first that stopped the step.
+    for (std::size_t i = 0; i < slice.size(); ++i) {
+        auto const& [path, entry] = *slice[i];
+        if (!checked[i].done)
+            co_return report; // never: only a file after one that stopped the step is left unread
+        if (checked[i].problem) {
+            auto problem = as_content_error(*checked[i].problem);
             if (!is_finding(problem)) {
-                report.failure = with_context(hashed.error(), "mirror");
+                report.failure = with_context(*checked[i].problem, "mirror");
                 co_return report; // the same file first next time
             }
             report.findings.push_back(error{problem.code, "mirror: " + problem.message});
@@ -55,7 +97,6 @@ awaitable<scrub_step_report> scrub_step(store::store& mirror, scrub_position& po
         report.bytes += entry.bytes;
         position.round_bytes += entry.bytes;
         position.after = path;
-        ++next;
     }
     if (next == ledger.end()) {
         report.round_completed = true;

@@ -10,6 +10,7 @@
 #include "core/store/store.hpp"
 #include "verify/error.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -44,8 +45,9 @@ struct scrub_step_report {
 /// Reads the mirror's data files after `position.after`, in name order, and checks each
 /// against the ledger, until `fraction` of the ledger's bytes have been read (at least one
 /// file); at the end of the list the round is complete and the next step starts a new one.
-/// Updates `position`. `now` is unix seconds.
+/// Updates `position`. `now` is unix seconds. Up to `concurrency` files are read at once;
+/// what the step covers, finds and where it stops are those of one read at a time.
 awaitable<scrub_step_report> scrub_step(store::store& mirror, scrub_position& position, double fraction,
-                                        store::blocking_pool* pool, double now);
+                                        store::blocking_pool* pool, double now, std::size_t concurrency = 16);
 
 } // namespace mirror::sync

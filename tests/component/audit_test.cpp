@@ -4,6 +4,7 @@
 
 #include "core/catalog/catalog_reader.hpp"
 #include "tests/component/helpers.hpp"
+#include "tests/support/in_flight_store.hpp"
 #include "tests/support/run.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "verify/allowed_signers.hpp"
@@ -302,4 +303,116 @@ TEST_CASE("a manifest lists an expired version's expired.json, and catalogs in o
     } else {
         CHECK(other == nullptr); // not read without a catalog reader
     }
+}
+
+// Overlapped checks (issue 16): a version's data-file checks run up to `concurrency` at
+// once, and the report is the one a check at a time makes.
+namespace {
+
+/// Everything an audit reports but its timing, one line each, to compare two audits.
+std::string rendered(sync::audit_report const& r) {
+    std::string out = "exit " + std::to_string(r.exit_code()) + (r.io_failure ? " io_failure" : "") + "\n";
+    auto file_line = [&](sync::audited_file const& f) {
+        out += "  file " + f.path + " " + std::string(sync::role_name(f.role)) + " " +
+               (f.bytes ? std::to_string(*f.bytes) : "-") + " " + (f.sha256 ? verify::to_hex(*f.sha256) : "-") + " " +
+               std::string(sync::voucher_name(f.vouched_by)) + (f.ok ? " ok" : " FAILED") + "\n";
+    };
+    auto problem_line = [&](error const& e) { out += "  problem " + sync::kind_of(e.code) + ": " + e.message + "\n"; };
+    for (auto const& p : r.problems)
+        problem_line(p);
+    for (auto const& w : r.warnings)
+        out += "warning " + w + "\n";
+    for (auto const& f : r.files)
+        file_line(f);
+    for (auto const& v : r.versions) {
+        out += "version " + v.id + " from";
+        for (auto const& ref : v.reached_from)
+            out += " " + ref;
+        out += ": " + std::to_string(v.data_files) + " files, " + std::to_string(v.data_bytes) + " bytes, " +
+               std::to_string(v.data_files_proven) + " proven, " + std::to_string(v.tables) + " tables, source " +
+               v.data_source + ", signature " + v.signature + "\n";
+        for (auto const& p : v.problems)
+            problem_line(p);
+        for (auto const& f : v.files)
+            file_line(f);
+    }
+    return out;
+}
+
+/// A mirror of many data files: publish_many_files, mirrored.
+struct many_files_mirror {
+    temp_dir tmp;
+    std::vector<std::string> paths;
+    many_files_mirror() {
+        publisher origin(tmp / "origin");
+        paths = publish_many_files(origin, 24);
+        REQUIRE(sync_folders(tmp / "origin", tmp / "mirror").exit_code() == 0);
+    }
+    fs::path data(std::size_t i) const { return tmp / "mirror" / "data" / paths.at(i); }
+};
+
+sync::audit_report audit_with(store::store& repo, std::size_t concurrency) {
+    sync::audit_options options;
+    options.concurrency = concurrency;
+    return run(sync::run_audit(repo, nullptr, nullptr, options));
+}
+
+} // namespace
+
+TEST_CASE("an audit overlaps its data-file checks, at most `concurrency` in flight, and reports as one a check at a "
+          "time does") {
+    many_files_mirror m;
+    flip_byte(m.data(3));  // shared by both versions: hashed once, failing both
+    flip_byte(m.data(17)); // the tip's own
+    fs::remove(m.data(20));
+    auto mirror = open_folder(m.tmp / "mirror", false);
+
+    in_flight_store one_at_a_time(*mirror);
+    auto serial = audit_with(one_at_a_time, 1);
+    CHECK(one_at_a_time.most_in_flight == 1);
+    in_flight_store overlapped(*mirror);
+    auto parallel = audit_with(overlapped, 8);
+    CHECK(overlapped.most_in_flight > 1);
+    CHECK(overlapped.most_in_flight <= 8);
+    CHECK(overlapped.requests == one_at_a_time.requests); // nothing read twice, nothing skipped
+
+    CHECK(rendered(parallel) == rendered(serial));
+    CHECK(serial.exit_code() == 1);
+    REQUIRE(serial.versions.size() == 2);
+    auto const& tip = serial.versions.front();
+    CHECK(tip.data_files == 24);
+    CHECK(tip.data_files_proven == 21);
+    REQUIRE(tip.problems.size() == 3);
+    CHECK(tip.problems[0].message.find(m.paths[3]) != std::string::npos); // in the catalog's order
+    CHECK(tip.problems[1].message.find(m.paths[17]) != std::string::npos);
+    CHECK(tip.problems[2].message.find(m.paths[20] + ": missing") != std::string::npos);
+    CHECK(has_problem(serial.versions.back(), m.paths[3])); // the root's verdict, reused
+    CHECK(serial.versions.back().data_files_proven == 11);
+}
+
+TEST_CASE("where the repository cannot list, the audit overlaps its stats of data files the same way") {
+    temp_dir tmp;
+    publisher origin(tmp / "origin");
+    auto paths = publish_many_files(origin, 24);
+    fs::resize_file(origin.data_path(paths[5]), origin.data_size(paths[5]) - 1);
+    fs::remove(origin.data_path(paths[19]));
+    auto repo = open_folder(tmp / "origin", false);
+
+    in_flight_store one_at_a_time(*repo);
+    one_at_a_time.hide_listing = true; // as an HTTP origin: one stat a data file
+    auto serial = audit_with(one_at_a_time, 1);
+    CHECK(one_at_a_time.most_in_flight == 1);
+    in_flight_store overlapped(*repo);
+    overlapped.hide_listing = true;
+    auto parallel = audit_with(overlapped, 8);
+    CHECK(overlapped.most_in_flight > 1);
+    CHECK(overlapped.most_in_flight <= 8);
+
+    CHECK(rendered(parallel) == rendered(serial));
+    CHECK(serial.exit_code() == 1);
+    REQUIRE_FALSE(serial.versions.empty());
+    auto const& tip = serial.versions.front();
+    REQUIRE(tip.problems.size() == 2);
+    CHECK(tip.problems[0].message.find(paths[5] + ": size is") != std::string::npos);
+    CHECK(tip.problems[1].message.find(paths[19] + ": missing") != std::string::npos);
 }

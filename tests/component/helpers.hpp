@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace mirror::test {
 
@@ -47,6 +48,36 @@ inline void repin(publisher const& p, std::string const& id, std::string const& 
     pinned["bytes"] = bytes.size();
     pinned["sha256"] = verify::to_hex(verify::sha256_of(bytes));
     write_file(dir / "version.json", boost::json::serialize(record) + "\n");
+}
+
+/// A repository of `count` data files ("main/t/part-NN.parquet", each of its own size) in
+/// two versions: the root (tagged v1) needs the first half, its child (main's tip) all of
+/// them. Returns the paths, in name order.
+inline std::vector<std::string> publish_many_files(publisher& p, int count) {
+    std::vector<std::string> paths;
+    for (int i = 0; i < count; ++i) {
+        paths.push_back("main/t/part-" + std::string(i < 10 ? "0" : "") + std::to_string(i) + ".parquet");
+        p.add_data_file(paths.back(), std::string(100 + 10 * i, static_cast<char>('a' + i % 26)));
+    }
+    version_options root;
+    root.data_files.assign(paths.begin(), paths.begin() + count / 2);
+    auto first = p.add_version(root);
+    version_options tip;
+    tip.parent = first;
+    tip.data_files = paths;
+    p.set_branch("main", p.add_version(tip));
+    p.set_tag("v1", first);
+    p.set_head("main");
+    p.write_refs_json();
+    return paths;
+}
+
+/// Changes one byte of a file in place, keeping its size (a mirror's files are read-only).
+inline void flip_byte(std::filesystem::path const& file) {
+    auto bytes = read_file(file);
+    bytes[bytes.size() / 2] ^= 1;
+    std::filesystem::permissions(file, std::filesystem::perms::owner_write, std::filesystem::perm_options::add);
+    write_file(file, bytes);
 }
 
 /// Every file under `root`, relative, sorted.

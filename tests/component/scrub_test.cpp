@@ -7,6 +7,7 @@
 #include "core/sync/errors.hpp"
 #include "core/sync/ledger.hpp"
 #include "tests/component/helpers.hpp"
+#include "tests/support/in_flight_store.hpp"
 #include "tests/support/run.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -20,15 +21,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Reads of data files fail as a broken connection would; everything else passes through.
+/// Reads of data files (of keys under `prefix`) fail as a broken connection would;
+/// everything else passes through.
 class failing_data_reads final : public mirror::store::store {
 public:
-    explicit failing_data_reads(mirror::store::store& inner) : inner_(inner) {}
+    explicit failing_data_reads(mirror::store::store& inner, std::string prefix = "data/")
+        : inner_(inner), prefix_(std::move(prefix)) {}
     mirror::store::store_caps caps() const override { return inner_.caps(); }
     std::string describe() const override { return inner_.describe(); }
     awaitable<result<mirror::store::object_info>> stat(std::string key) override { return inner_.stat(std::move(key)); }
     awaitable<result<void>> read(std::string key, mirror::store::byte_sink& out) override {
-        if (key.starts_with("data/"))
+        if (key.starts_with(prefix_))
             co_return make_error(mirror::store::store_errc::transient, key + ": connection reset");
         co_return co_await inner_.read(std::move(key), out);
     }
@@ -38,6 +41,7 @@ public:
 
 private:
     mirror::store::store& inner_;
+    std::string prefix_;
 };
 
 struct scrubbed_mirror {
@@ -165,4 +169,103 @@ TEST_CASE("scrub: a mirror without fdl.json or with a damaged ledger fails the s
     r = m.step(at, 1.0, 2);
     REQUIRE(r.failure);
     CHECK(r.failure->message.find("fdl.json") != std::string::npos);
+}
+
+// Overlapped reads (issue 16): a step reads up to `concurrency` files at once, and covers,
+// finds and moves exactly as a step reading one at a time.
+namespace {
+
+/// A mirror of many data files (publish_many_files), some damaged.
+struct many_files_mirror {
+    temp_dir tmp;
+    event_loop loop;
+    std::unique_ptr<store::store> mirror;
+    std::vector<std::string> paths;
+
+    many_files_mirror() {
+        publisher origin(tmp / "origin");
+        paths = publish_many_files(origin, 24);
+        REQUIRE(sync_folders(tmp / "origin", tmp / "mirror").exit_code() == 0);
+        mirror = open_folder(tmp / "mirror", false);
+        flip_byte(data(3));
+        fs::resize_file(data(10), fs::file_size(data(10)) - 1);
+        flip_byte(data(17));
+    }
+    fs::path data(std::size_t i) const { return tmp / "mirror" / "data" / paths.at(i); }
+};
+
+/// What a step did, one line, to compare two steps.
+std::string rendered(sync::scrub_step_report const& r, sync::scrub_position const& at) {
+    std::string out = std::to_string(r.files) + " files, " + std::to_string(r.bytes) + " bytes" +
+                      (r.round_completed ? ", round completed" : "") + "; after '" + at.after + "', " +
+                      std::to_string(at.round_bytes) + " round bytes";
+    for (auto const& f : r.findings)
+        out += "; " + sync::kind_of(f.code) + ": " + f.message;
+    if (r.failure)
+        out += "; failure " + r.failure->message;
+    return out;
+}
+
+/// The steps of one round at `fraction`, reading through `through` up to `concurrency` at once.
+std::vector<std::string> round_of(many_files_mirror& m, store::store& through, double fraction,
+                                  std::size_t concurrency) {
+    std::vector<std::string> steps;
+    sync::scrub_position at;
+    for (int step = 1; step <= 30; ++step) {
+        auto r = m.loop(sync::scrub_step(through, at, fraction, nullptr, step, concurrency));
+        steps.push_back(rendered(r, at));
+        if (r.round_completed || r.failure)
+            break;
+    }
+    return steps;
+}
+
+} // namespace
+
+TEST_CASE("scrub: a step overlaps its reads, at most `concurrency` in flight, and goes as far and finds what one "
+          "read at a time does") {
+    many_files_mirror m;
+    for (double fraction : {1.0, 0.3}) {
+        CAPTURE(fraction);
+        in_flight_store one_at_a_time(*m.mirror);
+        auto serial = round_of(m, one_at_a_time, fraction, 1);
+        CHECK(one_at_a_time.most_in_flight == 1);
+        in_flight_store overlapped(*m.mirror);
+        auto parallel = round_of(m, overlapped, fraction, 8);
+        CHECK(overlapped.most_in_flight > 1);
+        CHECK(overlapped.most_in_flight <= 8);
+        CHECK(overlapped.requests == one_at_a_time.requests);
+        CHECK(parallel == serial);
+        REQUIRE_FALSE(serial.empty());
+        CHECK(serial.back().find("round completed") != std::string::npos);
+        if (fraction == 1.0) {
+            REQUIRE(serial.size() == 1);
+            CHECK(serial.front().find(m.paths[3]) < serial.front().find(m.paths[10])); // in name order
+            CHECK(serial.front().find(m.paths[10]) < serial.front().find(m.paths[17]));
+        } else {
+            CHECK(serial.size() > 1);
+        }
+    }
+}
+
+TEST_CASE("scrub: with reads overlapped, a read that fails mid-slice stops the step just before that file") {
+    many_files_mirror m;
+    // The 13th file's read breaks; the files after it are read too, but count for nothing.
+    failing_data_reads failing(*m.mirror, "data/" + m.paths[12]);
+    for (std::size_t concurrency : {1, 8}) {
+        CAPTURE(concurrency);
+        in_flight_store late(failing);
+        sync::scrub_position at;
+        auto r = m.loop(sync::scrub_step(late, at, 1.0, nullptr, 100, concurrency));
+        REQUIRE(r.failure);
+        CHECK(r.failure->message.find(m.paths[12]) != std::string::npos);
+        CHECK(r.files == 12);
+        CHECK(at.after == m.paths[11]); // the next step reads the 13th again
+        CHECK_FALSE(r.round_completed);
+        REQUIRE(r.findings.size() == 2); // the 4th and the 11th, not the 18th
+        CHECK(r.findings[0].message.find(m.paths[3]) != std::string::npos);
+        CHECK(r.findings[1].message.find(m.paths[10]) != std::string::npos);
+        if (concurrency > 1)
+            CHECK(late.most_in_flight > 1);
+    }
 }

@@ -81,8 +81,6 @@ TEST_CASE("an unknown option is refused and named") {
           std::string::npos);
     CHECK(usage_message(parse_command_line({"verify", "r", "--allow-rewind"})).find("--allow-rewind") !=
           std::string::npos);
-    CHECK(usage_message(parse_command_line({"verify", "r", "--concurrency", "2"})).find("--concurrency") !=
-          std::string::npos);
 }
 
 TEST_CASE("--max-refs and --max-ref-name-length take counts within their bounds") {
@@ -111,21 +109,32 @@ TEST_CASE("--allow-redirect-to is repeatable and takes hosts, not URLs") {
     }
 }
 
-TEST_CASE("--concurrency takes a count from 1 to 1024") {
+TEST_CASE("--concurrency takes a count from 1 to 1024, for sync and verify alike") {
     for (char const* n : {"1", "1024", "8"}) {
         CAPTURE(n);
         auto const cmd = parsed_as<sync_command>(parse_command_line({"sync", "a", "b", "--concurrency", n}));
         REQUIRE(cmd.has_value());
         CHECK(cmd->concurrency == std::stoul(n));
+        auto const audit = parsed_as<verify_command>(parse_command_line({"verify", "--concurrency", n, "r"}));
+        REQUIRE(audit.has_value());
+        CHECK(audit->concurrency == std::stoul(n));
     }
     for (char const* n : {"0", "-1", "1025", "1x", "", "four", "18446744073709551617", "+2"}) {
         CAPTURE(n);
         CHECK(usage_message(parse_command_line({"sync", "a", "b", "--concurrency", n})).find("--concurrency") !=
               std::string::npos);
+        CHECK(usage_message(parse_command_line({"verify", "r", "--concurrency", n})).find("--concurrency") !=
+              std::string::npos);
     }
     // A flag at the end with no value.
     CHECK(usage_message(parse_command_line({"sync", "a", "b", "--concurrency"})).find("--concurrency") !=
           std::string::npos);
+    CHECK(usage_message(parse_command_line({"verify", "r", "--concurrency"})).find("--concurrency") !=
+          std::string::npos);
+    // Not given: sync's default, and verify's unset (the command's default, or the configuration's).
+    CHECK(parsed_as<sync_command>(parse_command_line({"sync", "a", "b"}))->concurrency == default_concurrency);
+    CHECK_FALSE(parsed_as<verify_command>(parse_command_line({"verify", "r"}))->concurrency);
+    CHECK(command_help_text("verify").find("--concurrency") != std::string::npos);
 }
 
 TEST_CASE("signature options are checked") {
@@ -293,6 +302,8 @@ TEST_CASE("verify --config FILE --repository NAME [--origin] replaces the locati
           std::string::npos);
     CHECK(refused({"verify", "--config", "c.yaml", "--repository", "p", "--signatures", "off"}).find("--signatures: the keys") !=
           std::string::npos);
+    CHECK(refused({"verify", "--config", "c.yaml", "--repository", "p", "--concurrency", "2"})
+              .find("--concurrency: the repository's concurrency comes from the configuration") != std::string::npos);
     CHECK(refused({"verify", "/srv/m", "--origin"}).find("--origin needs --config FILE") != std::string::npos);
     CHECK(refused({"verify", "/srv/m", "--repository", "p"}).find("--repository needs --config FILE") != std::string::npos);
 }

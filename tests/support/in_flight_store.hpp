@@ -1,0 +1,36 @@
+#pragma once
+// A store decorator that holds each stat and read back a little, as a distant server
+// answers late, and records how many were in flight at once: to prove that a caller
+// overlaps its requests, and by how much at most.
+
+#include "core/store/store.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace mirror::test {
+
+class in_flight_store final : public mirror::store::store {
+public:
+    explicit in_flight_store(mirror::store::store& inner, std::chrono::milliseconds delay = std::chrono::milliseconds(2))
+        : inner_(inner), delay_(delay) {}
+    mirror::store::store_caps caps() const override;
+    std::string describe() const override { return inner_.describe(); }
+    awaitable<result<mirror::store::object_info>> stat(std::string key) override;
+    awaitable<result<void>> read(std::string key, mirror::store::byte_sink& out) override;
+    awaitable<result<void>> list(std::string prefix, std::function<result<void>(mirror::store::list_entry)> each) override;
+
+    /// Answers as a store that cannot list (an HTTP origin): the caller stats instead.
+    bool hide_listing = false;
+    std::size_t most_in_flight = 0; ///< the most stats and reads in flight at once
+    std::size_t requests = 0;       ///< stats and reads started
+
+private:
+    awaitable<void> begin();
+    mirror::store::store& inner_;
+    std::chrono::milliseconds delay_;
+    std::size_t in_flight_ = 0;
+};
+
+} // namespace mirror::test
