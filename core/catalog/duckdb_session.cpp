@@ -1,13 +1,10 @@
 #include "core/catalog/duckdb_session.hpp"
 
 #include "core/catalog/detail/duckdb_c.hpp"
+#include "core/catalog/detail/query_watchdog.hpp"
 
 #include <algorithm>
-#include <condition_variable>
-#include <mutex>
 #include <stdexcept>
-#include <stop_token>
-#include <thread>
 #include <utility>
 
 namespace mirror::catalog {
@@ -145,22 +142,15 @@ result<void> run_guarded(duckdb_connection connection, std::string const& sql, d
         return make_error(catalog_errc::timed_out, name + ": reading the catalog took too long");
     bool interrupted = false;
     duckdb_state state = DuckDBError;
-    {
-        // A hostile catalog must not hold a worker for ever: past the deadline a watchdog
-        // interrupts the query, which then fails.
-        std::optional<std::jthread> watchdog;
-        if (deadline)
-            watchdog.emplace([connection, &interrupted, deadline = *deadline](std::stop_token stop) {
-                std::mutex m;
-                std::condition_variable_any wake;
-                std::unique_lock lock(m);
-                if (!wake.wait_until(lock, stop, deadline, [] { return false; }) && !stop.stop_requested()) {
-                    interrupted = true;
-                    duckdb_interrupt(connection);
-                }
-            });
+    if (deadline) {
+        // A hostile catalog must not hold a reader for ever: past the deadline the
+        // process's watchdog interrupts the query, which then fails.
+        detail::watched_query watched(connection, *deadline);
         state = duckdb_query(connection, sql.c_str(), &raw);
-    } // the watchdog is stopped and joined here
+        interrupted = watched.interrupted();
+    } else {
+        state = duckdb_query(connection, sql.c_str(), &raw);
+    }
     if (interrupted)
         return make_error(catalog_errc::timed_out, name + ": reading the catalog took too long (interrupted)");
     if (state != DuckDBSuccess) {

@@ -11,12 +11,10 @@
 
 namespace mirror::sync {
 
-scratch_space::scratch_space(std::filesystem::path parent, store::blocking_pool* pool)
-    : parent_(std::move(parent)), pool_(pool) {}
+scratch_space::scratch_space(catalog_settings const& settings, store::blocking_pool* pool)
+    : parent_(settings.scratch_parent), pool_(pool), readers_(settings.readers) {}
 
 scratch_space::~scratch_space() {
-    reader_thread_.reset(); // joined: no read is left
-    reader_.reset();
     store_.reset();
     if (!root_.empty()) {
         std::error_code ignored;
@@ -27,15 +25,12 @@ scratch_space::~scratch_space() {
 result<store::store*> scratch_space::files() {
     if (store_)
         return store_.get();
-    std::error_code ec;
-    std::filesystem::path parent = parent_.empty() ? std::filesystem::temp_directory_path(ec) : parent_;
-    if (ec)
-        return make_error(store::store_errc::not_found, "no temporary folder for catalog copies: " + ec.message());
-    std::string pattern = (parent / "fdl-mirror-catalogs-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr)
-        return make_error(store::store_errc::access_denied,
-                          "cannot make a private folder for catalog copies in " + parent.string());
-    root_ = pattern;
+    if (!readers_)
+        readers_ = std::make_shared<catalog_readers>(parent_, 1);
+    auto folder = readers_->make_folder();
+    if (!folder)
+        return folder.error();
+    root_ = std::move(*folder);
     auto opened = store::local_store::open(root_, true, pool_);
     if (!opened)
         return opened.error();
@@ -56,18 +51,9 @@ awaitable<result<catalog::catalog_contents>> scratch_space::read_catalog(std::st
                                                                         catalog::read_options options) {
     if (root_.empty())
         co_return make_error(store::store_errc::not_found, key + ": no catalog copies made yet");
-    if (!reader_)
-        reader_ = std::make_unique<catalog::catalog_reader>(root_);
-    // Always off the I/O thread, pool or not: a read takes tens of milliseconds (seconds
-    // under a sanitizer), and versions gathered ahead have requests in flight meanwhile,
-    // whose deadlines would pass while the thread is held.
-    if (!reader_thread_)
-        reader_thread_ = std::make_unique<store::blocking_pool>(1);
-    std::optional<result<catalog::catalog_contents>> read;
     std::filesystem::path file = path_of(key);
-    std::function<void()> work = [&] { read.emplace(reader_->read(file, key, options)); };
-    co_await store::run_blocking(reader_thread_.get(), work);
-    co_return std::move(*read);
+    auto read = co_await readers_->read(file, key, options);
+    co_return read;
 }
 
 std::optional<std::string> declared_format(std::string_view path) {

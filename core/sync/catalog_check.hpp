@@ -9,6 +9,7 @@
 #include "core/net.hpp"
 #include "core/store/blocking_pool.hpp"
 #include "core/store/store.hpp"
+#include "core/sync/catalog_readers.hpp"
 #include "core/sync/copy.hpp"
 
 #include <chrono>
@@ -29,14 +30,18 @@ struct catalog_settings {
     std::uint64_t max_bytes = std::uint64_t{1} << 30;
     std::chrono::milliseconds time_limit{60'000}; ///< per catalog read
     std::string memory_limit = "256MB";           ///< DuckDB's, per catalog read
+    /// The process's catalog readers (the daemon shares one among all passes); a pass or
+    /// audit without makes its own, of one thread, in scratch_parent.
+    std::shared_ptr<catalog_readers> readers;
 };
 
-/// A private folder for catalogs being checked, and the reader of its catalogs: made on
-/// first use, removed with everything in it on destruction. Only this process writes it,
-/// and no .wal is ever copied into it, so DuckDB opens exactly the bytes that were checked.
+/// A private folder for catalogs being checked, inside the folder of the catalog readers
+/// that read them: made on first use, removed with everything in it on destruction. Only
+/// this process writes it, and no .wal is ever copied into it, so DuckDB opens exactly the
+/// bytes that were checked.
 class scratch_space {
 public:
-    scratch_space(std::filesystem::path parent, store::blocking_pool* pool);
+    scratch_space(catalog_settings const& settings, store::blocking_pool* pool);
     ~scratch_space();
     scratch_space(scratch_space const&) = delete;
     scratch_space& operator=(scratch_space const&) = delete;
@@ -47,19 +52,16 @@ public:
     std::filesystem::path path_of(std::string const& key) const;
     /// Deletes every copy under a folder key ("versions/<id>/").
     void forget(std::string const& folder);
-    /// Reads the copy of `key` (made through files()) as a catalog, with one DuckDB database
-    /// for every catalog of the folder. DuckDB blocks: the read runs on a thread of the
-    /// scratch space's own (with or without a pool), which reads one catalog at a time (so
-    /// one thread's allocator holds DuckDB's memory). Reads are served in turn.
+    /// Reads the copy of `key` (made through files()) as a catalog, on the catalog
+    /// readers' threads, in turn with every other pass's reads.
     awaitable<result<catalog::catalog_contents>> read_catalog(std::string key, catalog::read_options options);
 
 private:
     std::filesystem::path parent_;
     store::blocking_pool* pool_;
+    std::shared_ptr<catalog_readers> readers_;
     std::filesystem::path root_;
     std::unique_ptr<store::store> store_;
-    std::unique_ptr<catalog::catalog_reader> reader_;  ///< used only on reader_thread_ (or inline)
-    std::unique_ptr<store::blocking_pool> reader_thread_;
 };
 
 /// A catalog in another format: its path in the version folder ("catalogs/1.0.duckdb"),

@@ -29,7 +29,7 @@ struct audit_context {
     std::map<std::string, std::optional<error>, std::less<>> proven;
     audit_options const& options;
     std::int64_t now = 0;
-    scratch_space scratch{options.catalogs.scratch_parent, pool}; ///< private catalog copies
+    scratch_space scratch{options.catalogs, pool}; ///< private catalog copies
 };
 
 /// Reads a store error as a problem of the audited object, or an I/O failure.

@@ -44,7 +44,7 @@ struct pass {
     std::optional<error> mirror_failure; ///< a mirror write failed: the pass stops
     std::int64_t now = 0;                ///< when the pass began: the time keys' windows are checked at
     std::map<std::string, verify::signer_info, std::less<>> signer_of; ///< trusted signers found by the gate
-    scratch_space scratch{options.catalogs.scratch_parent, options.pool}; ///< private catalog copies
+    scratch_space scratch{options.catalogs, options.pool}; ///< private catalog copies
     std::set<std::string, std::less<>> checked_copies; ///< keys in `scratch`, checked: publish from there
     /// Data files (key -> bytes) that versions planned but not published still need.
     std::map<std::string, std::uint64_t, std::less<>> pending_data;

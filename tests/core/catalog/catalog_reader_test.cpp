@@ -1,6 +1,8 @@
 #include "core/catalog/catalog_reader.hpp"
 #include <doctest/doctest.h>
 
+#include <thread>
+
 #include "core/catalog/duckdb_session.hpp"
 #include "tests/support/ducklake_writer.hpp"
 #include "tests/support/publisher.hpp"
@@ -200,6 +202,30 @@ TEST_CASE("a query still running at the deadline is interrupted") {
     REQUIRE(!r);
     CHECK(r.error().code == catalog_errc::timed_out);
     CHECK(took < std::chrono::seconds(20));
+}
+
+TEST_CASE("one watchdog serves every query: a sooner deadline is kept while a later one waits") {
+    // The process's single watchdog thread is waiting for a deadline 4 s away when a
+    // query due in 200 ms starts on another thread: it must wake for the sooner one.
+    temp_dir tmp;
+    auto long_running = [&](std::string const& file, std::chrono::milliseconds limit) {
+        session_options options{.read_only = false};
+        options.deadline = std::chrono::steady_clock::now() + limit;
+        auto session = duckdb_session::open(tmp / file, options);
+        REQUIRE(session.has_value());
+        auto started = std::chrono::steady_clock::now();
+        auto r = (*session)->query("SELECT count(*) FROM range(100000000000) a");
+        REQUIRE(!r);
+        CHECK(r.error().code == catalog_errc::timed_out);
+        return std::chrono::steady_clock::now() - started;
+    };
+    std::chrono::steady_clock::duration later_took{};
+    std::thread later([&] { later_took = long_running("later.duckdb", std::chrono::milliseconds(4000)); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300)); // the watchdog now waits for the later deadline
+    auto sooner_took = long_running("sooner.duckdb", std::chrono::milliseconds(200));
+    later.join();
+    CHECK(sooner_took < std::chrono::milliseconds(2500));
+    CHECK(later_took >= std::chrono::milliseconds(3900));
 }
 
 TEST_CASE("snapshots asked for add their files, and one the catalog lacks is a problem") {

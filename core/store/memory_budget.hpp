@@ -1,0 +1,77 @@
+#pragma once
+// One budget of bytes for a whole process (the daemon's or a command's `memory_limit`):
+// the buffers that data in flight needs (S3 parts, the look-ahead of passes) are granted
+// from it, and work that finds it spent waits for bytes to come back instead of
+// allocating past it. Used on one I/O thread (every pass runs there).
+
+#include "core/net.hpp"
+
+#include <cstdint>
+#include <deque>
+
+namespace mirror::store {
+
+class memory_budget {
+public:
+    explicit memory_budget(std::uint64_t bytes) : capacity_(bytes == 0 ? 1 : bytes) {}
+    memory_budget(memory_budget const&) = delete;
+    memory_budget& operator=(memory_budget const&) = delete;
+
+    /// Bytes held until the grant is destroyed (or moved from).
+    class grant {
+    public:
+        grant() = default;
+        grant(memory_budget* owner, std::uint64_t bytes) : owner_(owner), bytes_(bytes) {}
+        grant(grant&& other) noexcept : owner_(other.owner_), bytes_(other.bytes_) { other.owner_ = nullptr; }
+        grant& operator=(grant&& other) noexcept {
+            if (this != &other) {
+                reset();
+                owner_ = other.owner_;
+                bytes_ = other.bytes_;
+                other.owner_ = nullptr;
+            }
+            return *this;
+        }
+        ~grant() { reset(); }
+        std::uint64_t bytes() const { return owner_ != nullptr ? bytes_ : 0; }
+        explicit operator bool() const { return owner_ != nullptr; }
+        void reset() {
+            if (owner_ != nullptr)
+                owner_->release(bytes_);
+            owner_ = nullptr;
+        }
+
+    private:
+        memory_budget* owner_ = nullptr;
+        std::uint64_t bytes_ = 0;
+    };
+
+    /// Waits, first come first served, until `bytes` are free, and takes them. A request
+    /// larger than the whole budget is cut to the budget (it then runs alone). Cancelling
+    /// the waiting coroutine leaves the queue (operation_aborted is thrown).
+    awaitable<grant> acquire(std::uint64_t bytes);
+
+    /// Changes the budget (a reloaded configuration); grants above it stay until freed.
+    void resize(std::uint64_t bytes);
+
+    std::uint64_t capacity() const { return capacity_; }
+    std::uint64_t in_use() const { return in_use_; }
+    std::uint64_t peak() const { return peak_; } ///< the most ever granted at once
+    std::size_t waiting() const { return queue_.size(); }
+
+private:
+    struct waiter;
+    void release(std::uint64_t bytes);
+    void grant_waiters();
+    void take(std::uint64_t bytes);
+
+    std::uint64_t capacity_;
+    std::uint64_t in_use_ = 0;
+    std::uint64_t peak_ = 0;
+    std::deque<waiter*> queue_;
+};
+
+/// Takes `bytes` from `budget` when there is one; an empty grant otherwise.
+awaitable<memory_budget::grant> draw(memory_budget* budget, std::uint64_t bytes);
+
+} // namespace mirror::store

@@ -1,0 +1,57 @@
+#pragma once
+// The catalog readers of a process: a fixed number of threads, each with one DuckDB
+// database, that read the catalogs of every pass and audit in the order asked. However
+// many repositories pass at once, catalogs cost these threads and these databases (each
+// within its memory limit), never one per pass.
+
+#include "core/catalog/catalog_reader.hpp"
+#include "core/net.hpp"
+#include "verify/error.hpp"
+
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace mirror::store {
+class blocking_pool;
+}
+
+namespace mirror::sync {
+
+class catalog_readers {
+public:
+    /// Private copies go into a folder made (mode 0700) in `scratch_parent` (the system's
+    /// temporary folder when empty) on first need; `readers` threads read them (at least 1).
+    catalog_readers(std::filesystem::path scratch_parent, std::size_t readers);
+    /// Joins the threads (a read in progress ends first) and removes the folder.
+    ~catalog_readers();
+    catalog_readers(catalog_readers const&) = delete;
+    catalog_readers& operator=(catalog_readers const&) = delete;
+
+    /// A new private folder inside the readers' folder, for one pass's or audit's copies:
+    /// the readers' databases can read below it and nowhere else. Call it from the I/O
+    /// thread.
+    result<std::filesystem::path> make_folder();
+
+    /// Reads `file` (below a folder of make_folder()) on the first free reader thread; reads
+    /// wait their turn, first come first served. Never on the I/O thread: a read takes tens
+    /// of milliseconds (seconds under a sanitizer), and requests in flight meanwhile must
+    /// not see their deadlines pass.
+    awaitable<result<catalog::catalog_contents>> read(std::filesystem::path file, std::string key,
+                                                      catalog::read_options options);
+
+    std::size_t threads() const { return readers_.size(); }
+
+private:
+    std::filesystem::path parent_;
+    std::filesystem::path root_; ///< made on the first make_folder()
+    std::mutex free_mutex_;
+    std::vector<std::unique_ptr<catalog::catalog_reader>> readers_;
+    std::vector<catalog::catalog_reader*> free_; ///< under free_mutex_: readers no thread is using
+    std::unique_ptr<store::blocking_pool> threads_;
+};
+
+} // namespace mirror::sync
