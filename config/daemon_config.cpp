@@ -4,9 +4,11 @@
 #include "config/detail/yaml_documents.hpp"
 #include "config/detail/yaml_reader.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <system_error>
+#include <thread>
 
 namespace mirror::config {
 
@@ -125,6 +127,17 @@ load_result load_config(std::filesystem::path const& path) {
     if (in.bad())
         return problem("cannot read: the read failed");
     return parse_config(text, name);
+}
+
+std::uint64_t transfer_memory(daemon_config const& cfg) noexcept {
+    std::uint64_t const duckdb = cfg.catalogs.memory_limit * cfg.catalogs.readers;
+    return cfg.memory_limit > duckdb ? cfg.memory_limit - duckdb : cfg.memory_limit / 2;
+}
+
+std::size_t blocking_threads(daemon_config const& cfg) noexcept {
+    if (cfg.threads != 0)
+        return cfg.threads;
+    return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 2, 8);
 }
 
 store_entry const* match_store(daemon_config const& cfg, std::string_view location) noexcept {

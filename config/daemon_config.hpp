@@ -41,7 +41,12 @@ struct catalog_settings {
     std::optional<std::filesystem::path> scratch_dir;                ///< absolute; nullopt: $TMPDIR, else /tmp
     std::uint64_t max_bytes = 1024 * mebibyte;                       ///< largest catalog file fetched
     std::chrono::milliseconds time_limit = std::chrono::seconds(60); ///< for opening and reading one catalog
-    std::uint64_t memory_limit = 256 * mebibyte;                     ///< DuckDB's memory_limit
+    /// DuckDB's memory_limit for each reader; unset: a quarter of the daemon's
+    /// memory_limit, shared among the readers (at least 16 MiB each).
+    std::uint64_t memory_limit = 64 * mebibyte;
+    bool memory_limit_set = false; ///< written in the file (else derived from memory_limit)
+    /// Catalog reader threads, each with its own DuckDB database; catalogs wait their turn.
+    std::uint32_t readers = 1;
 };
 
 /// What `defaults` and each repository may set. A repository's copy is resolved: the
@@ -136,6 +141,13 @@ struct daemon_config {
     /// wait for a slot. Bounds the memory and threads of first passes over many
     /// repositories. 1..1024.
     std::uint32_t max_passes = 4;
+    /// The memory for data in flight, DuckDB's included: the catalog readers' limits
+    /// (catalogs.readers x catalogs.memory_limit, at most half of it) and, from the rest,
+    /// S3 upload buffers and the passes' look-ahead. Work that finds it spent waits.
+    std::uint64_t memory_limit = 256 * mebibyte;
+    /// Threads for blocking file work and hashing, shared by every pass; 0: as many as the
+    /// machine's cores, from 2 to 8.
+    std::uint32_t threads = 0;
     std::chrono::milliseconds shutdown_timeout =
         std::chrono::seconds(30); ///< grace after SIGTERM before passes are cut
     catalog_settings catalogs;
@@ -158,6 +170,12 @@ load_result parse_config(std::string_view text, std::string_view file_name);
 /// Reads the file at `path` (at most 4 MiB) and parses it as parse_config does, with
 /// `path` as the file name. A file that cannot be read is one problem at line 0.
 load_result load_config(std::filesystem::path const& path);
+
+/// What memory_limit leaves for transfers and the look-ahead once the catalog readers have
+/// their DuckDB limits.
+std::uint64_t transfer_memory(daemon_config const& cfg) noexcept;
+/// The threads of the blocking pool: `threads`, or the machine's cores from 2 to 8.
+std::size_t blocking_threads(daemon_config const& cfg) noexcept;
 
 /// The entry of `cfg.stores` whose `match` is the longest prefix of `location`, or null.
 /// A match ends at a '/' boundary: "s3://bucket/pre" matches "s3://bucket/pre/x" but

@@ -126,6 +126,14 @@ std::variant<command, usage_error> parse_sync(arg_reader& in) {
                 else
                     cmd.max_ref_name_length = *n;
             }
+        } else if (arg == "--memory-limit") {
+            if (auto value = in.value_for(arg, problem)) {
+                auto n = config::parse_size(*value);
+                if (!n || *n < (std::uint64_t{16} << 20))
+                    problem = usage_error{"--memory-limit: '" + *value + "' is not a size of at least 16MiB"};
+                else
+                    cmd.memory_limit = *n;
+            }
         } else if (arg.starts_with("-")) {
             problem = usage_error{"sync: unknown option " + arg};
         } else {

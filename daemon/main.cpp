@@ -145,7 +145,9 @@ int run_sync_command(daemon::sync_command const& cmd) {
     // stores that use them (an HTTP store keeps connections), so destroyed after them.
     net::io_context io(1);
     store::blocking_pool pool(std::clamp<std::size_t>(cmd.concurrency, 2, 8));
+    store::memory_budget memory(cmd.memory_limit);
     auto network = store_options_of(cmd.network);
+    network.memory = &memory;
     auto origin = store::open_store(cmd.origin, store::store_role::origin, &pool, origin_options_of(cmd.network));
     if (!origin) {
         daemon::print_error("origin: " + origin.error().message);

@@ -118,6 +118,11 @@ struct metrics::impl {
     Gauge& passes_running = single_gauge("fdl_mirror_passes_running", "Passes (with their audits) running now");
     Gauge& passes_waiting = single_gauge("fdl_mirror_passes_waiting", "Repositories due for a pass, waiting for one of the max_passes slots");
     Gauge& max_passes = single_gauge("fdl_mirror_max_passes", "The configured max_passes: passes that may run at once");
+    Gauge& memory_limit = single_gauge("fdl_mirror_transfer_memory_limit_bytes",
+                                       "What memory_limit leaves for transfer buffers once the catalog readers have theirs");
+    Gauge& memory_in_use = single_gauge("fdl_mirror_transfer_memory_in_use_bytes", "Transfer buffers granted now");
+    Gauge& memory_peak = single_gauge("fdl_mirror_transfer_memory_peak_bytes", "The most transfer buffers granted at once since the start");
+    Gauge& memory_waiting = single_gauge("fdl_mirror_transfer_memory_waiting", "Transfers waiting for memory to buffer in");
     Family<Gauge>& last_origin_check = gauge("fdl_mirror_last_origin_check_timestamp_seconds",
                                              "When the origin's data files were last compared with the mirror's "
                                              "(origin_check_interval); 0: never");
@@ -373,6 +378,13 @@ void metrics::lease_changed(std::string const& repo, lease_event event) {
     case lease_event::lost: impl_->leases_lost.Add(r).Increment(); [[fallthrough]];
     case lease_event::not_held: impl_->lease_held.Add(r).Set(0); break;
     }
+}
+
+void metrics::set_transfer_memory(std::uint64_t limit, std::uint64_t in_use, std::uint64_t peak, std::size_t waiting) {
+    impl_->memory_limit.Set(static_cast<double>(limit));
+    impl_->memory_in_use.Set(static_cast<double>(in_use));
+    impl_->memory_peak.Set(static_cast<double>(peak));
+    impl_->memory_waiting.Set(static_cast<double>(waiting));
 }
 
 void metrics::set_passes(std::size_t running, std::size_t waiting, std::size_t max) {

@@ -70,6 +70,8 @@ public:
     void reload_finished(bool applied, double when);
     /// The max_passes slots: passes (with their audits) running, and waiting for a slot.
     void set_passes(std::size_t running, std::size_t waiting, std::size_t max);
+    /// The memory budget for transfers (memory_limit less the catalog readers' part).
+    void set_transfer_memory(std::uint64_t limit, std::uint64_t in_use, std::uint64_t peak, std::size_t waiting);
     /// How many daemons share the repositories, as this one last saw (1 when alone).
     void set_members(std::size_t live);
     /// The times a previous run of the daemon recorded for `repo` (its state file), so that

@@ -194,6 +194,7 @@ bool repository_job::open_stores(std::string& problem) {
     if (!mirror_) {
         auto options = store_options_for(*cfg_, r.mirror, *services_.throttles);
         options.observer = services_.stats->request_observer(name_, "mirror");
+        options.memory = services_.memory;
         auto opened = store::open_store(r.mirror, store::store_role::mirror, services_.pool, options);
         if (!opened) {
             problem = "mirror: " + opened.error().message;
@@ -339,6 +340,8 @@ awaitable<void> repository_job::one_pass() {
         options.pool = services_.pool;
         options.trust = std::move(*trust);
         options.catalogs = catalog_settings_of(*cfg);
+        if (services_.catalog_readers != nullptr)
+            options.catalogs.readers = *services_.catalog_readers;
         options.shared_transfers = services_.transfers;
         options.stop_requested = [this] { return stopping_; };
         options.recheck_published = full_recheck; // else a quick pass: new versions and moved refs

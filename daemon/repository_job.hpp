@@ -6,6 +6,8 @@
 #include "config/daemon_config.hpp"
 #include "core/net.hpp"
 #include "core/store/blocking_pool.hpp"
+#include "core/store/memory_budget.hpp"
+#include "core/sync/catalog_readers.hpp"
 #include "core/sync/transfer_slots.hpp"
 #include "daemon/log.hpp"
 #include "daemon/metrics.hpp"
@@ -43,6 +45,9 @@ struct job_services {
     sync::transfer_slots* passes = nullptr; ///< max_passes: a pass (and its audits) holds one
     throttle_registry* throttles = nullptr;
     class coordinator* coord = nullptr; ///< leases and the assignment of repositories
+    store::memory_budget* memory = nullptr; ///< memory_limit's part for transfers and the look-ahead
+    /// The process's catalog readers (the service's, replaced when a reload changes them).
+    std::shared_ptr<sync::catalog_readers> const* catalog_readers = nullptr;
 };
 
 enum class lease_change_kind { taken, taken_over, lost, released, standby };

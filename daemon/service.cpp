@@ -58,6 +58,11 @@ std::variant<config_ptr, std::vector<std::string>> load_checked(std::string cons
     return std::make_shared<config::daemon_config const>(std::move(*loaded));
 }
 
+std::shared_ptr<sync::catalog_readers> make_catalog_readers(config::daemon_config const& cfg) {
+    return std::make_shared<sync::catalog_readers>(cfg.catalogs.scratch_dir.value_or(std::filesystem::path()),
+                                                   cfg.catalogs.readers);
+}
+
 double unix_seconds() {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -88,7 +93,8 @@ class service {
 public:
     service(config_ptr cfg, state_dir state)
         : cfg_(std::move(cfg)), log_(cfg_->log), state_(std::move(state)),
-          pool_(std::clamp<std::size_t>(std::thread::hardware_concurrency(), 2, 8)),
+          pool_(config::blocking_threads(*cfg_)), memory_(config::transfer_memory(*cfg_)),
+          catalog_readers_(make_catalog_readers(*cfg_)),
           stats_(build_facts{FDL_MIRROR_VERSION, verify::libssh_version(), catalog::reader_available(),
                              OpenSSL_version(OPENSSL_VERSION_STRING)}),
           transfers_(std::make_shared<sync::transfer_slots>(cfg_->max_transfers)),
@@ -99,6 +105,8 @@ public:
     int run() {
         status_sources sources{[this] {
                                    stats_.set_passes(passes_->in_use(), passes_->waiting(), cfg_->max_passes);
+                                   stats_.set_transfer_memory(memory_.capacity(), memory_.in_use(), memory_.peak(),
+                                                              memory_.waiting());
                                    return stats_.text();
                                },
                                [this] { return not_ready(); },
@@ -130,7 +138,7 @@ public:
 private:
     job_services services() {
         return job_services{io_.get_executor(), &pool_, &stats_, &log_, &state_, transfers_, passes_.get(),
-                            &throttles_, &coord_};
+                            &throttles_, &coord_, &memory_, &catalog_readers_};
     }
 
     std::vector<std::string> names_of(config::daemon_config const& cfg) const {
@@ -291,6 +299,11 @@ private:
         log_.set(next->log);
         transfers_->resize(next->max_transfers);
         passes_->resize(next->max_passes);
+        memory_.resize(config::transfer_memory(*next));
+        if (next->catalogs.scratch_dir != cfg_->catalogs.scratch_dir || next->catalogs.readers != cfg_->catalogs.readers)
+            catalog_readers_ = make_catalog_readers(*next); // passes in hand keep the old ones
+        if (config::blocking_threads(*next) != pool_threads_)
+            log_.warning({}, "threads: the new count takes effect at the next start");
         throttles_.keep_only(*next);
         std::string added, removed, changed;
         auto note = [](std::string& list, std::string const& name) { list += (list.empty() ? "" : ", ") + name; };
@@ -404,6 +417,9 @@ private:
     state_dir state_;
     net::io_context io_{1};
     store::blocking_pool pool_;
+    std::size_t pool_threads_ = config::blocking_threads(*cfg_);
+    store::memory_budget memory_; ///< outlives the jobs and their stores (declared before them)
+    std::shared_ptr<sync::catalog_readers> catalog_readers_;
     metrics stats_;
     std::shared_ptr<sync::transfer_slots> transfers_;
     std::unique_ptr<sync::transfer_slots> passes_; ///< max_passes; outlives the jobs (declared before them)

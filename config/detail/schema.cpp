@@ -86,6 +86,24 @@ log_settings read_log(map_reader& top, problem_list& problems) {
     return out;
 }
 
+/// DuckDB's part of memory_limit: a quarter among the readers unless written, and never
+/// more than half, so that transfers keep at least the other half. A file that sets the
+/// readers' limit but not memory_limit (written before memory_limit was) gets a
+/// memory_limit twice theirs.
+void share_memory(daemon_config& cfg, map_reader& top, bool memory_limit_set) {
+    auto& catalogs = cfg.catalogs;
+    if (!catalogs.memory_limit_set)
+        catalogs.memory_limit = std::max<std::uint64_t>(cfg.memory_limit / 4 / catalogs.readers, 16 * mebibyte);
+    std::uint64_t const duckdb = catalogs.memory_limit * catalogs.readers;
+    if (!memory_limit_set)
+        cfg.memory_limit = std::max(cfg.memory_limit, 2 * duckdb);
+    if (duckdb > cfg.memory_limit / 2)
+        top.problems().add(top.key_mark(catalogs.memory_limit_set ? "catalogs" : "memory_limit"),
+                           "catalogs: readers x memory_limit (" + std::to_string(duckdb >> 20) +
+                               " MiB) is more than half of memory_limit (" + std::to_string(cfg.memory_limit >> 20) +
+                               " MiB): raise memory_limit or lower catalogs.memory_limit");
+}
+
 catalog_settings read_catalogs(map_reader& top, std::filesystem::path const& base, problem_list& problems) {
     catalog_settings out;
     auto node = top.mapping("catalogs");
@@ -97,7 +115,11 @@ catalog_settings read_catalogs(map_reader& top, std::filesystem::path const& bas
     out.max_bytes = catalogs.size("max_bytes", 1, largest).value_or(out.max_bytes);
     out.time_limit = catalogs.duration("time_limit", std::chrono::seconds(1)).value_or(out.time_limit);
     // DuckDB refuses less than a few MiB for any real catalog; 16MiB is a floor with room.
-    out.memory_limit = catalogs.size("memory_limit", 16 * mebibyte, largest).value_or(out.memory_limit);
+    if (auto limit = catalogs.size("memory_limit", 16 * mebibyte, largest)) {
+        out.memory_limit = *limit;
+        out.memory_limit_set = true;
+    }
+    out.readers = static_cast<std::uint32_t>(catalogs.count("readers", 16).value_or(out.readers));
     catalogs.finish();
     return out;
 }
@@ -182,7 +204,11 @@ daemon_config read_daemon_config(YAML::Node const& root, std::filesystem::path c
     cfg.max_transfers = static_cast<std::uint32_t>(top.count("max_transfers", 65536).value_or(cfg.max_transfers));
     cfg.max_passes = static_cast<std::uint32_t>(top.count("max_passes", 1024).value_or(cfg.max_passes));
     cfg.shutdown_timeout = top.duration("shutdown_timeout", milliseconds(0)).value_or(cfg.shutdown_timeout);
+    auto const memory_limit = top.size("memory_limit", 64 * mebibyte, std::uint64_t{1} << 50);
+    cfg.memory_limit = memory_limit.value_or(cfg.memory_limit);
+    cfg.threads = static_cast<std::uint32_t>(top.count("threads", 256).value_or(cfg.threads));
     cfg.catalogs = read_catalogs(top, base, problems);
+    share_memory(cfg, top, memory_limit.has_value());
     cfg.coordination = read_coordination(top, base, problems);
     auto const defaults = read_defaults(top, base, problems);
     cfg.defaults = defaults.resolved;

@@ -54,6 +54,7 @@ result<std::unique_ptr<store>> open_unthrottled(std::string_view location, store
                 settings.multipart_threshold = *options.multipart_threshold;
             if (options.part_bytes)
                 settings.part_bytes = *options.part_bytes;
+            settings.memory = options.memory;
             auto opened = s3_store::open(location, std::move(settings));
             if (!opened)
                 return opened.error();

@@ -3,6 +3,7 @@
 
 #include "core/s3/aws_config.hpp"
 #include "core/store/blocking_pool.hpp"
+#include "core/store/memory_budget.hpp"
 #include "core/store/request_observer.hpp"
 #include "core/store/store.hpp"
 #include "core/store/throttled_store.hpp"
@@ -33,6 +34,9 @@ struct store_options {
     /// S3 uploads: objects this large go in parts of part_bytes (s3_store_settings' defaults when unset).
     std::optional<std::size_t> multipart_threshold;
     std::optional<std::size_t> part_bytes;
+    /// The process's memory budget, which S3 upload buffers draw on; null: none. It must
+    /// outlive the store.
+    memory_budget* memory = nullptr;
     /// http(s):// origins: hosts ("host" or "host:port") besides the origin's own that its
     /// redirects may lead to (core/http/redirects.hpp); none by default.
     std::vector<std::string> redirect_hosts;

@@ -5,6 +5,7 @@
 
 #include "core/http/client.hpp"
 #include "core/s3/sigv4.hpp"
+#include "core/store/memory_budget.hpp"
 #include "core/store/store.hpp"
 
 #include <memory>
@@ -34,6 +35,9 @@ struct s3_store_settings {
     /// a part in memory. 0 sends each part before taking more bytes.
     std::size_t parallel_parts = 4;
     std::size_t max_page_bytes = 16 * 1024 * 1024; ///< a ListObjectsV2 page larger than this is refused
+    /// The process's memory budget: each upload buffer past 256 KiB (a part, or a small
+    /// object's bytes) is granted from it. Null: no budget.
+    memory_budget* memory = nullptr;
 };
 
 class s3_store final : public store {

@@ -34,6 +34,8 @@ struct upload_state {
 
 /// Uploads part `number` (from 1) and records its ETag.
 awaitable<result<void>> put_part(std::shared_ptr<upload_state> up, std::size_t number, std::string part) {
+    // The part's bytes are gone once the request is made; its grant, held by the caller,
+    // covers the request until it is answered.
     std::string text = std::to_string(number);
     auto request = up->s3.signed_request("PUT", up->key, false, {{"partNumber", text}, {"uploadId", up->id}}, {},
                                          std::move(part));
@@ -47,9 +49,12 @@ awaitable<result<void>> put_part(std::shared_ptr<upload_state> up, std::size_t n
     co_return result<void>();
 }
 
-/// A part sent in the background: records its failure, frees its slot, wakes commit().
-awaitable<void> background_part(std::shared_ptr<upload_state> up, std::size_t number, std::string part) {
+/// A part sent in the background: records its failure, frees its slot and its memory,
+/// wakes commit().
+awaitable<void> background_part(std::shared_ptr<upload_state> up, std::size_t number, std::string part,
+                                memory_budget::grant memory) {
     auto sent = co_await put_part(up, number, std::move(part));
+    memory.reset();
     if (!sent && !up->failure)
         up->failure = sent.error();
     --up->in_flight;
@@ -84,17 +89,30 @@ public:
     }
 
     awaitable<result<void>> write(std::span<std::byte const> bytes) override {
-        buffer_.append(reinterpret_cast<char const*>(bytes.data()), bytes.size());
         auto const& settings = s3_.settings();
-        if (!upload_ && buffer_.size() <= std::max(settings.multipart_threshold, settings.part_bytes))
-            co_return result<void>();
-        // Past the threshold: send whole parts, keeping the last (perhaps short) one for commit.
-        while (buffer_.size() > settings.part_bytes) {
-            std::string part = buffer_.substr(0, settings.part_bytes);
-            buffer_.erase(0, settings.part_bytes);
-            auto sent = co_await send_part(std::move(part));
-            if (!sent)
-                co_return sent;
+        while (!bytes.empty()) {
+            // What the buffer holds before a part must go: a whole small object, or a part.
+            std::size_t const limit = upload_ ? settings.part_bytes
+                                              : std::max(settings.multipart_threshold, settings.part_bytes);
+            if (buffer_.size() >= limit) {
+                // Full, and more comes: its first part_bytes go up as a part (the last part
+                // is always kept for commit(), so it is never empty).
+                auto sent = co_await send_full_part(settings.part_bytes);
+                if (!sent)
+                    co_return sent;
+                continue;
+            }
+            if (!memory_ && buffer_.size() + bytes.size() > unbudgeted_bytes) {
+                // A buffer that grows past a small object's size holds memory for a while:
+                // it waits for the process's budget, then takes its full size at once (so
+                // that two half-filled buffers never wait for each other).
+                auto granted = co_await draw(settings.memory, limit);
+                memory_ = std::move(granted);
+                buffer_.reserve(limit);
+            }
+            std::size_t const take = std::min(bytes.size(), limit - buffer_.size());
+            buffer_.append(reinterpret_cast<char const*>(bytes.data()), take);
+            bytes = bytes.subspan(take);
         }
         co_return result<void>();
     }
@@ -113,7 +131,8 @@ public:
         }
         if (!buffer_.empty()) {
             std::string last = std::move(buffer_);
-            auto sent = co_await send_part(std::move(last));
+            auto memory = std::move(memory_);
+            auto sent = co_await send_part(std::move(last), std::move(memory));
             if (!sent)
                 co_return sent;
         }
@@ -166,8 +185,19 @@ private:
         co_return result<void>();
     }
 
+    /// Sends the first `part_bytes` of the buffer as the next part; the rest stays.
+    awaitable<result<void>> send_full_part(std::size_t part_bytes) {
+        std::string part = std::move(buffer_);
+        auto memory = std::move(memory_); // the part's bytes go with their grant
+        buffer_ = part.substr(part_bytes);
+        part.resize(part_bytes);
+        auto sent = co_await send_part(std::move(part), std::move(memory));
+        co_return sent;
+    }
+
     /// Sends the next part: in the background when the store has a free slot, else here.
-    awaitable<result<void>> send_part(std::string part) {
+    /// `memory` is the grant of its bytes, given back once it is answered.
+    awaitable<result<void>> send_part(std::string part, memory_budget::grant memory) {
         if (!upload_) {
             auto started = co_await start_upload();
             if (!started)
@@ -180,14 +210,19 @@ private:
         if (!s3_.take_part_slot())
             co_return co_await put_part(upload_, number, std::move(part));
         ++upload_->in_flight;
-        net::co_spawn(upload_->wake.get_executor(), background_part(upload_, number, std::move(part)), rethrow_bug);
+        net::co_spawn(upload_->wake.get_executor(),
+                      background_part(upload_, number, std::move(part), std::move(memory)), rethrow_bug);
         co_return result<void>();
     }
 
     s3_store& s3_;
     std::string key_;
     write_mode mode_;
+    /// Objects up to this size are buffered without drawing on the memory budget: at any
+    /// concurrency they are a few MiB, and thousands of small files should not queue.
+    static constexpr std::size_t unbudgeted_bytes = 256 * 1024;
     std::string buffer_;
+    memory_budget::grant memory_; ///< covers buffer_ once it grew past unbudgeted_bytes
     std::shared_ptr<upload_state> upload_;
     bool committed_ = false;
 };

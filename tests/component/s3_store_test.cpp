@@ -8,6 +8,7 @@
 #include "core/store/errors.hpp"
 #include "core/sync/audit.hpp"
 #include "core/sync/sync_pass.hpp"
+#include "core/sync/workers.hpp"
 #include "tests/component/aws_cli.hpp"
 #include "tests/component/helpers.hpp"
 #include "tests/support/local_servers.hpp"
@@ -19,6 +20,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <functional>
 
 using namespace mirror;
 using namespace mirror::test;
@@ -201,6 +203,68 @@ TEST_CASE_TEMPLATE("parts go up several at once, or one by one, and the object i
         REQUIRE(back.has_value());
         CHECK(back->size() == big.size());
         CHECK(*back == big);
+    }
+}
+
+TEST_CASE_TEMPLATE("uploads wait for the memory budget: never more buffers than it holds, every object whole", S,
+                   on_s3rver, on_rgw) {
+    s3_fixture<S> f;
+    constexpr std::size_t part = 5 * 1024 * 1024;
+    store::memory_budget memory(2 * part + part / 2); // room for two part buffers, not three
+    auto s3 = f.open(f.url("mirror", "budget/"), part, 3);
+    // The fixture's settings with the budget: opened again the same way, with it.
+    store::s3_store_settings with_budget;
+    with_budget.access.creds = {f.access_key(), f.secret_key(), std::nullopt};
+    with_budget.access.endpoint = f.endpoint();
+    with_budget.access.path_style = true;
+    with_budget.allow_plain_http = true;
+    with_budget.part_bytes = with_budget.multipart_threshold = part;
+    with_budget.parallel_parts = 3;
+    with_budget.memory = &memory;
+    auto opened = store::s3_store::open(f.url("mirror", "budget/"), with_budget);
+    REQUIRE(opened.has_value());
+    auto& budgeted = **opened;
+    // Four uploads of 12 MiB and a small object, all at once, in 64 KiB chunks.
+    std::vector<std::string> objects;
+    for (int i = 0; i < 4; ++i) {
+        std::string bytes(12 * 1024 * 1024 + 7 * i, '\0');
+        for (std::size_t at = 0; at < bytes.size(); ++at)
+            bytes[at] = static_cast<char>((at * 13 + i) % 251);
+        objects.push_back(std::move(bytes));
+    }
+    objects.push_back(std::string(100 * 1024, 'x')); // under 256 KiB: takes nothing
+    std::size_t next = 0, failures = 0;
+    std::function<awaitable<void>()> uploader = [&]() -> awaitable<void> {
+        while (next < objects.size()) {
+            std::size_t const i = next++;
+            auto writer = co_await budgeted.open_writer("o" + std::to_string(i), store::write_mode::replace);
+            if (!writer) {
+                ++failures;
+                continue;
+            }
+            for (std::size_t at = 0; at < objects[i].size(); at += 64 * 1024) {
+                auto chunk =
+                    std::as_bytes(std::span(objects[i]).subspan(at, std::min<std::size_t>(64 * 1024, objects[i].size() - at)));
+                auto wrote = co_await (*writer)->write(chunk);
+                failures += wrote ? 0 : 1;
+            }
+            auto committed = co_await (*writer)->commit();
+            failures += committed ? 0 : 1;
+        }
+    };
+    auto all = [&]() -> awaitable<bool> {
+        co_await sync::run_workers(objects.size(), uploader);
+        co_return true;
+    };
+    CHECK(f.run_on(all()));
+    CHECK(failures == 0);
+    CHECK(memory.peak() <= memory.capacity());
+    CHECK(memory.peak() >= 2 * part); // two buffers were filling at once: the budget was drawn on
+    CHECK(memory.in_use() == 0);      // every grant came back
+    for (std::size_t i = 0; i < objects.size(); ++i) {
+        auto back = f.run_on(store::read_all(*s3, "o" + std::to_string(i), objects[i].size()));
+        REQUIRE(back.has_value());
+        CHECK(*back == objects[i]);
     }
 }
 

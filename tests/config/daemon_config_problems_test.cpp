@@ -42,6 +42,11 @@ TEST_CASE("daemon config: the base of the broken files is valid") { CHECK(proble
 
 TEST_CASE("daemon config: each broken configuration gives its one exact problem") {
     broken const cases[] = {
+        {"catalog readers taking more than half the memory", with("memory_limit: 128MiB\ncatalogs: { memory_limit: 48MiB, readers: 2 }\n"),
+         "mirror.yaml:7:1: catalogs: readers x memory_limit (96 MiB) is more than half of memory_limit (128 MiB): raise "
+         "memory_limit or lower catalogs.memory_limit"},
+        {"a memory limit too small to work in", with("memory_limit: 8MiB\n"),
+         "mirror.yaml:6:15: memory_limit '8MiB' is below 64MiB"},
         {"a typo in a repository's key", with("    intervall: 1m\n"),
          "mirror.yaml:6:5: unknown key 'intervall' in repository 'a' (did you mean 'interval'?)"},
         {"a typo in a top-level key", "lsten: 127.0.0.1:9464\n" + std::string(repo),

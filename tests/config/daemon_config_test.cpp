@@ -113,7 +113,13 @@ repositories:
     CHECK_FALSE(cfg.catalogs.scratch_dir.has_value());
     CHECK(cfg.catalogs.max_bytes == std::uint64_t{1} << 30);
     CHECK(cfg.catalogs.time_limit == 60s);
-    CHECK(cfg.catalogs.memory_limit == std::uint64_t{256} << 20);
+    CHECK(cfg.memory_limit == std::uint64_t{256} << 20);
+    CHECK(cfg.threads == 0);
+    CHECK(cfg.catalogs.readers == 1);
+    CHECK(cfg.catalogs.memory_limit == std::uint64_t{64} << 20); // a quarter of memory_limit
+    CHECK(transfer_memory(cfg) == std::uint64_t{192} << 20);
+    CHECK(blocking_threads(cfg) >= 2);
+    CHECK(blocking_threads(cfg) <= 8);
     CHECK(cfg.stores.empty());
     REQUIRE(cfg.repositories.size() == 1);
     auto const& s = cfg.repositories[0].settings;
@@ -139,8 +145,10 @@ state_dir: /srv/state
 log: { format: json, level: debug }
 max_transfers: 8
 max_passes: 2
+memory_limit: 4GiB
+threads: 3
 shutdown_timeout: 1m30s
-catalogs: { scratch_dir: /srv/scratch, max_bytes: 2GiB, time_limit: 5m, memory_limit: 1GiB }
+catalogs: { scratch_dir: /srv/scratch, max_bytes: 2GiB, time_limit: 5m, memory_limit: 1GiB, readers: 2 }
 repositories:
   - { name: a, origin: /srv/o, mirror: /srv/m, signatures: off }
 )");
@@ -156,8 +164,25 @@ repositories:
     CHECK(cfg.catalogs.max_bytes == std::uint64_t{2} << 30);
     CHECK(cfg.catalogs.time_limit == 5min);
     CHECK(cfg.catalogs.memory_limit == std::uint64_t{1} << 30);
+    CHECK(cfg.catalogs.readers == 2);
+    CHECK(cfg.memory_limit == std::uint64_t{4} << 30);
+    CHECK(transfer_memory(cfg) == std::uint64_t{2} << 30); // 4 GiB less two readers' 1 GiB
+    CHECK(cfg.threads == 3);
+    CHECK(blocking_threads(cfg) == 3);
     CHECK(cfg.repositories.at(0).settings.signatures == signature_policy::off);
     CHECK_FALSE(cfg.repositories.at(0).settings.allowed_signers.has_value());
+}
+
+TEST_CASE("daemon config: a file that sets only DuckDB's limit gets a memory_limit twice it") {
+    // Written before memory_limit existed: it still loads, with room for transfers.
+    auto const cfg = parsed(R"(
+catalogs: { memory_limit: 512MiB }
+repositories:
+  - { name: a, origin: /srv/o, mirror: /srv/m, signatures: off }
+)");
+    CHECK(cfg.catalogs.memory_limit == std::uint64_t{512} << 20);
+    CHECK(cfg.memory_limit == std::uint64_t{1} << 30);
+    CHECK(transfer_memory(cfg) == std::uint64_t{512} << 20);
 }
 
 TEST_CASE("daemon config: coordination is read, and defaults to auto with a 60 s lease") {

@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# Scale benchmark (issue 16): the daemon's memory and threads as the number of
+# repositories grows, and one sync's as a repository grows. Prints each figure beside its
+# target.
+#
+#   bench/scale_bench.sh [SCENARIO...]     (default: many steady; needs a build)
+#
+# Scenarios:
+#   many    REPOS (60) folder repositories of 10 versions and 200 data files of 4 KiB,
+#           mirrored to folders by one daemon: the first passes' peak RSS, peak threads and
+#           time until every repository has completed a pass.
+#   steady  STEADY_REPOS (500) small repositories, all in sync: RSS and CPU of the idle
+#           daemon over STEADY_SECONDS (60) between passes.
+#   big     one repository of BIG_VERSIONS (2000) versions with BIG_FILES_PER_VERSION (50)
+#           data files each of its own: first sync, an unchanged quick pass, a full
+#           recheck and verify, each with its time and peak RSS; then the same at half the
+#           size, to show how each grows.
+#
+# Environment: FDL_MIRROR_BUILD_DIR (build), BENCH_DIR (/dev/shm/fdl-mirror-scale),
+# MAX_PASSES and THREADS (the daemon's max_passes and threads; unset: its defaults).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${FDL_MIRROR_BUILD_DIR:-build}
+fdl_mirror=$PWD/$build/fdl-mirror
+publisher=$PWD/$build/fdl-test-publisher
+bench_dir=${BENCH_DIR:-/dev/shm/fdl-mirror-scale}
+scenarios=("$@")
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(many steady)
+
+rm -rf "$bench_dir"
+mkdir -p "$bench_dir"
+daemon_pid=
+cleanup() {
+  [ -z "$daemon_pid" ] || kill "$daemon_pid" 2>/dev/null || true
+  rm -rf "$bench_dir"
+}
+trap cleanup EXIT
+
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+
+# config_for N ORIGIN_TEMPLATE: copies ORIGIN_TEMPLATE to N origins, writes a daemon
+# configuration mirroring each into its own folder, prints the configuration's path.
+config_for() {
+  local n=$1 template=$2 dir=$bench_dir/fleet i
+  rm -rf "$dir"
+  mkdir -p "$dir/origins" "$dir/mirrors"
+  {
+    echo "listen: 127.0.0.1:0"
+    echo "state_dir: $dir/state"
+    [ -z "${MAX_PASSES:-}" ] || echo "max_passes: $MAX_PASSES"
+    [ -z "${THREADS:-}" ] || echo "threads: $THREADS"
+    echo "defaults: { interval: 1h, signatures: off }"
+    echo "repositories:"
+    for i in $(seq "$n"); do
+      cp -r "$template" "$dir/origins/r$i"
+      echo "  - { name: r$i, origin: $dir/origins/r$i, mirror: $dir/mirrors/r$i }"
+    done
+  } >"$dir/config.yaml"
+  echo "$dir/config.yaml"
+}
+
+# start_daemon CONFIG: runs the daemon in the background; sets daemon_pid and metrics_url.
+start_daemon() {
+  "$fdl_mirror" run --config "$1" 2>"$bench_dir/daemon.log" &
+  daemon_pid=$!
+  local port= tries=0
+  until [ -n "$port" ]; do
+    port=$(grep -m1 -o 'listening on 127\.0\.0\.1:[0-9]*' "$bench_dir/daemon.log" 2>/dev/null | sed 's/.*://' || true)
+    tries=$((tries + 1))
+    [ "$tries" -lt 400 ] || { echo "the daemon did not start:" >&2; cat "$bench_dir/daemon.log" >&2; exit 1; }
+    sleep 0.05
+  done
+  metrics_url=http://127.0.0.1:$port/metrics
+}
+
+stop_daemon() {
+  kill "$daemon_pid"
+  wait "$daemon_pid" || true
+  daemon_pid=
+}
+
+# passed_repositories: how many repositories have completed a pass.
+passed_repositories() {
+  curl -sf "$metrics_url" | grep -c '^fdl_mirror_last_success_timestamp_seconds{.*} [1-9]' || true
+}
+
+proc_field() { awk -v f="$1:" '$1 == f { print $2 }' "/proc/$daemon_pid/status"; }
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$daemon_pid/stat"; }
+
+scenario_many() {
+  local repos=${REPOS:-60}
+  echo "== many: $repos repositories of 10 versions x 200 files of 4 KiB, first passes"
+  "$publisher" bench "$bench_dir/template" 10 200 4096 0 0
+  local config
+  config=$(config_for "$repos" "$bench_dir/template")
+  local start=$EPOCHREALTIME peak_threads=0 threads passed=0
+  start_daemon "$config"
+  while [ "$passed" -lt "$repos" ]; do
+    threads=$(proc_field Threads)
+    [ "$threads" -le "$peak_threads" ] || peak_threads=$threads
+    passed=$(passed_repositories)
+    sleep 0.05
+  done
+  local took peak
+  took=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+  peak=$(proc_field VmHWM)
+  stop_daemon
+  echo "all $repos repositories passed in $took s"
+  echo "peak RSS: $(mib "$peak") MiB (target: <= 160 MiB)"
+  echo "peak threads: $peak_threads (target: <= the configured pool)"
+}
+
+scenario_steady() {
+  local repos=${STEADY_REPOS:-500} seconds=${STEADY_SECONDS:-60}
+  echo "== steady: $repos small repositories in sync, $seconds s between passes"
+  "$publisher" bench "$bench_dir/template" 2 10 1024 0 0
+  local config passed=0
+  config=$(config_for "$repos" "$bench_dir/template")
+  start_daemon "$config"
+  while [ "$passed" -lt "$repos" ]; do
+    sleep 1
+    passed=$(passed_repositories)
+  done
+  local ticks_before ticks_after hz rss threads
+  hz=$(getconf CLK_TCK)
+  ticks_before=$(cpu_ticks)
+  sleep "$seconds"
+  ticks_after=$(cpu_ticks)
+  rss=$(proc_field VmRSS)
+  threads=$(proc_field Threads)
+  stop_daemon
+  echo "RSS in steady state: $(mib "$rss") MiB (target: <= 100 MiB); threads: $threads"
+  awk -v t=$((ticks_after - ticks_before)) -v hz="$hz" -v s="$seconds" \
+    'BEGIN { printf "CPU between passes: %.2f %% of a core (target: < 1 %%)\n", 100 * t / hz / s }'
+}
+
+# timed NAME COMMAND...: runs COMMAND, prints its wall time and peak RSS.
+timed() {
+  local name=$1
+  shift
+  /usr/bin/time -f "%e %M" -o "$bench_dir/timed" "$@" >/dev/null
+  local s k
+  read -r s k <"$bench_dir/timed"
+  printf '  %-28s %7.2f s  peak RSS %6.1f MiB\n' "$name" "$s" "$(mib "$k")"
+}
+
+big_round() {
+  local versions=$1 per_version=$2 origin=$bench_dir/big-origin mirror=$bench_dir/big-mirror
+  rm -rf "$origin" "$mirror"
+  "$publisher" bench-spread "$origin" "$versions" "$per_version" 1024
+  echo "$versions versions, $((versions * per_version)) data files of 1 KiB:"
+  timed "first sync" "$fdl_mirror" sync "$origin" "$mirror" --signatures off
+  timed "unchanged, quick" "$fdl_mirror" sync "$origin" "$mirror" --signatures off --quick
+  timed "unchanged, full recheck" "$fdl_mirror" sync "$origin" "$mirror" --signatures off
+  timed "verify of the mirror" "$fdl_mirror" verify "$mirror" --signatures off
+  rm -rf "$origin" "$mirror"
+}
+
+scenario_big() {
+  local versions=${BIG_VERSIONS:-2000} per_version=${BIG_FILES_PER_VERSION:-50}
+  echo "== big: one repository, at half size then full size"
+  big_round $((versions / 2)) "$per_version"
+  big_round "$versions" "$per_version"
+}
+
+echo "fdl-mirror scale benchmark on $(nproc) cores, $(date -u +%Y-%m-%d)"
+for scenario in "${scenarios[@]}"; do
+  case $scenario in
+    many) scenario_many ;;
+    steady) scenario_steady ;;
+    big) scenario_big ;;
+    *) echo "unknown scenario: $scenario (many, steady, big)" >&2; exit 2 ;;
+  esac
+done
