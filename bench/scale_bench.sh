@@ -17,7 +17,8 @@
 #           size, to show how each grows.
 #
 # Environment: FDL_MIRROR_BUILD_DIR (build), BENCH_DIR (/dev/shm/fdl-mirror-scale),
-# MAX_PASSES and THREADS (the daemon's max_passes and threads; unset: its defaults).
+# MAX_PASSES, THREADS and READERS (the daemon's max_passes, threads and catalogs.readers;
+# unset: its defaults).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${FDL_MIRROR_BUILD_DIR:-build}
@@ -49,6 +50,7 @@ config_for() {
     echo "state_dir: $dir/state"
     [ -z "${MAX_PASSES:-}" ] || echo "max_passes: $MAX_PASSES"
     [ -z "${THREADS:-}" ] || echo "threads: $THREADS"
+    [ -z "${READERS:-}" ] || echo "catalogs: { readers: $READERS }"
     echo "defaults: { interval: 1h, signatures: off }"
     echo "repositories:"
     for i in $(seq "$n"); do

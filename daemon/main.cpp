@@ -169,6 +169,7 @@ int run_sync_command(daemon::sync_command const& cmd) {
                                std::move(std::get<verify::trust_settings>(trust))};
     options.recheck_published = !cmd.quick;
     options.refs = {cmd.max_refs, cmd.max_ref_name_length};
+    options.memory = &memory;
     // One pass at a time per folder mirror; the lock lives until the pass is over. Taken
     // once the mirror is known to hold this repository: another one gets nothing written.
     std::optional<daemon::mirror_lock> lock;

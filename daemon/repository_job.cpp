@@ -342,6 +342,7 @@ awaitable<void> repository_job::one_pass() {
         options.catalogs = catalog_settings_of(*cfg);
         if (services_.catalog_readers != nullptr)
             options.catalogs.readers = *services_.catalog_readers;
+        options.memory = services_.memory;
         options.shared_transfers = services_.transfers;
         options.stop_requested = [this] { return stopping_; };
         options.recheck_published = full_recheck; // else a quick pass: new versions and moved refs

@@ -34,6 +34,14 @@ awaitable<memory_budget::grant> memory_budget::acquire(std::uint64_t bytes) {
     co_return grant(this, me.bytes);
 }
 
+memory_budget::grant memory_budget::try_acquire(std::uint64_t bytes) {
+    bytes = std::min(bytes, capacity_);
+    if (!queue_.empty() || in_use_ + bytes > capacity_)
+        return grant();
+    take(bytes);
+    return grant(this, bytes);
+}
+
 void memory_budget::resize(std::uint64_t bytes) {
     capacity_ = bytes == 0 ? 1 : bytes;
     for (auto* w : queue_)

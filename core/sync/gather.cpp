@@ -225,12 +225,19 @@ namespace {
 
 /// An estimate of what a checked version holds until it is published: its files in
 /// memory, its list of data files, and its catalog's copy in the scratch folder.
-std::uint64_t held_by(checked_version const& checked) {
+/// What a checked version keeps in memory until it is published, roughly.
+std::uint64_t in_memory(checked_version const& checked) {
     std::uint64_t bytes = 0;
     for (auto const& [key, content] : checked.memory)
         bytes += key.size() + content.size();
     for (auto const& file : checked.inputs.data_files)
         bytes += sizeof(file) + file.path.size();
+    return bytes;
+}
+
+/// ... and with its catalog copies on disk.
+std::uint64_t held_by(checked_version const& checked) {
+    std::uint64_t bytes = in_memory(checked);
     if (auto const& catalog = checked.inputs.record->catalog; catalog && !checked.inputs.expired)
         bytes += catalog->bytes;
     return bytes;
@@ -259,8 +266,10 @@ awaitable<gathered_version> gather_version(pass& p, std::string id) {
     if (auto parent = (*loaded)->record.first_parent(); parent && p.held.contains(*parent))
         co_return out; // held as ancestor_held: nothing to read
     auto checked = co_await gather_checked(p, id, **loaded, out.scratch_failed);
-    if (checked)
+    if (checked) {
         out.held_bytes = held_by(*checked);
+        out.memory_bytes = in_memory(*checked);
+    }
     out.checked = std::move(checked);
     co_return out;
 }

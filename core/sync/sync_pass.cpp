@@ -198,6 +198,7 @@ struct look_ahead {
     std::size_t next = 0;                                  ///< the position to gather next
     std::uint64_t held = 0;                                ///< by `ready`
     std::size_t running = gatherers;                       ///< gatherers not ended
+    std::size_t taking = 0;                                ///< the position the publisher takes next
     bool local_failure = false;                            ///< the scratch folder failed
     bool publishing = true;                                ///< the publisher still takes versions
     net::steady_timer wake_publisher;                      ///< cancelled when a version is ready
@@ -209,6 +210,24 @@ struct look_ahead {
 awaitable<void> wait_for(net::steady_timer& signal) {
     signal.expires_at(net::steady_timer::time_point::max());
     co_await signal.async_wait(use_op);
+}
+
+/// Versions whose memory is below this are not counted against the budget: a small
+/// version's files are a few KiB, and thousands of them should not queue.
+constexpr std::uint64_t unbudgeted_version_bytes = 64 * 1024;
+
+/// Grants `gathered` (at position `at`) what it keeps in memory from the process's budget,
+/// waiting while the budget is spent, except for the version the publisher takes next:
+/// that one never waits (what later versions hold cannot come back before it is
+/// published), so one version is always gathered ahead, as without a budget. A gatherer
+/// waiting is woken each time the publisher takes a version.
+awaitable<void> grant_memory(pass& p, look_ahead& lane, std::size_t at, std::size_t me,
+                             detail::gathered_version& gathered) {
+    if (p.options.memory == nullptr || gathered.memory_bytes < unbudgeted_version_bytes)
+        co_return;
+    while (!(gathered.memory = p.options.memory->try_acquire(gathered.memory_bytes)) && lane.publishing &&
+           lane.taking != at)
+        co_await wait_for(lane.wake_gatherer[me]);
 }
 
 /// One of the gatherers: gathers the next version of `order` not yet taken, ahead of
@@ -223,6 +242,7 @@ awaitable<void> gather_ahead(pass& p, std::vector<std::string> const& order, loo
             break;
         std::size_t at = lane.next++;
         auto gathered = co_await detail::gather_version(p, order[at]);
+        co_await grant_memory(p, lane, at, me, gathered);
         lane.local_failure = lane.local_failure || gathered.scratch_failed; // no later version could pass
         lane.held += gathered.held_bytes;
         lane.ready.emplace(at, std::move(gathered));
@@ -240,6 +260,9 @@ awaitable<void> publish_in_order(pass& p, std::vector<std::string> const& order,
         if (p.mirror_failure || stopped)
             break;
         // Taken by a gatherer: it will be ready. Not taken: a gatherer may still take it.
+        lane.taking = at;
+        for (auto& signal : lane.wake_gatherer)
+            signal.cancel(); // one waiting for memory for this version goes on without
         while (!lane.ready.contains(at) && (at < lane.next || lane.running > 0))
             co_await wait_for(lane.wake_publisher);
         detail::gathered_version next{order[at]}; // gathered by publish_version if no gatherer did

@@ -4,6 +4,7 @@
 
 #include "core/net.hpp"
 #include "core/store/blocking_pool.hpp"
+#include "core/store/memory_budget.hpp"
 #include "verify/signature_policy.hpp"
 #include "core/store/store.hpp"
 #include "core/sync/catalog_check.hpp"
@@ -23,6 +24,10 @@ struct sync_options {
     store::blocking_pool* pool = nullptr; ///< where large chunks are hashed; inline when null
     verify::trust_settings trust;         ///< the origin's signature policy and trusted keys
     catalog_settings catalogs;            ///< where and how frozen catalogs are read
+    /// The process's memory budget: a version gathered ahead holds a grant of what it keeps
+    /// in memory (files.json, dataset.json, its list of data files) until it is published.
+    /// Null: only the look-ahead's own bound (limits::look_ahead_bytes).
+    store::memory_budget* memory = nullptr;
     ref_limits refs;                      ///< how many origin refs, and how long a name, a pass takes
     /// Re-examine the versions the mirror already published: follow late signatures, late
     /// catalogs and expiry, and compare each ref tip's version.json with the origin's

@@ -5,6 +5,9 @@
 //   fdl-test-publisher add ROOT BRANCH [DATA_BYTES] [--sign KEY [--namespace NS]]
 //                                      a new version on BRANCH with one new data file; prints its id
 //   fdl-test-publisher bench ROOT VERSIONS SMALL_FILES SMALL_BYTES LARGE_FILES LARGE_BYTES
+//   fdl-test-publisher bench-spread ROOT VERSIONS FILES_PER_VERSION BYTES
+//                                      each version with files of its own (a repository whose
+//                                      file count grows with its versions: bench/scale_bench.sh)
 //   fdl-test-publisher lake ROOT [FORMAT]  one version of a real lake (Parquet written by DuckDB,
 //                                          deletes, a rename, a view, two schemas; FORMAT 0.3 or 1.0)
 //   fdl-test-publisher check ROOT      exit 1 and list what a reader of ROOT would find broken
@@ -121,6 +124,25 @@ int bench(std::string const& root, std::size_t versions, std::size_t small, std:
     return 0;
 }
 
+int bench_spread(std::string const& root, std::size_t versions, std::size_t per_version, std::size_t bytes) {
+    publisher p(root);
+    std::mt19937_64 random{42};
+    std::optional<std::string> parent;
+    for (std::size_t v = 0; v < versions; ++v) {
+        version_options options;
+        options.parent = parent;
+        for (std::size_t i = 0; i < per_version; ++i) {
+            options.data_files.push_back("main/v" + std::to_string(v) + "/ducklake-" + std::to_string(i) + ".parquet");
+            p.add_data_file(options.data_files.back(), random_bytes(bytes, random));
+        }
+        parent = p.add_version(options);
+    }
+    p.set_branch("main", *parent);
+    p.set_head("main");
+    p.write_refs_json();
+    return 0;
+}
+
 int lake(std::string const& root, std::string const& format) {
 #ifdef FDL_MIRROR_HAVE_DUCKDB
     publisher p(root);
@@ -166,6 +188,8 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "%s\n", p.c_str());
             return problems.empty() ? 0 : 1;
         }
+        if (args.size() == 5 && args[0] == "bench-spread")
+            return bench_spread(args[1], std::stoul(args[2]), std::stoul(args[3]), std::stoul(args[4]));
         if (args.size() == 7 && args[0] == "bench")
             return bench(args[1], std::stoul(args[2]), std::stoul(args[3]), std::stoul(args[4]), std::stoul(args[5]),
                          std::stoul(args[6]));
@@ -177,7 +201,8 @@ int main(int argc, char** argv) {
     }
     std::fputs("usage: fdl-test-publisher sample ROOT [--sign KEY [--namespace NS]] | "
                "add ROOT BRANCH [DATA_BYTES] [--sign KEY [--namespace NS]] | "
-               "bench ROOT VERSIONS SMALL_FILES SMALL_BYTES LARGE_FILES LARGE_BYTES | lake ROOT [FORMAT] | check ROOT\n",
+               "bench ROOT VERSIONS SMALL_FILES SMALL_BYTES LARGE_FILES LARGE_BYTES | "
+               "bench-spread ROOT VERSIONS FILES_PER_VERSION BYTES | lake ROOT [FORMAT] | check ROOT\n",
                stderr);
     return 2;
 }

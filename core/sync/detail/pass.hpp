@@ -85,6 +85,8 @@ struct gathered_version {
     std::optional<result<checked_version>> checked;
     bool scratch_failed = false;  ///< the failure was the local scratch folder's
     std::uint64_t held_bytes = 0; ///< what it holds until published (memory, scratch), roughly
+    std::uint64_t memory_bytes = 0; ///< of held_bytes, what is in memory (not catalog copies on disk)
+    store::memory_budget::grant memory; ///< of the process's budget, for memory_bytes
 };
 
 /// Reads and checks from the origin what version `id` (whose record is `loaded`) needs:
