@@ -15,6 +15,11 @@
 #           data files each of its own: first sync, an unchanged quick pass, a full
 #           recheck and verify, each with its time and peak RSS; then the same at half the
 #           size, to show how each grows.
+#   s3      a repository of 3 versions sharing 4 data files of 256 MiB (S3_LARGE_BYTES),
+#           synced at --concurrency 16 from a folder into Ceph RGW, then from that RGW
+#           bucket into another: wall time and peak RSS at the default memory limit and at
+#           --memory-limit 64MiB and 32MiB (S3_LIMITS; scripts/deps/rgw/start-rgw.sh; objects
+#           in memory).
 #
 # Environment: FDL_MIRROR_BUILD_DIR (build), BENCH_DIR (/dev/shm/fdl-mirror-scale),
 # MAX_PASSES, THREADS and READERS (the daemon's max_passes, threads and catalogs.readers;
@@ -33,6 +38,7 @@ mkdir -p "$bench_dir"
 daemon_pid=
 cleanup() {
   [ -z "$daemon_pid" ] || kill "$daemon_pid" 2>/dev/null || true
+  [ ! -x "$bench_dir/rgw/stop-rgw.sh" ] || "$bench_dir/rgw/stop-rgw.sh" >/dev/null 2>&1 || true
   rm -rf "$bench_dir"
 }
 trap cleanup EXIT
@@ -165,12 +171,39 @@ scenario_big() {
   big_round "$versions" "$per_version"
 }
 
+scenario_s3() {
+  local large=${S3_LARGE_BYTES:-268435456} printed endpoint key secret
+  echo "== s3: 3 versions sharing 4 data files of $((large >> 20)) MiB, --concurrency 16"
+  printed=$(BASE="$bench_dir/rgw" bash scripts/deps/rgw/start-rgw.sh 2>"$bench_dir/rgw-start.log") ||
+    { echo "Ceph RGW did not start:" >&2; tail -5 "$bench_dir/rgw-start.log" >&2; exit 3; }
+  endpoint=$(sed -n 's/^S3_ENDPOINT=//p' <<<"$printed")
+  key=$(sed -n 's/^S3_ACCESS_KEY=//p' <<<"$printed")
+  secret=$(sed -n 's/^S3_SECRET_KEY=//p' <<<"$printed")
+  : >"$bench_dir/aws-empty"
+  local s3=(env -u AWS_CA_BUNDLE -u AWS_PROFILE -u AWS_SESSION_TOKEN AWS_ACCESS_KEY_ID=$key
+    AWS_SECRET_ACCESS_KEY=$secret AWS_REGION=us-east-1 AWS_CONFIG_FILE=$bench_dir/aws-empty
+    AWS_SHARED_CREDENTIALS_FILE=$bench_dir/aws-empty AWS_ENDPOINT_URL=$endpoint)
+  "$publisher" bench "$bench_dir/s3-origin" 3 10 16384 4 "$large"
+  "${s3[@]}" aws --endpoint-url "$endpoint" s3 mb s3://s3bench >/dev/null
+  local run=0 limit
+  for limit in ${S3_LIMITS:-256MiB 64MiB 32MiB}; do
+    run=$((run + 1))
+    timed "folder -> RGW, memory $limit" "${s3[@]}" "$fdl_mirror" sync "$bench_dir/s3-origin" \
+      "s3://s3bench/folder$run/" --allow-plain-http --signatures off --concurrency 16 --memory-limit "$limit"
+    timed "RGW -> RGW, memory $limit" "${s3[@]}" "$fdl_mirror" sync "s3://s3bench/folder$run/" \
+      "s3://s3bench/copy$run/" --allow-plain-http --signatures off --concurrency 16 --memory-limit "$limit"
+  done
+  "$bench_dir/rgw/stop-rgw.sh" >/dev/null 2>&1 || true
+  echo "target: peak RSS <= 96 MiB at --concurrency 16"
+}
+
 echo "fdl-mirror scale benchmark on $(nproc) cores, $(date -u +%Y-%m-%d)"
 for scenario in "${scenarios[@]}"; do
   case $scenario in
     many) scenario_many ;;
     steady) scenario_steady ;;
     big) scenario_big ;;
-    *) echo "unknown scenario: $scenario (many, steady, big)" >&2; exit 2 ;;
+    s3) scenario_s3 ;;
+    *) echo "unknown scenario: $scenario (many, steady, big, s3)" >&2; exit 2 ;;
   esac
 done
