@@ -20,6 +20,9 @@
 #           bucket into another: wall time and peak RSS at the default memory limit and at
 #           --memory-limit 64MiB and 32MiB (S3_LIMITS; scripts/deps/rgw/start-rgw.sh; objects
 #           in memory).
+#   verify  the network benchmark's repository (30 versions, 4,000 data files of 16 KiB and
+#           2 of 64 MiB) mirrored into a folder and into Ceph RGW: `verify` of each at
+#           --concurrency 16, side by side (target: RGW at most 3 x the folder).
 #
 # Environment: FDL_MIRROR_BUILD_DIR (build), BENCH_DIR (/dev/shm/fdl-mirror-scale),
 # MAX_PASSES, THREADS and READERS (the daemon's max_passes, threads and catalogs.readers;
@@ -147,8 +150,8 @@ timed() {
   local name=$1
   shift
   /usr/bin/time -f "%e %M" -o "$bench_dir/timed" "$@" >/dev/null
-  local s k
-  read -r s k <"$bench_dir/timed"
+  local k
+  read -r s k <"$bench_dir/timed" # s: the seconds, kept for the caller
   printf '  %-28s %7.2f s  peak RSS %6.1f MiB\n' "$name" "$s" "$(mib "$k")"
 }
 
@@ -171,20 +174,44 @@ scenario_big() {
   big_round "$versions" "$per_version"
 }
 
-scenario_s3() {
-  local large=${S3_LARGE_BYTES:-268435456} printed endpoint key secret
-  echo "== s3: 3 versions sharing 4 data files of $((large >> 20)) MiB, --concurrency 16"
+# start_rgw: starts Ceph RGW with a bucket "s3bench"; sets s3 (the environment that
+# reaches it, as an env command prefix).
+start_rgw() {
+  local printed endpoint key secret
   printed=$(BASE="$bench_dir/rgw" bash scripts/deps/rgw/start-rgw.sh 2>"$bench_dir/rgw-start.log") ||
     { echo "Ceph RGW did not start:" >&2; tail -5 "$bench_dir/rgw-start.log" >&2; exit 3; }
   endpoint=$(sed -n 's/^S3_ENDPOINT=//p' <<<"$printed")
   key=$(sed -n 's/^S3_ACCESS_KEY=//p' <<<"$printed")
   secret=$(sed -n 's/^S3_SECRET_KEY=//p' <<<"$printed")
   : >"$bench_dir/aws-empty"
-  local s3=(env -u AWS_CA_BUNDLE -u AWS_PROFILE -u AWS_SESSION_TOKEN AWS_ACCESS_KEY_ID=$key
+  s3=(env -u AWS_CA_BUNDLE -u AWS_PROFILE -u AWS_SESSION_TOKEN AWS_ACCESS_KEY_ID=$key
     AWS_SECRET_ACCESS_KEY=$secret AWS_REGION=us-east-1 AWS_CONFIG_FILE=$bench_dir/aws-empty
     AWS_SHARED_CREDENTIALS_FILE=$bench_dir/aws-empty AWS_ENDPOINT_URL=$endpoint)
-  "$publisher" bench "$bench_dir/s3-origin" 3 10 16384 4 "$large"
   "${s3[@]}" aws --endpoint-url "$endpoint" s3 mb s3://s3bench >/dev/null
+}
+
+scenario_verify() {
+  echo "== verify: 30 versions, 4,000 x 16 KiB + 2 x 64 MiB, --concurrency 16, folder and Ceph RGW"
+  start_rgw
+  "$publisher" bench "$bench_dir/v-origin" 30 4000 16384 2 67108864
+  "$fdl_mirror" sync "$bench_dir/v-origin" "$bench_dir/v-mirror" --signatures off --concurrency 16 >/dev/null
+  "${s3[@]}" "$fdl_mirror" sync "$bench_dir/v-origin" s3://s3bench/v-mirror/ --allow-plain-http --signatures off \
+    --concurrency 16 >/dev/null
+  timed "verify of the folder mirror" "$fdl_mirror" verify "$bench_dir/v-mirror" --signatures off --concurrency 16
+  local folder_s=$s
+  timed "verify of the RGW mirror" "${s3[@]}" "$fdl_mirror" verify s3://s3bench/v-mirror/ --allow-plain-http \
+    --signatures off --concurrency 16
+  awk -v r="$s" -v f="$folder_s" 'BEGIN { printf "RGW / folder = %.2f (target: <= 3)\n", r / f }'
+  timed "verify of the RGW mirror, 64" "${s3[@]}" "$fdl_mirror" verify s3://s3bench/v-mirror/ --allow-plain-http \
+    --signatures off --concurrency 64
+  "$bench_dir/rgw/stop-rgw.sh" >/dev/null 2>&1 || true
+}
+
+scenario_s3() {
+  local large=${S3_LARGE_BYTES:-268435456}
+  echo "== s3: 3 versions sharing 4 data files of $((large >> 20)) MiB, --concurrency 16"
+  start_rgw
+  "$publisher" bench "$bench_dir/s3-origin" 3 10 16384 4 "$large"
   local run=0 limit
   for limit in ${S3_LIMITS:-256MiB 64MiB 32MiB}; do
     run=$((run + 1))
@@ -204,6 +231,7 @@ for scenario in "${scenarios[@]}"; do
     steady) scenario_steady ;;
     big) scenario_big ;;
     s3) scenario_s3 ;;
-    *) echo "unknown scenario: $scenario (many, steady, big, s3)" >&2; exit 2 ;;
+    verify) scenario_verify ;;
+    *) echo "unknown scenario: $scenario (many, steady, big, s3, verify)" >&2; exit 2 ;;
   esac
 done

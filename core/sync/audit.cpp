@@ -12,6 +12,7 @@
 #include "core/sync/inventory.hpp"
 #include "core/sync/ledger.hpp"
 #include "core/sync/limits.hpp"
+#include "core/sync/workers.hpp"
 #include "verify/errors.hpp"
 #include "verify/sshsig.hpp"
 
@@ -68,13 +69,29 @@ namespace {
 using detail::audit_context;
 using detail::noted;
 
+/// What the audit fetched of a version's signature: a stat when the policy is off (looked
+/// at, not read), else its bytes if present.
+struct fetched_signature {
+    std::optional<result<store::object_info>> present;
+    std::optional<result<std::optional<std::string>>> armored;
+};
+
+awaitable<fetched_signature> fetch_signature(audit_context& c, std::string key) {
+    fetched_signature out;
+    if (c.options.trust.policy == verify::signature_policy::off)
+        out.present = co_await c.repo.stat(key);
+    else
+        out.armored = co_await store::read_if_present(c.repo, key, verify::max_signature_bytes);
+    co_return out;
+}
+
 /// The version's signature under the audit's policy: its status, its signer, and a
 /// problem when the policy is not met.
-awaitable<void> check_signature(audit_context& c, version_audit& v, std::string const& folder,
-                                std::string const& record) {
+void check_signature(audit_context& c, version_audit& v, std::string const& folder, std::string const& record,
+                     fetched_signature const& fetched) {
     std::string key = folder + "version.json.sig";
-    if (c.options.trust.policy == verify::signature_policy::off) {
-        auto present = co_await c.repo.stat(key);
+    if (fetched.present) {
+        auto const& present = *fetched.present;
         if (!present && present.error().code != store::store_errc::not_found) {
             v.problems.push_back(noted(c, present.error()));
             v.signature = "unreadable";
@@ -84,14 +101,14 @@ awaitable<void> check_signature(audit_context& c, version_audit& v, std::string 
             if (present) // looked at, not read
                 v.files.push_back({key, file_role::signature, present->size, std::nullopt, file_voucher::observed});
         }
-        co_return;
+        return;
     }
-    auto armored = co_await store::read_if_present(c.repo, key, verify::max_signature_bytes);
+    auto const& armored = *fetched.armored;
     if (!armored) {
         v.problems.push_back(noted(c, armored.error()));
         v.signature = "unreadable";
         v.files.push_back({key, file_role::signature, std::nullopt, std::nullopt, file_voucher::computed, false});
-        co_return;
+        return;
     }
     std::optional<std::string_view> signature;
     if (*armored)
@@ -140,7 +157,28 @@ void summarise_trust(audit_context& c) {
 awaitable<std::optional<std::string>> audit_version(audit_context& c, version_audit& v) {
     std::string folder = "versions/" + v.id + "/";
     std::string key = folder + "version.json";
-    auto bytes = co_await store::read_all(c.repo, key, limits::version_json);
+    // version.json, expired.json and the signature at once: one round trip, not three,
+    // against a distant store (the signature is read even when expiry makes it moot).
+    std::optional<result<std::string>> read_record, read_expired;
+    fetched_signature signature;
+    std::size_t next_read = 0;
+    std::function<awaitable<void>()> reader = [&]() -> awaitable<void> {
+        while (next_read < 3) {
+            switch (next_read++) {
+            case 0:
+                read_record = co_await store::read_all(c.repo, key, limits::version_json);
+                break;
+            case 1:
+                read_expired = co_await store::read_all(c.repo, folder + "expired.json", limits::expired_json);
+                break;
+            default:
+                signature = co_await fetch_signature(c, folder + "version.json.sig");
+                break;
+            }
+        }
+    };
+    co_await run_workers(std::min<std::size_t>(std::max<std::size_t>(1, c.options.concurrency), 3), reader);
+    auto& bytes = *read_record;
     if (!bytes) {
         v.problems.push_back(noted(c, bytes.error()));
         v.files.push_back({key, file_role::version_json, std::nullopt, std::nullopt, file_voucher::computed, false});
@@ -157,7 +195,7 @@ awaitable<std::optional<std::string>> audit_version(audit_context& c, version_au
     if (auto same = fdl::check_record_folder(*record, v.id, key); !same)
         v.problems.push_back(same.error());
 
-    auto expired_bytes = co_await store::read_all(c.repo, folder + "expired.json", limits::expired_json);
+    auto& expired_bytes = *read_expired;
     if (expired_bytes) {
         v.files.push_back({folder + "expired.json", file_role::expired_json, expired_bytes->size(),
                            verify::sha256_of(*expired_bytes), file_voucher::computed});
@@ -175,7 +213,7 @@ awaitable<std::optional<std::string>> audit_version(audit_context& c, version_au
     if (v.withdrawn)
         v.signature = "not checked (withdrawn: its record was reduced)";
     else
-        co_await check_signature(c, v, folder, *bytes);
+        check_signature(c, v, folder, *bytes, signature);
     if (v.signer)
         v.files.front().vouched_by = file_voucher::signature; // version.json's entry
 

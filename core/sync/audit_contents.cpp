@@ -236,39 +236,68 @@ awaitable<void> audit_live_contents(audit_context& c, version_audit& v, std::str
         v.problems.push_back(make_error(sync_errc::missing_catalog, folder + "version.json: catalog: missing"));
     else if (!read_catalog) // the gate below checks size and digest while it copies
         co_await check_pinned(c, v, folder, *record.catalog, file_role::catalog, false, 0);
-    if (record.catalog) {
-        // DuckDB replays a .wal beside a catalog: readers would see another catalog.
-        std::string wal = folder + record.catalog->path + ".wal";
-        auto found = co_await c.repo.stat(wal);
-        if (found)
-            v.problems.push_back(make_error(catalog::catalog_errc::bad_catalog,
-                                            wal + ": a write-ahead log beside the frozen catalog, which readers "
-                                                  "would replay"));
-        else if (found.error().code != store::store_errc::not_found)
-            v.problems.push_back(noted(c, found.error()));
-    }
-    if (record.dataset) {
-        auto dataset =
-            co_await check_pinned(c, v, folder, *record.dataset, file_role::dataset_json, true, limits::dataset_json);
-        if (dataset)
-            if (auto parsed = fdl::parse_dataset(*dataset, folder + record.dataset->path); !parsed)
-                v.problems.push_back(parsed.error());
-    }
-    std::optional<fdl::files_index> index;
-    if (record.files) {
-        std::string files_key = folder + record.files->path;
-        auto files =
-            co_await check_pinned(c, v, folder, *record.files, file_role::files_json, true, limits::files_json);
-        if (files) {
-            auto parsed = fdl::parse_files_index(*files, files_key);
-            if (parsed)
-                index = std::move(*parsed);
-            else
-                v.problems.push_back(parsed.error());
+    // The reads below do not depend on each other: against a distant store they go at once
+    // (one round trip, not four). Each writes into a part of its own, merged afterwards in
+    // the order of a read at a time, so the report is the same.
+    version_audit wal_part, dataset_part, files_part, others_part;
+    std::optional<std::string> dataset, files;
+    std::vector<other_catalog> others;
+    std::size_t next_read = 0;
+    std::function<awaitable<void>()> reader = [&]() -> awaitable<void> {
+        while (next_read < 4) {
+            switch (next_read++) {
+            case 0:
+                if (record.catalog) {
+                    // DuckDB replays a .wal beside a catalog: readers would see another catalog.
+                    std::string wal = folder + record.catalog->path + ".wal";
+                    auto found = co_await c.repo.stat(wal);
+                    if (found)
+                        wal_part.problems.push_back(make_error(catalog::catalog_errc::bad_catalog,
+                                                               wal + ": a write-ahead log beside the frozen catalog, "
+                                                                     "which readers would replay"));
+                    else if (found.error().code != store::store_errc::not_found)
+                        wal_part.problems.push_back(noted(c, found.error()));
+                }
+                break;
+            case 1:
+                if (record.dataset)
+                    dataset = co_await check_pinned(c, dataset_part, folder, *record.dataset, file_role::dataset_json,
+                                                    true, limits::dataset_json);
+                break;
+            case 2:
+                if (record.files)
+                    files = co_await check_pinned(c, files_part, folder, *record.files, file_role::files_json, true,
+                                                  limits::files_json);
+                break;
+            default:
+                if (read_catalog)
+                    others = co_await other_catalogs(c, others_part, folder);
+                break;
+            }
         }
+    };
+    co_await run_workers(std::min<std::size_t>(std::max<std::size_t>(1, c.options.concurrency), 4), reader);
+    auto merge = [&](version_audit& part) {
+        v.problems.insert(v.problems.end(), part.problems.begin(), part.problems.end());
+        v.files.insert(v.files.end(), part.files.begin(), part.files.end());
+    };
+    merge(wal_part);
+    merge(dataset_part);
+    if (dataset)
+        if (auto parsed = fdl::parse_dataset(*dataset, folder + record.dataset->path); !parsed)
+            v.problems.push_back(parsed.error());
+    merge(files_part);
+    std::optional<fdl::files_index> index;
+    if (files) {
+        std::string files_key = folder + record.files->path;
+        auto parsed = fdl::parse_files_index(*files, files_key);
+        if (parsed)
+            index = std::move(*parsed);
+        else
+            v.problems.push_back(parsed.error());
     }
+    merge(others_part);
     if (read_catalog) {
-        auto others = co_await other_catalogs(c, v, folder);
         bool scratch_failed = false;
         fdl::files_index const* checked_index = index ? &*index : nullptr;
         auto verdict = co_await check_version_catalogs(c.repo, folder, record, checked_index, others, c.scratch,

@@ -416,3 +416,47 @@ TEST_CASE("where the repository cannot list, the audit overlaps its stats of dat
     CHECK(tip.problems[0].message.find(paths[5] + ": size is") != std::string::npos);
     CHECK(tip.problems[1].message.find(paths[19] + ": missing") != std::string::npos);
 }
+
+TEST_CASE("a version's own reads overlap too: version.json, expired.json, the signature, dataset.json, files.json") {
+    // One data file per version: whatever overlaps is the version's own files, read at
+    // once rather than one round trip each against a distant store.
+    temp_dir tmp;
+    publisher origin(tmp / "origin");
+    std::vector<std::string> ids;
+    std::optional<std::string> parent;
+    for (int v = 0; v < 4; ++v) {
+        version_options options;
+        options.parent = parent;
+        options.data_files = {"main/t/ducklake-" + std::to_string(v) + ".parquet"};
+        origin.add_data_file(options.data_files.front(), "bytes of " + std::to_string(v));
+        parent = origin.add_version(options);
+        ids.push_back(*parent);
+    }
+    origin.set_branch("main", *parent);
+    origin.set_head("main");
+    origin.write_refs_json();
+    origin.expire(ids[0], false);
+    origin.expire(ids[1], true);
+    // Problems, so that their order in the report is compared too.
+    write_file(tmp / "origin" / "versions" / ids[2] / "ducklake.duckdb.wal", "a log");
+    write_file(tmp / "origin" / "versions" / ids[3] / "dataset.json", "{\"changed\": true}");
+    auto repo = open_folder(tmp / "origin", false);
+
+    in_flight_store one_at_a_time(*repo);
+    auto serial = audit_with(one_at_a_time, 1);
+    CHECK(one_at_a_time.most_in_flight == 1);
+    in_flight_store overlapped(*repo);
+    auto parallel = audit_with(overlapped, 8);
+    CHECK(overlapped.most_in_flight >= 3);
+    CHECK(overlapped.most_in_flight <= 8);
+    CHECK(overlapped.requests == one_at_a_time.requests);
+
+    CHECK(rendered(parallel) == rendered(serial));
+    CHECK(serial.exit_code() == 1);
+    REQUIRE(serial.versions.size() == 4);
+    CHECK(has_problem(serial.versions[0], "dataset.json"));
+    CHECK(has_problem(serial.versions[1], "ducklake.duckdb.wal"));
+    CHECK(serial.versions[2].withdrawn);
+    CHECK(serial.versions[3].expired);
+    CHECK_FALSE(serial.versions[3].withdrawn);
+}
