@@ -29,7 +29,7 @@ awaitable<memory_budget::grant> memory_budget::acquire(std::uint64_t bytes) {
     if (!me.granted) {
         std::erase(queue_, &me);
         grant_waiters(); // the head of the queue may have been the one waiting
-        throw boost::system::system_error(net::error::operation_aborted, "waiting for memory");
+        throw boost::system::system_error(net::error::operation_aborted, "waiting for its turn");
     }
     co_return grant(this, me.bytes);
 }

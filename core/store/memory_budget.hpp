@@ -2,7 +2,8 @@
 // One budget of bytes for a whole process (the daemon's or a command's `memory_limit`):
 // the buffers that data in flight needs (S3 parts, the look-ahead of passes) are granted
 // from it, and work that finds it spent waits for bytes to come back instead of
-// allocating past it. Used on one I/O thread (every pass runs there).
+// allocating past it. Used on one I/O thread (every pass runs there). Counted in units,
+// it also caps transfers and passes (sync::transfer_slots: one unit a slot).
 
 #include "core/net.hpp"
 

@@ -1,54 +1,38 @@
 #pragma once
-// A cap on transfers in flight shared by several passes: the daemon's max_transfers, so
-// that many repositories polled at once do not open thousands of connections. Used on
-// one I/O thread (every pass runs there).
+// A cap on transfers in flight shared by several passes (the daemon's max_transfers), and
+// on passes running at once (max_passes), so that many repositories polled at once do not
+// open thousands of connections or hold the memory of every pass: a budget of `count`
+// slots, granted first come first served (store::memory_budget, with one unit a slot).
+// Used on one I/O thread (every pass runs there).
 
 #include "core/net.hpp"
+#include "core/store/memory_budget.hpp"
 
 #include <cstddef>
-#include <deque>
 
 namespace mirror::sync {
 
 class transfer_slots {
 public:
-    explicit transfer_slots(std::size_t count) : capacity_(count == 0 ? 1 : count) {}
+    explicit transfer_slots(std::size_t count) : slots_(count == 0 ? 1 : count) {}
     transfer_slots(transfer_slots const&) = delete;
     transfer_slots& operator=(transfer_slots const&) = delete;
 
-    /// A slot held until it is destroyed.
-    class slot {
-    public:
-        explicit slot(transfer_slots* owner) : owner_(owner) {}
-        slot(slot&& other) noexcept : owner_(other.owner_) { other.owner_ = nullptr; }
-        slot& operator=(slot&&) = delete;
-        ~slot() {
-            if (owner_ != nullptr)
-                owner_->release();
-        }
-
-    private:
-        transfer_slots* owner_;
-    };
+    /// A slot held until it is destroyed; a default-made one holds nothing.
+    using slot = store::memory_budget::grant;
 
     /// Waits, first come first served, for a free slot. Cancelling the waiting coroutine
     /// leaves the queue (operation_aborted is thrown, as by any cancelled operation).
-    awaitable<slot> acquire();
+    awaitable<slot> acquire() { return slots_.acquire(1); }
 
     /// Changes the cap (a reloaded configuration); slots held above it stay until freed.
-    void resize(std::size_t count);
+    void resize(std::size_t count) { slots_.resize(count == 0 ? 1 : count); }
 
-    std::size_t in_use() const { return in_use_; }
-    std::size_t waiting() const { return queue_.size(); }
+    std::size_t in_use() const { return static_cast<std::size_t>(slots_.in_use()); }
+    std::size_t waiting() const { return slots_.waiting(); }
 
 private:
-    struct waiter;
-    void release();
-    void grant();
-
-    std::size_t capacity_;
-    std::size_t in_use_ = 0;
-    std::deque<waiter*> queue_;
+    store::memory_budget slots_;
 };
 
 } // namespace mirror::sync
