@@ -34,9 +34,8 @@ awaitable<memory_budget::grant> memory_budget::acquire(std::uint64_t bytes) {
     co_return grant(this, me.bytes);
 }
 
-memory_budget::grant memory_budget::try_acquire(std::uint64_t bytes) {
-    bytes = std::min(bytes, capacity_);
-    if (!queue_.empty() || in_use_ + bytes > capacity_)
+memory_budget::grant memory_budget::try_acquire(std::uint64_t bytes, std::uint64_t ceiling) {
+    if (!queue_.empty() || in_use_ + bytes > std::min(ceiling, capacity_))
         return grant();
     take(bytes);
     return grant(this, bytes);

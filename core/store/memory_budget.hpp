@@ -52,9 +52,9 @@ public:
     /// the waiting coroutine leaves the queue (operation_aborted is thrown).
     awaitable<grant> acquire(std::uint64_t bytes);
 
-    /// Takes `bytes` (cut to the budget) now if they are free and nobody waits; an empty
-    /// grant otherwise.
-    grant try_acquire(std::uint64_t bytes);
+    /// Takes `bytes` now if nobody waits and, with them, no more than `ceiling` is in use;
+    /// an empty grant otherwise.
+    grant try_acquire(std::uint64_t bytes, std::uint64_t ceiling);
 
     /// Changes the budget (a reloaded configuration); grants above it stay until freed.
     void resize(std::uint64_t bytes);

@@ -105,8 +105,12 @@ public:
             if (!memory_ && buffer_.size() + bytes.size() > unbudgeted_bytes) {
                 // A buffer that grows past a small object's size holds memory for a while:
                 // it waits for the process's budget, then takes its full size at once (so
-                // that two half-filled buffers never wait for each other).
-                auto granted = co_await draw(settings.memory, limit);
+                // that two half-filled buffers never wait for each other), but never more
+                // than half the budget: versions gathered ahead may hold the other half
+                // (sync_pass.cpp, grant_memory).
+                std::uint64_t const ask =
+                    settings.memory ? std::min<std::uint64_t>(limit, settings.memory->capacity() / 2) : limit;
+                auto granted = co_await draw(settings.memory, ask);
                 memory_ = std::move(granted);
                 buffer_.reserve(limit);
             }

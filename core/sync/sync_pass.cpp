@@ -220,13 +220,17 @@ constexpr std::uint64_t unbudgeted_version_bytes = 64 * 1024;
 /// waiting while the budget is spent, except for the version the publisher takes next:
 /// that one never waits (what later versions hold cannot come back before it is
 /// published), so one version is always gathered ahead, as without a budget. A gatherer
-/// waiting is woken each time the publisher takes a version.
+/// waiting is woken each time the publisher takes a version. Versions gathered ahead take
+/// grants only while at most half the budget is in use, and an upload buffer asks at most
+/// half (s3_writer): so the uploads of the version being published always find room once
+/// other uploads end, whatever versions ahead hold.
 awaitable<void> grant_memory(pass& p, look_ahead& lane, std::size_t at, std::size_t me,
                              detail::gathered_version& gathered) {
     if (p.options.memory == nullptr || gathered.memory_bytes < unbudgeted_version_bytes)
         co_return;
-    while (!(gathered.memory = p.options.memory->try_acquire(gathered.memory_bytes)) && lane.publishing &&
-           lane.taking != at)
+    auto& budget = *p.options.memory;
+    while (!(gathered.memory = budget.try_acquire(gathered.memory_bytes, budget.capacity() / 2)) &&
+           lane.publishing && lane.taking != at)
         co_await wait_for(lane.wake_gatherer[me]);
 }
 
