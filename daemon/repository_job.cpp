@@ -245,7 +245,7 @@ awaitable<std::optional<sync::transfer_slots::slot>> take_slot(sync::transfer_sl
 
 awaitable<std::optional<sync::transfer_slots::slot>> repository_job::wait_for_pass_slot() {
     if (services_.passes == nullptr)
-        co_return sync::transfer_slots::slot(nullptr); // no cap
+        co_return sync::transfer_slots::slot(); // no cap
     std::optional<sync::transfer_slots::slot> taken;
     bool done = false;
     net::steady_timer until_done(services_.executor, net::steady_timer::time_point::max());
