@@ -43,8 +43,6 @@ public:
     awaitable<result<catalog::catalog_contents>> read(std::filesystem::path file, std::string key,
                                                       catalog::read_options options);
 
-    std::size_t threads() const { return readers_.size(); }
-
 private:
     std::filesystem::path parent_;
     std::filesystem::path root_; ///< made on the first make_folder()

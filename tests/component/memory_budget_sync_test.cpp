@@ -46,6 +46,13 @@ std::vector<std::string> publish_wide(std::filesystem::path const& root, int ver
     return ids;
 }
 
+/// One pass between two folders with `memory` as the process's budget.
+sync::sync_report sync_within(std::filesystem::path const& tmp, store::memory_budget& memory) {
+    sync::sync_options options;
+    options.memory = &memory;
+    return sync_folders(tmp / "origin", tmp / "mirror", options);
+}
+
 } // namespace
 
 TEST_CASE("versions gathered ahead hold grants of the memory budget, and a spent budget never stalls the pass") {
@@ -53,9 +60,7 @@ TEST_CASE("versions gathered ahead hold grants of the memory budget, and a spent
     auto ids = publish_wide(tmp / "origin", 5, 700);
     // Room for one version's lists at a time: the others wait, or go on as the next to publish.
     store::memory_budget memory(200 * 1024);
-    sync::sync_options options;
-    options.memory = &memory;
-    auto report = sync_folders(tmp / "origin", tmp / "mirror", options);
+    auto report = sync_within(tmp.path(), memory);
     INFO(describe(report));
     CHECK(report.exit_code() == 0);
     CHECK(report.published == ids);
@@ -69,9 +74,7 @@ TEST_CASE("a budget smaller than one version's lists still lets the pass publish
     temp_dir tmp;
     auto ids = publish_wide(tmp / "origin", 3, 700);
     store::memory_budget memory(1024); // less than any version holds
-    sync::sync_options options;
-    options.memory = &memory;
-    auto report = sync_folders(tmp / "origin", tmp / "mirror", options);
+    auto report = sync_within(tmp.path(), memory);
     INFO(describe(report));
     CHECK(report.exit_code() == 0);
     CHECK(report.published == ids);
