@@ -148,7 +148,9 @@ int run_sync_command(daemon::sync_command const& cmd) {
     store::memory_budget memory(cmd.memory_limit);
     auto network = store_options_of(cmd.network);
     network.memory = &memory;
-    auto origin = store::open_store(cmd.origin, store::store_role::origin, &pool, origin_options_of(cmd.network));
+    auto origin_options = origin_options_of(cmd.network);
+    origin_options.memory = &memory;
+    auto origin = store::open_store(cmd.origin, store::store_role::origin, &pool, origin_options);
     if (!origin) {
         daemon::print_error("origin: " + origin.error().message);
         return is_usage_problem(origin.error()) ? exit_usage : exit_io;

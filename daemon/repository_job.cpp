@@ -176,6 +176,7 @@ bool repository_job::open_stores(std::string& problem) {
         auto options = store_options_for(*cfg_, r.origin, *services_.throttles);
         auto limits = std::move(options.limits);
         options.observer = services_.stats->request_observer(name_, "origin");
+        options.memory = services_.memory;
         auto opened = store::open_store(r.origin, store::store_role::origin, services_.pool, options);
         if (!opened) {
             problem = "origin: " + opened.error().message;

@@ -7,6 +7,7 @@
 #include "core/http/status.hpp"
 #include "core/http/url.hpp"
 #include "core/net.hpp"
+#include "core/store/memory_budget.hpp"
 #include "core/store/request_observer.hpp"
 #include "core/store/store.hpp"
 #include "verify/error.hpp"
@@ -56,7 +57,16 @@ struct client_settings {
     /// Told of every exchange (each attempt, redirect and resumed read) when set; see
     /// client::exchange.
     std::shared_ptr<store::request_observer> observer;
+    /// The process's memory budget, when there is one: a body's read buffers past
+    /// small_read_chunk are granted from it (see run_exchange), so that many transfers at
+    /// once stay inside it. Must outlive the client.
+    store::memory_budget* memory = nullptr;
 };
+
+/// What a body is read in when the budget has no room for full-size buffers (and for
+/// bodies this small in any case): kept outside the budget, as the floor every transfer
+/// needs to make progress.
+inline constexpr std::size_t small_read_chunk = 16 * 1024;
 
 struct request {
     std::string method = "GET";

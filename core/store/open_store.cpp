@@ -36,6 +36,7 @@ result<std::unique_ptr<store>> open_unthrottled(std::string_view location, store
             settings.client.user_agent = user_agent();
             settings.client.observer = options.observer;
             settings.client.redirect_hosts = options.redirect_hosts;
+            settings.client.memory = options.memory;
             auto opened = http_store::open(location, std::move(settings));
             if (!opened)
                 return opened.error();
@@ -55,6 +56,7 @@ result<std::unique_ptr<store>> open_unthrottled(std::string_view location, store
             if (options.part_bytes)
                 settings.part_bytes = *options.part_bytes;
             settings.memory = options.memory;
+            settings.client.memory = options.memory;
             auto opened = s3_store::open(location, std::move(settings));
             if (!opened)
                 return opened.error();

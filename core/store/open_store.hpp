@@ -34,8 +34,8 @@ struct store_options {
     /// S3 uploads: objects this large go in parts of part_bytes (s3_store_settings' defaults when unset).
     std::optional<std::size_t> multipart_threshold;
     std::optional<std::size_t> part_bytes;
-    /// The process's memory budget, which S3 upload buffers draw on; null: none. It must
-    /// outlive the store.
+    /// The process's memory budget, which S3 upload buffers and HTTP(S) and S3 read
+    /// buffers draw on; null: none. It must outlive the store.
     memory_budget* memory = nullptr;
     /// http(s):// origins: hosts ("host" or "host:port") besides the origin's own that its
     /// redirects may lead to (core/http/redirects.hpp); none by default.

@@ -111,6 +111,74 @@ TEST_CASE_FIXTURE(https_origin, "an https origin served by nginx mirrors complet
     CHECK(!audit.fatal);
 }
 
+namespace {
+
+/// Collects a body and notes, at each delivered chunk, the chunk's size and what the
+/// budget had granted then.
+class budget_watching_sink final : public store::byte_sink {
+public:
+    explicit budget_watching_sink(store::memory_budget const& budget) : budget_(budget) {}
+    awaitable<result<void>> write(std::span<std::byte const> bytes) override {
+        text.append(reinterpret_cast<char const*>(bytes.data()), bytes.size());
+        largest_chunk = std::max(largest_chunk, bytes.size());
+        most_granted = std::max(most_granted, budget_.in_use());
+        co_return result<void>();
+    }
+    std::string text;
+    std::size_t largest_chunk = 0;
+    std::uint64_t most_granted = 0;
+
+private:
+    store::memory_budget const& budget_;
+};
+
+/// Reads `key` through a store opened on `budget`, for the sink's notes.
+result<void> read_within(https_origin& fixture, store::memory_budget& budget, std::string const& key,
+                         budget_watching_sink& sink) {
+    auto options = fixture.trusting();
+    options.memory = &budget;
+    auto from = fixture.open(options);
+    return fixture.run_on([&]() -> awaitable<result<void>> { co_return co_await from->read(key, sink); }());
+}
+
+} // namespace
+
+TEST_CASE_FIXTURE(https_origin, "a body's read buffers are granted from the memory budget, and a spent budget reads in small chunks") {
+    std::string big(3 * 1024 * 1024 + 17, '\0');
+    for (std::size_t i = 0; i < big.size(); ++i)
+        big[i] = static_cast<char>(i * 7 + i / 4096);
+    write_file(tmp / "origin" / "big.bin", big);
+
+    SUBCASE("room in the budget: full chunks, their buffers granted while the body streams") {
+        store::memory_budget budget(64 * 1024 * 1024);
+        budget_watching_sink sink(budget);
+        auto done = read_within(*this, budget, "big.bin", sink);
+        REQUIRE_MESSAGE(done.has_value(), (done ? "" : done.error().message));
+        CHECK(sink.text == big);
+        CHECK(sink.largest_chunk == 256 * 1024);
+        CHECK(sink.most_granted == 2 * 256 * 1024); // the chunk and the connection's buffer
+        CHECK(budget.in_use() == 0);               // given back with the answer
+    }
+    SUBCASE("a budget without room: the body still arrives whole, in small chunks, nothing granted") {
+        store::memory_budget budget(512 * 1024); // half of it is less than the two buffers
+        budget_watching_sink sink(budget);
+        auto done = read_within(*this, budget, "big.bin", sink);
+        REQUIRE_MESSAGE(done.has_value(), (done ? "" : done.error().message));
+        CHECK(sink.text == big);
+        CHECK(sink.largest_chunk <= http::small_read_chunk);
+        CHECK(budget.peak() == 0);
+    }
+    SUBCASE("a small body never asks the budget") {
+        write_file(tmp / "origin" / "small.bin", big.substr(0, 9000));
+        store::memory_budget budget(64 * 1024 * 1024);
+        budget_watching_sink sink(budget);
+        auto done = read_within(*this, budget, "small.bin", sink);
+        REQUIRE(done.has_value());
+        CHECK(sink.text == big.substr(0, 9000));
+        CHECK(budget.peak() == 0);
+    }
+}
+
 TEST_CASE_FIXTURE(https_origin, "an unchanged origin costs 3 conditional requests a quick pass, and one per file a recheck") {
     auto opened = store::http_store::open(nginx.url(), {.client = {.ca_bundle = tls.ca_cert}});
     REQUIRE(opened.has_value());

@@ -221,6 +221,7 @@ TEST_CASE_TEMPLATE("uploads wait for the memory budget: never more buffers than 
     with_budget.part_bytes = with_budget.multipart_threshold = part;
     with_budget.parallel_parts = 3;
     with_budget.memory = &memory;
+    with_budget.client.memory = &memory; // as open_store sets it: reads draw on it too
     auto opened = store::s3_store::open(f.url("mirror", "budget/"), with_budget);
     REQUIRE(opened.has_value());
     auto& budgeted = **opened;
@@ -266,6 +267,23 @@ TEST_CASE_TEMPLATE("uploads wait for the memory budget: never more buffers than 
         REQUIRE(back.has_value());
         CHECK(*back == objects[i]);
     }
+    // A GET's read buffers are granted while its body streams, and given back.
+    struct watching_sink final : store::byte_sink {
+        store::memory_budget const* budget = nullptr;
+        std::uint64_t most_granted = 0;
+        std::uint64_t bytes = 0;
+        awaitable<result<void>> write(std::span<std::byte const> chunk) override {
+            most_granted = std::max(most_granted, budget->in_use());
+            bytes += chunk.size();
+            co_return result<void>();
+        }
+    } sink;
+    sink.budget = &memory;
+    auto read = f.run_on([&]() -> awaitable<result<void>> { co_return co_await budgeted.read("o0", sink); }());
+    REQUIRE(read.has_value());
+    CHECK(sink.bytes == objects[0].size());
+    CHECK(sink.most_granted == 2 * 256 * 1024);
+    CHECK(memory.in_use() == 0);
 }
 
 TEST_CASE_TEMPLATE("wrong credentials are access denied, and the secret is never in the message", S, on_s3rver, on_rgw) {
