@@ -44,8 +44,11 @@ struct sync_command {
     std::size_t concurrency = default_concurrency;
     std::size_t max_refs = 10'000;         ///< --max-refs: origin refs taken, by name order
     std::size_t max_ref_name_length = 255; ///< --max-ref-name-length: longer names are refused (bytes)
-    /// --memory-limit: S3 upload buffers wait for room within this (the daemon's default).
-    std::uint64_t memory_limit = std::uint64_t{256} << 20;
+    /// --memory-limit: the catalog reader's DuckDB and the buffers of data in flight share
+    /// it (split_memory_limit). Smaller than the daemon's default, which serves every
+    /// repository at once: one repository's S3 uploads at --concurrency 16 go as fast with
+    /// three parts in flight as with twelve (docs/benchmarks.md).
+    std::uint64_t memory_limit = std::uint64_t{64} << 20;
 };
 
 struct verify_command {

@@ -18,7 +18,7 @@ constexpr char const* sync_options = R"(sync options:
   --max-refs N                   take at most N of the origin's refs, by name (default 10000); the
                                  rest are refused and reported
   --max-ref-name-length N        refuse ref names longer than N bytes (default 255)
-  --memory-limit SIZE            S3 upload buffers wait within SIZE (default 256MiB)
+  --memory-limit SIZE            DuckDB and buffers in flight stay within SIZE (default 64MiB)
 )";
 
 constexpr char const* verify_options = R"(verify options:

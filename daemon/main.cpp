@@ -6,6 +6,7 @@
 #include "daemon/cli.hpp"
 #include "daemon/configured_audit.hpp"
 #include "daemon/mirror_lock.hpp"
+#include "daemon/pass_setup.hpp"
 #include "daemon/progress.hpp"
 #include "daemon/report_output.hpp"
 #include "daemon/service.hpp"
@@ -145,7 +146,8 @@ int run_sync_command(daemon::sync_command const& cmd) {
     // stores that use them (an HTTP store keeps connections), so destroyed after them.
     net::io_context io(1);
     store::blocking_pool pool(std::clamp<std::size_t>(cmd.concurrency, 2, 8));
-    store::memory_budget memory(cmd.memory_limit);
+    auto const memory_shares = daemon::split_memory_limit(cmd.memory_limit);
+    store::memory_budget memory(memory_shares.transfers);
     auto network = store_options_of(cmd.network);
     network.memory = &memory;
     auto origin_options = origin_options_of(cmd.network);
@@ -172,6 +174,7 @@ int run_sync_command(daemon::sync_command const& cmd) {
     options.recheck_published = !cmd.quick;
     options.refs = {cmd.max_refs, cmd.max_ref_name_length};
     options.memory = &memory;
+    options.catalogs.memory_limit = daemon::duckdb_memory_limit(memory_shares.duckdb);
     // One pass at a time per folder mirror; the lock lives until the pass is over. Taken
     // once the mirror is known to hold this repository: another one gets nothing written.
     std::optional<daemon::mirror_lock> lock;

@@ -117,6 +117,11 @@ std::string duckdb_memory_limit(std::uint64_t bytes) {
     return std::to_string(std::max<std::uint64_t>(bytes / 1000, 1)) + "KB";
 }
 
+memory_split split_memory_limit(std::uint64_t limit) {
+    std::uint64_t const duckdb = std::max<std::uint64_t>(limit / 4, std::uint64_t{16} << 20);
+    return {duckdb, limit > duckdb ? limit - duckdb : limit / 2};
+}
+
 sync::catalog_settings catalog_settings_of(config::daemon_config const& cfg) {
     sync::catalog_settings out;
     if (cfg.catalogs.scratch_dir)

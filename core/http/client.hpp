@@ -66,7 +66,7 @@ struct client_settings {
 /// What a body is read in when the budget has no room for full-size buffers (and for
 /// bodies this small in any case): kept outside the budget, as the floor every transfer
 /// needs to make progress.
-inline constexpr std::size_t small_read_chunk = 16 * 1024;
+inline constexpr std::size_t small_read_chunk = 64 * 1024;
 
 struct request {
     std::string method = "GET";

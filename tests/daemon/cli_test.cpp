@@ -133,6 +133,7 @@ TEST_CASE("--concurrency takes a count from 1 to 1024, for sync and verify alike
           std::string::npos);
     // Not given: sync's default, and verify's unset (the command's default, or the configuration's).
     CHECK(parsed_as<sync_command>(parse_command_line({"sync", "a", "b"}))->concurrency == default_concurrency);
+    CHECK(parsed_as<sync_command>(parse_command_line({"sync", "a", "b"}))->memory_limit == std::uint64_t{64} << 20);
     CHECK_FALSE(parsed_as<verify_command>(parse_command_line({"verify", "r"}))->concurrency);
     CHECK(command_help_text("verify").find("--concurrency") != std::string::npos);
 }

@@ -144,6 +144,19 @@ TEST_CASE("trusted keys are read from the repository's allowed_signers file, and
 TEST_CASE("catalog limits reach the engine, DuckDB's memory limit in its own units") {
     CHECK(daemon::duckdb_memory_limit(512ull * 1024 * 1024) == "536870KB");
     CHECK(daemon::duckdb_memory_limit(10) == "1KB");
+}
+
+TEST_CASE("sync's memory limit gives DuckDB a quarter, at least 16 MiB, and the transfers the rest") {
+    constexpr std::uint64_t mib = 1024 * 1024;
+    auto split = daemon::split_memory_limit(64 * mib); // sync's default
+    CHECK(split.duckdb == 16 * mib);
+    CHECK(split.transfers == 48 * mib);
+    split = daemon::split_memory_limit(1024 * mib);
+    CHECK(split.duckdb == 256 * mib);
+    CHECK(split.transfers == 768 * mib);
+    split = daemon::split_memory_limit(16 * mib); // the least --memory-limit takes
+    CHECK(split.duckdb == 16 * mib);
+    CHECK(split.transfers == 8 * mib);
     auto cfg = parsed(two_stores + "catalogs: { max_bytes: 2GiB, time_limit: 90s, scratch_dir: /var/tmp }\n");
     auto catalogs = daemon::catalog_settings_of(cfg);
     CHECK(catalogs.max_bytes == 2ull * 1024 * 1024 * 1024);
