@@ -11,10 +11,15 @@
 #   (e) the tree of (c), Ceph RGW -> Ceph RGW (scripts/deps/rgw/start-rgw.sh; rclone with
 #       --s3-provider Ceph);
 #   (f) the repository of (a), nginx -> Ceph RGW.
+# In (a) and (b) two more peers run beside rclone: rclone followed by `sha256sum` of every
+# file it copied (what a user runs to get verified copies), and in (b) the machine's floor
+# for the large files: each fetched by its own `curl` piped into `openssl dgst -sha256`,
+# all at once.
 # The tools run interleaved round by round, in rotating order, into fresh destinations,
 # after one untimed warm-up of each. Prints per-round times, medians, fdl-mirror's ratio to
-# rclone (target <= 0.80 on each), peak RSS (target < 64 MiB in (b)) and request counts
-# (target <= 3 for the quick poll).
+# rclone (issue 5's target <= 0.80 on each; issue 16's: <= 1.5 x rclone and <= 0.5 x rclone
+# + sha256sum in (a) and (b), and the large files of (b) at >= 90 % of the floor), peak RSS
+# (target < 64 MiB in (b)) and request counts (target <= 3 for the quick poll).
 #
 #   bench/network_bench.sh [ROUNDS]        (default 3; needs a build, rclone, nginx, s3rver: scripts/setup)
 #   BENCH_DIR=/path BENCH_CONCURRENCY=8 BENCH_S3_SMALL_FILES=1000 BENCH_SCENARIOS="a b c e f" ... to change it.
@@ -43,7 +48,7 @@ s3_small_files=${BENCH_S3_SMALL_FILES:-$small_files}
 for tool in "$fdl_mirror" "$publisher"; do
   [ -x "$tool" ] || { echo "missing $tool: run scripts/setup" >&2; exit 2; }
 done
-for tool in rclone nginx node curl python3 /usr/bin/time; do
+for tool in rclone nginx node curl openssl sha256sum python3 /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "missing $tool: run scripts/setup" >&2; exit 2; }
 done
 [ -f "$s3rver_cli" ] || { echo "missing $s3rver_cli: run scripts/setup" >&2; exit 2; }
@@ -149,6 +154,12 @@ start_nginx
 http_base=http://127.0.0.1:$port
 echo "nginx (2 workers) on $http_base/, root $www"
 requests() { wc -l <"$ngx/access.log"; }
+large_urls=()
+if has b; then
+  while IFS= read -r file; do
+    large_urls+=("$http_base/b/${file#"$www/b/"}")
+  done < <(find "$www/b/data" -type f -size "${large_bytes}c" | sort)
+fi
 
 # --- s3rver --------------------------------------------------------------------------------
 # rclone 1.60's AWS SDK refuses AWS_CA_BUNDLE outright (an unsupported transport); neither
@@ -241,6 +252,19 @@ run_tool() { # run_tool SCENARIO TOOL [warmup]
       run_timed "$name" "$bench_dir/dest-$scenario-rclone" \
         "${rclone_env[@]}" rclone copy --http-url "$http_base/$scenario/" :http: "$bench_dir/dest-$scenario-rclone" \
         --transfers "$concurrency" --checkers "$concurrency" ;;
+    a-rclone-sha | b-rclone-sha)
+      # rclone, then the digests it does not compute: every copied file through sha256sum,
+      # as many at once as there are cores.
+      run_timed "$name" "$bench_dir/dest-$scenario-rsha" "${rclone_env[@]}" bash -c \
+        'rclone copy --http-url "$1" :http: "$2" --transfers "$3" --checkers "$3" &&
+         find "$2" -type f -print0 | xargs -0 -n 64 -P "$(nproc)" sha256sum >/dev/null' \
+        rclone-sha "$http_base/$scenario/" "$bench_dir/dest-$scenario-rsha" "$concurrency" ;;
+    b-floor)
+      # The large files only, each by its own curl into openssl, all at once; nothing written.
+      run_timed "$name" "" bash -c \
+        'pids=(); for url in "$@"; do (set -o pipefail; curl -sf "$url" | openssl dgst -sha256 >/dev/null) & pids+=($!); done
+         for pid in "${pids[@]}"; do wait "$pid" || exit 1; done' \
+        floor "${large_urls[@]}" ;;
     c-fdl-mirror)
       # A fresh bucket for each run, so that no run lists what an earlier one wrote.
       s3_run=$((s3_run + 1))
@@ -314,18 +338,24 @@ compare_trees() { # compare_trees SCENARIO
 timed_scenarios=$(for s in $scenarios; do [ "$s" = d ] || echo "$s"; done | xargs)
 echo "concurrency $concurrency; scenarios: $timed_scenarios; $rounds rounds"
 # One untimed run of each tool first: tmpfs pays for its first writes, the servers warm up.
+tools_of() { # the tools that run in SCENARIO
+  case $1 in
+    a) echo "fdl-mirror rclone rclone-sha" ;;
+    b) echo "fdl-mirror rclone rclone-sha floor" ;;
+    *) echo "fdl-mirror rclone" ;;
+  esac
+}
 for scenario in $timed_scenarios; do
-  run_tool "$scenario" fdl-mirror warmup
-  run_tool "$scenario" rclone warmup
+  for tool in $(tools_of "$scenario"); do
+    run_tool "$scenario" "$tool" warmup
+  done
 done
 
 for round in $(seq "$rounds"); do
   # Rotate who goes first, so no tool always follows the same one.
-  case $((round % 2)) in
-    1) order="fdl-mirror rclone" ;;
-    0) order="rclone fdl-mirror" ;;
-  esac
   for scenario in $timed_scenarios; do
+    order=$(tools_of "$scenario")
+    [ $((round % 2)) -eq 1 ] || order=$(tr ' ' '\n' <<<"$order" | tac | xargs)
     for tool in $order; do
       run_tool "$scenario" "$tool"
     done
@@ -336,9 +366,17 @@ for round in $(seq "$rounds"); do
       *) extra=", requests $fr / $rr" ;;
     esac
     echo "round $round ($scenario): fdl-mirror $fs s, rclone $rs s; CPU $fc / $rc s; peak RSS $((fk / 1024)) / $((rk / 1024)) MiB$extra"
+    if [ -f "$bench_dir/$scenario-rclone-sha.last" ]; then
+      read -r hs hk hc hr <"$bench_dir/$scenario-rclone-sha.last"
+      echo "    rclone + sha256sum $hs s, CPU $hc s"
+    fi
+    if [ -f "$bench_dir/$scenario-floor.last" ]; then
+      read -r ls lk lc lr <"$bench_dir/$scenario-floor.last"
+      echo "    floor (curl | openssl dgst -sha256, the large files) $ls s, CPU $lc s"
+    fi
     [ "$round" -ne 1 ] || compare_trees "$scenario"
     # Keep tmpfs small: (b) holds a GiB per destination.
-    case $scenario in c | e | f) ;; *) rm -rf "$bench_dir/dest-$scenario-fdl" "$bench_dir/dest-$scenario-rclone" ;; esac
+    case $scenario in c | e | f) ;; *) rm -rf "$bench_dir/dest-$scenario-fdl" "$bench_dir/dest-$scenario-rclone" "$bench_dir/dest-$scenario-rsha" ;; esac
   done
 done
 
@@ -377,8 +415,20 @@ for scenario in $timed_scenarios; do
     printf "    fdl-mirror %.2f s, rclone %.2f s: fdl-mirror / rclone = %.2f (target <= 0.80: %s)\n", f, r, f/r, (f/r <= 0.8 ? "met" : "NOT met")
     printf "    CPU (user + system, median): fdl-mirror %.2f s, rclone %.2f s\n", fc, rc
     printf "    peak RSS: fdl-mirror %.1f MiB, rclone %.1f MiB\n", fk/1024, rk/1024 }'
+  if [ "$scenario" = a ] || [ "$scenario" = b ]; then
+    h=$(cut -d' ' -f1 "$bench_dir/$scenario-rclone-sha.times" | median)
+    hc=$(cut -d' ' -f3 "$bench_dir/$scenario-rclone-sha.times" | median)
+    awk -v f="$f" -v r="$r" -v h="$h" -v hc="$hc" 'BEGIN {
+      printf "    fdl-mirror / rclone = %.2f (issue 16 target <= 1.5: %s)\n", f/r, (f/r <= 1.5 ? "met" : "NOT met")
+      printf "    rclone + sha256sum %.2f s (CPU %.2f s): fdl-mirror / it = %.2f (target <= 0.5: %s)\n", h, hc, f/h, (f/h <= 0.5 ? "met" : "NOT met") }'
+  fi
   if [ "$scenario" = b ]; then
     awk -v k="$fk" 'BEGIN {printf "    fdl-mirror peak RSS %.1f MiB (target < 64 MiB: %s)\n", k/1024, (k < 65536 ? "met" : "NOT met")}'
+    l=$(cut -d' ' -f1 "$bench_dir/b-floor.times" | median)
+    lc=$(cut -d' ' -f3 "$bench_dir/b-floor.times" | median)
+    awk -v f="$f" -v l="$l" -v lc="$lc" -v n="${#large_urls[@]}" 'BEGIN {
+      printf "    floor: %d large files by curl | openssl dgst -sha256, %.2f s (CPU %.2f s, the servers aside)\n", n, l, lc
+      printf "    fdl-mirror at %.0f %% of the floor, the whole repository against the large files alone (target >= 90 %%: %s)\n", 100*l/f, (l/f >= 0.9 ? "met" : "NOT met") }'
   fi
   if [ "$scenario" != c ] && [ "$scenario" != e ]; then
     echo "    requests per run: fdl-mirror $(cut -d' ' -f4 "$bench_dir/$scenario-fdl-mirror.times" | median), rclone $(cut -d' ' -f4 "$bench_dir/$scenario-rclone.times" | median)"

@@ -26,7 +26,10 @@
 #
 # Environment: FDL_MIRROR_BUILD_DIR (build), BENCH_DIR (/dev/shm/fdl-mirror-scale),
 # MAX_PASSES, THREADS and READERS (the daemon's max_passes, threads and catalogs.readers;
-# unset: its defaults).
+# unset: its defaults); ALLOCATORS (default: glibc), the allocators to run every scenario
+# under, side by side: glibc (the default), glibc-tuned (MALLOC_ARENA_MAX=2 and a fixed
+# mmap threshold of 256 KiB, as mallopt would set them) and mimalloc (Debian's
+# libmimalloc2.0 through LD_PRELOAD; skipped with a note when it is not installed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${FDL_MIRROR_BUILD_DIR:-build}
@@ -47,6 +50,21 @@ cleanup() {
 trap cleanup EXIT
 
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+
+mimalloc_library=/usr/lib/x86_64-linux-gnu/libmimalloc.so.2
+# alloc: the env prefix that runs a command under the current allocator ($allocator).
+alloc=(env)
+use_allocator() {
+  allocator=$1
+  case $1 in
+    glibc) alloc=(env) ;;
+    glibc-tuned) alloc=(env MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=262144) ;;
+    mimalloc)
+      [ -e "$mimalloc_library" ] || { echo "mimalloc: $mimalloc_library is not installed (apt-get install libmimalloc2.0)"; return 1; }
+      alloc=(env LD_PRELOAD=$mimalloc_library) ;;
+    *) echo "unknown allocator: $1 (glibc, glibc-tuned, mimalloc)" >&2; exit 2 ;;
+  esac
+}
 
 # config_for N ORIGIN_TEMPLATE: copies ORIGIN_TEMPLATE to N origins, writes a daemon
 # configuration mirroring each into its own folder, prints the configuration's path.
@@ -72,7 +90,7 @@ config_for() {
 
 # start_daemon CONFIG: runs the daemon in the background; sets daemon_pid and metrics_url.
 start_daemon() {
-  "$fdl_mirror" run --config "$1" 2>"$bench_dir/daemon.log" &
+  "${alloc[@]}" "$fdl_mirror" run --config "$1" 2>"$bench_dir/daemon.log" &
   daemon_pid=$!
   local port= tries=0
   until [ -n "$port" ]; do
@@ -112,11 +130,12 @@ scenario_many() {
     passed=$(passed_repositories)
     sleep 0.05
   done
-  local took peak
+  local took peak cpu
   took=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
   peak=$(proc_field VmHWM)
+  cpu=$(awk -v t="$(cpu_ticks)" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", t / hz }')
   stop_daemon
-  echo "all $repos repositories passed in $took s"
+  echo "all $repos repositories passed in $took s (the daemon's CPU: $cpu s)"
   echo "peak RSS: $(mib "$peak") MiB (target: <= 160 MiB)"
   echo "peak threads: $peak_threads (target: <= the configured pool)"
 }
@@ -149,10 +168,14 @@ scenario_steady() {
 timed() {
   local name=$1
   shift
-  /usr/bin/time -f "%e %M" -o "$bench_dir/timed" "$@" >/dev/null
-  local k
-  read -r s k <"$bench_dir/timed" # s: the seconds, kept for the caller
-  printf '  %-28s %7.2f s  peak RSS %6.1f MiB\n' "$name" "$s" "$(mib "$k")"
+  if ! /usr/bin/time -f "%e %U %S %M" -o "$bench_dir/timed" "${alloc[@]}" "$@" >"$bench_dir/timed.out" 2>&1; then
+    echo "  $name: FAILED ($(tail -1 "$bench_dir/timed"))" >&2
+    tail -5 "$bench_dir/timed.out" >&2
+    exit 1
+  fi
+  local k user sys
+  read -r s user sys k <"$bench_dir/timed" # s: the seconds, kept for the caller
+  printf '  %-28s %7.2f s  CPU %6.2f s  peak RSS %6.1f MiB\n' "$name" "$s" "$(awk -v u="$user" -v y="$sys" 'BEGIN { print u + y }')" "$(mib "$k")"
 }
 
 big_round() {
@@ -226,12 +249,17 @@ scenario_s3() {
 
 echo "fdl-mirror scale benchmark on $(nproc) cores, $(date -u +%Y-%m-%d)"
 for scenario in "${scenarios[@]}"; do
-  case $scenario in
-    many) scenario_many ;;
-    steady) scenario_steady ;;
-    big) scenario_big ;;
-    s3) scenario_s3 ;;
-    verify) scenario_verify ;;
-    *) echo "unknown scenario: $scenario (many, steady, big, s3, verify)" >&2; exit 2 ;;
-  esac
+  for allocator in ${ALLOCATORS:-glibc}; do
+    use_allocator "$allocator" || continue
+    echo "-- allocator: $allocator"
+    find "$bench_dir" -mindepth 1 -delete # each run starts from nothing
+    case $scenario in
+      many) scenario_many ;;
+      steady) scenario_steady ;;
+      big) scenario_big ;;
+      s3) scenario_s3 ;;
+      verify) scenario_verify ;;
+      *) echo "unknown scenario: $scenario (many, steady, big, s3, verify)" >&2; exit 2 ;;
+    esac
+  done
 done
