@@ -23,6 +23,8 @@
 #
 #   bench/network_bench.sh [ROUNDS]        (default 3; needs a build, rclone, nginx, s3rver: scripts/setup)
 #   BENCH_DIR=/path BENCH_CONCURRENCY=8 BENCH_S3_SMALL_FILES=1000 BENCH_SCENARIOS="a b c e f" ... to change it.
+#   BENCH_MIMALLOC=1: in (a) and (b), fdl-mirror also runs with Debian's mimalloc
+#   (libmimalloc2.0) preloaded, as one more tool of the same rounds (the allocator decision).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
@@ -248,6 +250,10 @@ run_tool() { # run_tool SCENARIO TOOL [warmup]
       run_timed "$name" "$bench_dir/dest-$scenario-fdl" \
         "$fdl_mirror" sync "$http_base/$scenario/" "$bench_dir/dest-$scenario-fdl" \
         --allow-plain-http --signatures off --concurrency "$concurrency" ;;
+    a-fdl-mimalloc | b-fdl-mimalloc)
+      run_timed "$name" "$bench_dir/dest-$scenario-fdl" env LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libmimalloc.so.2 \
+        "$fdl_mirror" sync "$http_base/$scenario/" "$bench_dir/dest-$scenario-fdl" \
+        --allow-plain-http --signatures off --concurrency "$concurrency" ;;
     a-rclone | b-rclone)
       run_timed "$name" "$bench_dir/dest-$scenario-rclone" \
         "${rclone_env[@]}" rclone copy --http-url "$http_base/$scenario/" :http: "$bench_dir/dest-$scenario-rclone" \
@@ -338,10 +344,15 @@ compare_trees() { # compare_trees SCENARIO
 timed_scenarios=$(for s in $scenarios; do [ "$s" = d ] || echo "$s"; done | xargs)
 echo "concurrency $concurrency; scenarios: $timed_scenarios; $rounds rounds"
 # One untimed run of each tool first: tmpfs pays for its first writes, the servers warm up.
+mimalloc_tool=
+if [ "${BENCH_MIMALLOC:-0}" = 1 ]; then
+  [ -e /usr/lib/x86_64-linux-gnu/libmimalloc.so.2 ] || { echo "BENCH_MIMALLOC=1: install libmimalloc2.0 first" >&2; exit 2; }
+  mimalloc_tool=" fdl-mimalloc"
+fi
 tools_of() { # the tools that run in SCENARIO
   case $1 in
-    a) echo "fdl-mirror rclone rclone-sha" ;;
-    b) echo "fdl-mirror rclone rclone-sha floor" ;;
+    a) echo "fdl-mirror rclone rclone-sha${mimalloc_tool}" ;;
+    b) echo "fdl-mirror rclone rclone-sha floor${mimalloc_tool}" ;;
     *) echo "fdl-mirror rclone" ;;
   esac
 }
@@ -369,6 +380,10 @@ for round in $(seq "$rounds"); do
     if [ -f "$bench_dir/$scenario-rclone-sha.last" ]; then
       read -r hs hk hc hr <"$bench_dir/$scenario-rclone-sha.last"
       echo "    rclone + sha256sum $hs s, CPU $hc s"
+    fi
+    if [ -f "$bench_dir/$scenario-fdl-mimalloc.last" ]; then
+      read -r ms mk mc mr <"$bench_dir/$scenario-fdl-mimalloc.last"
+      echo "    fdl-mirror with mimalloc $ms s, CPU $mc s, peak RSS $((mk / 1024)) MiB"
     fi
     if [ -f "$bench_dir/$scenario-floor.last" ]; then
       read -r ls lk lc lr <"$bench_dir/$scenario-floor.last"
@@ -421,6 +436,13 @@ for scenario in $timed_scenarios; do
     awk -v f="$f" -v r="$r" -v h="$h" -v hc="$hc" 'BEGIN {
       printf "    fdl-mirror / rclone = %.2f (issue 16 target <= 1.5: %s)\n", f/r, (f/r <= 1.5 ? "met" : "NOT met")
       printf "    rclone + sha256sum %.2f s (CPU %.2f s): fdl-mirror / it = %.2f (target <= 0.5: %s)\n", h, hc, f/h, (f/h <= 0.5 ? "met" : "NOT met") }'
+  fi
+  if [ -f "$bench_dir/$scenario-fdl-mimalloc.times" ]; then
+    m=$(cut -d' ' -f1 "$bench_dir/$scenario-fdl-mimalloc.times" | median)
+    mc=$(cut -d' ' -f3 "$bench_dir/$scenario-fdl-mimalloc.times" | median)
+    mk=$(cut -d' ' -f2 "$bench_dir/$scenario-fdl-mimalloc.times" | sort -n | tail -1)
+    awk -v m="$m" -v mc="$mc" -v mk="$mk" -v f="$f" -v fc="$fc" 'BEGIN {
+      printf "    fdl-mirror with mimalloc: %.2f s (%.2f of glibc), CPU %.2f s (%.2f), peak RSS %.1f MiB\n", m, m/f, mc, mc/fc, mk/1024 }'
   fi
   if [ "$scenario" = b ]; then
     awk -v k="$fk" 'BEGIN {printf "    fdl-mirror peak RSS %.1f MiB (target < 64 MiB: %s)\n", k/1024, (k < 65536 ? "met" : "NOT met")}'
