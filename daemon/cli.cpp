@@ -93,6 +93,17 @@ bool take_network_flag(std::string const& flag, arg_reader& in, network_options&
     return true;
 }
 
+/// --memory-limit SIZE (sync, verify): at least 16 MiB, DuckDB's floor.
+void take_memory_limit(arg_reader& in, std::uint64_t& limit, std::optional<usage_error>& problem) {
+    if (auto value = in.value_for("--memory-limit", problem)) {
+        auto n = config::parse_size(*value);
+        if (!n || *n < (std::uint64_t{16} << 20))
+            problem = usage_error{"--memory-limit: '" + *value + "' is not a size of at least 16MiB"};
+        else
+            limit = *n;
+    }
+}
+
 std::variant<command, usage_error> parse_sync(arg_reader& in) {
     sync_command cmd;
     std::vector<std::string> positional;
@@ -127,13 +138,7 @@ std::variant<command, usage_error> parse_sync(arg_reader& in) {
                     cmd.max_ref_name_length = *n;
             }
         } else if (arg == "--memory-limit") {
-            if (auto value = in.value_for(arg, problem)) {
-                auto n = config::parse_size(*value);
-                if (!n || *n < (std::uint64_t{16} << 20))
-                    problem = usage_error{"--memory-limit: '" + *value + "' is not a size of at least 16MiB"};
-                else
-                    cmd.memory_limit = *n;
-            }
+            take_memory_limit(in, cmd.memory_limit, problem);
         } else if (arg.starts_with("-")) {
             problem = usage_error{"sync: unknown option " + arg};
         } else {
@@ -172,6 +177,8 @@ std::variant<command, usage_error> parse_verify(arg_reader& in) {
             cmd.full_digests = true;
         else if (arg == "--concurrency")
             cmd.concurrency = take_concurrency(in, problem);
+        else if (arg == "--memory-limit")
+            take_memory_limit(in, cmd.memory_limit, problem);
         else if (arg == "--without-key") {
             if (auto value = in.value_for(arg, problem)) {
                 if (!value->starts_with("SHA256:"))

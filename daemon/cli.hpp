@@ -66,6 +66,8 @@ struct verify_command {
     /// --concurrency N: data files checked at once (unset: default_concurrency; with
     /// --config, refused: the repository's `concurrency` applies)
     std::optional<std::size_t> concurrency;
+    /// --memory-limit: as sync's; the read buffers of many checks at once stay within it.
+    std::uint64_t memory_limit = std::uint64_t{64} << 20;
 };
 
 /// `check-signature`: like `ssh-keygen -Y verify`; the message comes on standard input.

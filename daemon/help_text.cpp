@@ -24,6 +24,7 @@ constexpr char const* sync_options = R"(sync options:
 constexpr char const* verify_options = R"(verify options:
   --concurrency N                data files checked at once, at most (default 4; with --config,
                                  the repository's concurrency)
+  --memory-limit SIZE            DuckDB and read buffers stay within SIZE (default 64MiB)
   --without-key FINGERPRINT      show which versions would lose their trusted signature if that
                                  key were revoked (repeatable)
   --config FILE --repository NAME

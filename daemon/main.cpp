@@ -228,6 +228,10 @@ int run_verify_command(daemon::verify_command const& cmd) {
     net::io_context io(1);
     // As for sync: a thread for each check in flight that reads a folder, within 2..8.
     store::blocking_pool pool(std::clamp<std::size_t>(audit.concurrency, 2, 8));
+    // As for sync: one budget, which the reads of many checks at once draw on.
+    auto const memory_shares = daemon::split_memory_limit(cmd.memory_limit);
+    store::memory_budget memory(memory_shares.transfers);
+    audit.options.memory = &memory;
     auto repo = store::open_store(audit.location, store::store_role::origin, &pool, audit.options);
     if (!repo) {
         daemon::print_error(repo.error().message);
@@ -236,6 +240,7 @@ int run_verify_command(daemon::verify_command const& cmd) {
     auto progress = cmd.json ? nullptr : daemon::tty_progress::create();
     sync::audit_options options{std::move(audit.trust), cmd.without_keys};
     options.concurrency = audit.concurrency;
+    options.catalogs.memory_limit = daemon::duckdb_memory_limit(memory_shares.duckdb);
     auto report = run_to_completion(io, sync::run_audit(**repo, progress.get(), &pool, std::move(options)));
     progress.reset();
     std::string out = cmd.json ? daemon::audit_json(report, setup) : daemon::audit_summary(report, setup);

@@ -8,7 +8,7 @@ _fdl_mirror_shared='--json --allowed-signers --signatures --namespace --ca-bundl
 _fdl_mirror_options() {
   case $1 in
     sync) echo "--allow-rewind --concurrency --quick --max-refs --max-ref-name-length --memory-limit $_fdl_mirror_shared" ;;
-    verify) echo "--concurrency --without-key --full-digests --config --repository --origin $_fdl_mirror_shared" ;;
+    verify) echo "--concurrency --memory-limit --without-key --full-digests --config --repository --origin $_fdl_mirror_shared" ;;
     check-signature) echo "-f -I -n -s --verify-time --help" ;;
     find-principals) echo "-f -s -n --verify-time --help" ;;
     run | check-config) echo "--config --help" ;;

@@ -133,9 +133,29 @@ TEST_CASE("--concurrency takes a count from 1 to 1024, for sync and verify alike
           std::string::npos);
     // Not given: sync's default, and verify's unset (the command's default, or the configuration's).
     CHECK(parsed_as<sync_command>(parse_command_line({"sync", "a", "b"}))->concurrency == default_concurrency);
-    CHECK(parsed_as<sync_command>(parse_command_line({"sync", "a", "b"}))->memory_limit == std::uint64_t{64} << 20);
     CHECK_FALSE(parsed_as<verify_command>(parse_command_line({"verify", "r"}))->concurrency);
     CHECK(command_help_text("verify").find("--concurrency") != std::string::npos);
+}
+
+TEST_CASE("--memory-limit takes a size of at least 16MiB, for sync and verify alike; 64MiB unless given") {
+    constexpr std::uint64_t mib = 1024 * 1024;
+    CHECK(parsed_as<sync_command>(parse_command_line({"sync", "a", "b"}))->memory_limit == 64 * mib);
+    CHECK(parsed_as<verify_command>(parse_command_line({"verify", "r"}))->memory_limit == 64 * mib);
+    auto const sync = parsed_as<sync_command>(parse_command_line({"sync", "a", "b", "--memory-limit", "1GiB"}));
+    REQUIRE(sync.has_value());
+    CHECK(sync->memory_limit == 1024 * mib);
+    auto const audit = parsed_as<verify_command>(parse_command_line({"verify", "--memory-limit", "16MiB", "r"}));
+    REQUIRE(audit.has_value());
+    CHECK(audit->memory_limit == 16 * mib);
+    for (char const* size : {"15MiB", "0", "lots", ""}) {
+        CAPTURE(size);
+        CHECK(usage_message(parse_command_line({"sync", "a", "b", "--memory-limit", size})).find("--memory-limit") !=
+              std::string::npos);
+        CHECK(usage_message(parse_command_line({"verify", "r", "--memory-limit", size})).find("--memory-limit") !=
+              std::string::npos);
+    }
+    CHECK(command_help_text("verify").find("--memory-limit") != std::string::npos);
+    CHECK(command_help_text("sync").find("--memory-limit") != std::string::npos);
 }
 
 TEST_CASE("signature options are checked") {

@@ -44,6 +44,9 @@ assert report["pending_files"] == 0 and report["pending_bytes"] == 0, report
 PY
 expect_status 0 "verify the mirror" -- "$FDL_MIRROR" verify "$work/mirror"
 expect_output "4 version(s) audited, 0 failed" "verify summary"
+expect_status 0 "verify within the least memory limit" -- "$FDL_MIRROR" verify "$work/mirror" --memory-limit 16MiB
+expect_status 2 "verify refuses a memory limit under 16MiB" -- "$FDL_MIRROR" verify "$work/mirror" --memory-limit 8MiB
+expect_output "--memory-limit: '8MiB' is not a size of at least 16MiB" "the limit named"
 
 # Damage the mirror: verify names the object and exits 1.
 data=$(find "$work/mirror/data" -name 'ducklake-0003.parquet')
