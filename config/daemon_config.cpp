@@ -129,9 +129,16 @@ load_result load_config(std::filesystem::path const& path) {
     return parse_config(text, name);
 }
 
+std::uint64_t default_duckdb_limit(std::uint64_t memory_limit, std::uint32_t readers) noexcept {
+    return std::max<std::uint64_t>(memory_limit / 4 / std::max<std::uint32_t>(readers, 1), std::uint64_t{16} << 20);
+}
+
+std::uint64_t transfer_memory(std::uint64_t memory_limit, std::uint64_t duckdb) noexcept {
+    return memory_limit > duckdb ? memory_limit - duckdb : memory_limit / 2;
+}
+
 std::uint64_t transfer_memory(daemon_config const& cfg) noexcept {
-    std::uint64_t const duckdb = cfg.catalogs.memory_limit * cfg.catalogs.readers;
-    return cfg.memory_limit > duckdb ? cfg.memory_limit - duckdb : cfg.memory_limit / 2;
+    return transfer_memory(cfg.memory_limit, cfg.catalogs.memory_limit * cfg.catalogs.readers);
 }
 
 std::size_t blocking_threads(daemon_config const& cfg) noexcept {

@@ -171,8 +171,14 @@ load_result parse_config(std::string_view text, std::string_view file_name);
 /// `path` as the file name. A file that cannot be read is one problem at line 0.
 load_result load_config(std::filesystem::path const& path);
 
-/// What memory_limit leaves for transfers and the look-ahead once the catalog readers have
-/// their DuckDB limits.
+/// How one memory limit is shared, the daemon's `memory_limit` and a command's
+/// `--memory-limit` alike: each of `readers` DuckDB databases gets a quarter of it among
+/// them (at least 16 MiB each), unless the limit per reader is given...
+std::uint64_t default_duckdb_limit(std::uint64_t memory_limit, std::uint32_t readers) noexcept;
+/// ...and transfers and the look-ahead get what DuckDB's `duckdb` bytes leave (half of the
+/// limit, should DuckDB's floor leave less).
+std::uint64_t transfer_memory(std::uint64_t memory_limit, std::uint64_t duckdb) noexcept;
+/// transfer_memory of a configuration, with its readers' DuckDB limits.
 std::uint64_t transfer_memory(daemon_config const& cfg) noexcept;
 /// The threads of the blocking pool: `threads`, or the machine's cores from 2 to 8.
 std::size_t blocking_threads(daemon_config const& cfg) noexcept;

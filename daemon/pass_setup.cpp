@@ -118,8 +118,8 @@ std::string duckdb_memory_limit(std::uint64_t bytes) {
 }
 
 memory_split split_memory_limit(std::uint64_t limit) {
-    std::uint64_t const duckdb = std::max<std::uint64_t>(limit / 4, std::uint64_t{16} << 20);
-    return {duckdb, limit > duckdb ? limit - duckdb : limit / 2};
+    std::uint64_t const duckdb = config::default_duckdb_limit(limit, 1);
+    return {duckdb, config::transfer_memory(limit, duckdb)};
 }
 
 sync::catalog_settings catalog_settings_of(config::daemon_config const& cfg) {

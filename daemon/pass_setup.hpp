@@ -46,9 +46,9 @@ result<verify::trust_settings> load_trust(config::repository_config const& repo)
 /// DuckDB's memory_limit text for a number of bytes.
 std::string duckdb_memory_limit(std::uint64_t bytes);
 
-/// How a command's one memory budget (`sync --memory-limit`) is shared, as the daemon's
-/// memory_limit is: the catalog reader's DuckDB a quarter of it (at least 16 MiB), the
-/// transfers' buffers the rest (half, should DuckDB's floor leave less).
+/// How a command's one memory budget (`sync` and `verify --memory-limit`) is shared, as
+/// the daemon's memory_limit is (config::default_duckdb_limit, config::transfer_memory),
+/// for the command's one catalog reader.
 struct memory_split {
     std::uint64_t duckdb = 0;
     std::uint64_t transfers = 0;

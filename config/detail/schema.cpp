@@ -93,7 +93,7 @@ log_settings read_log(map_reader& top, problem_list& problems) {
 void share_memory(daemon_config& cfg, map_reader& top, bool memory_limit_set) {
     auto& catalogs = cfg.catalogs;
     if (!catalogs.memory_limit_set)
-        catalogs.memory_limit = std::max<std::uint64_t>(cfg.memory_limit / 4 / catalogs.readers, 16 * mebibyte);
+        catalogs.memory_limit = default_duckdb_limit(cfg.memory_limit, catalogs.readers);
     std::uint64_t const duckdb = catalogs.memory_limit * catalogs.readers;
     if (!memory_limit_set)
         cfg.memory_limit = std::max(cfg.memory_limit, 2 * duckdb);
