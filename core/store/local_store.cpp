@@ -20,6 +20,9 @@ using detail::unique_fd;
 // Large enough that syscalls and coroutine resumptions are a small share of a copy,
 // small enough that many concurrent copies stay within the memory target.
 static constexpr std::size_t read_chunk_bytes = 1024 * 1024;
+/// A read's buffer up to this size, and any read's when the budget has no room, is kept
+/// outside the memory budget: the floor every transfer needs to make progress.
+static constexpr std::size_t small_read_chunk_bytes = 64 * 1024;
 // Folders deeper than this are refused when listing: a hostile origin cannot make the
 // walk hold an unbounded number of descriptors.
 static constexpr int max_list_depth = 32;
@@ -211,7 +214,14 @@ awaitable<result<void>> local_store::read(std::string key, byte_sink& out) {
         co_return make_error(store_errc::not_a_file, key + ": not a regular file");
     ::posix_fadvise(file.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
 
-    std::vector<std::byte> buffer(std::min<std::uint64_t>(read_chunk_bytes, std::max<off_t>(st.st_size, 1)));
+    std::size_t room = std::min<std::uint64_t>(read_chunk_bytes, std::max<off_t>(st.st_size, 1));
+    memory_budget::grant granted; // as an HTTP read's buffers (core/http/client.cpp): never awaited
+    if (room > small_read_chunk_bytes && memory_ != nullptr) {
+        granted = memory_->try_acquire(room, memory_->capacity() / 2);
+        if (!granted)
+            room = small_read_chunk_bytes;
+    }
+    std::vector<std::byte> buffer(room);
     std::uint64_t total = 0;
     ssize_t n = 0;
     int err = 0;

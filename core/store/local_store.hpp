@@ -2,6 +2,7 @@
 // A repository in a local folder: the embedded default store.
 
 #include "core/store/blocking_pool.hpp"
+#include "core/store/memory_budget.hpp"
 #include "core/store/store.hpp"
 
 #include <filesystem>
@@ -24,6 +25,12 @@ public:
                                                      blocking_pool* pool = nullptr);
     ~local_store() override;
 
+    /// The process's memory budget: a read's buffer past 64 KiB (up to 1 MiB) is granted
+    /// from it while half of it is free, never waited for (the read may be feeding an
+    /// upload that waits for budget); without room the file is read in 64 KiB chunks.
+    /// Null (the default): no budget. It must outlive the store.
+    void set_memory(memory_budget* memory) { memory_ = memory; }
+
     store_caps caps() const override;
     std::string describe() const override;
     awaitable<result<object_info>> stat(std::string key) override;
@@ -38,6 +45,7 @@ private:
     std::filesystem::path root_;
     bool writable_;
     blocking_pool* pool_;
+    memory_budget* memory_ = nullptr;
 };
 
 } // namespace mirror::store

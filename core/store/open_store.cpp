@@ -68,6 +68,7 @@ result<std::unique_ptr<store>> open_unthrottled(std::string_view location, store
     auto opened = local_store::open(path, role == store_role::mirror, pool);
     if (!opened)
         return opened.error();
+    (*opened)->set_memory(options.memory);
     return std::unique_ptr<store>(std::move(*opened));
 }
 

@@ -155,3 +155,64 @@ TEST_CASE("local store: read_all refuses objects past its limit") {
     REQUIRE(!r);
     CHECK(r.error().code == store::store_errc::too_large);
 }
+
+namespace {
+
+/// Notes, at each delivered chunk, its size and what the budget had granted then.
+class budget_watching_sink final : public store::byte_sink {
+public:
+    explicit budget_watching_sink(store::memory_budget const& budget) : budget_(budget) {}
+    awaitable<result<void>> write(std::span<std::byte const> bytes) override {
+        text.append(reinterpret_cast<char const*>(bytes.data()), bytes.size());
+        largest_chunk = std::max(largest_chunk, bytes.size());
+        most_granted = std::max(most_granted, budget_.in_use());
+        co_return result<void>();
+    }
+    std::string text;
+    std::size_t largest_chunk = 0;
+    std::uint64_t most_granted = 0;
+
+private:
+    store::memory_budget const& budget_;
+};
+
+} // namespace
+
+TEST_CASE("local store: a large read's buffer is granted from the memory budget, and a spent budget reads in small chunks") {
+    temp_dir tmp;
+    std::string big(3 * 1024 * 1024 + 5, '\0');
+    for (std::size_t i = 0; i < big.size(); ++i)
+        big[i] = static_cast<char>(i * 31 + i / 8192);
+    write_file(tmp / "big.bin", big);
+    write_file(tmp / "small.bin", big.substr(0, 60 * 1024));
+    auto s = open(tmp.path(), false);
+
+    auto read_watched = [&](store::memory_budget& budget, std::string key) {
+        s->set_memory(&budget);
+        budget_watching_sink sink(budget);
+        auto done = wait([&]() -> awaitable<result<void>> { co_return co_await s->read(key, sink); }());
+        REQUIRE_MESSAGE(done.has_value(), (done ? "" : done.error().message));
+        return sink;
+    };
+    SUBCASE("room in the budget: 1 MiB chunks, granted while the file streams") {
+        store::memory_budget budget(64 * 1024 * 1024);
+        auto sink = read_watched(budget, "big.bin");
+        CHECK(sink.text == big);
+        CHECK(sink.largest_chunk == 1024 * 1024);
+        CHECK(sink.most_granted == 1024 * 1024);
+        CHECK(budget.in_use() == 0);
+    }
+    SUBCASE("a budget without room: the whole file still, in 64 KiB chunks, nothing granted") {
+        store::memory_budget budget(1024 * 1024); // half of it is less than the 1 MiB buffer
+        auto sink = read_watched(budget, "big.bin");
+        CHECK(sink.text == big);
+        CHECK(sink.largest_chunk <= 64 * 1024);
+        CHECK(budget.peak() == 0);
+    }
+    SUBCASE("a small file never asks the budget") {
+        store::memory_budget budget(64 * 1024 * 1024);
+        auto sink = read_watched(budget, "small.bin");
+        CHECK(sink.text == big.substr(0, 60 * 1024));
+        CHECK(budget.peak() == 0);
+    }
+}
