@@ -119,7 +119,7 @@ verify_mirror "the S3 mirror verifies at the end"
 # The least memory budget, many checks at once: the reads stay within it and still succeed.
 expect_status 0 "the S3 mirror verifies within --memory-limit 16MiB" -- env AWS_ACCESS_KEY_ID="$s3_access_key" \
   AWS_SECRET_ACCESS_KEY="$s3_secret_key" AWS_REGION=us-east-1 AWS_ENDPOINT_URL="http://127.0.0.1:$s3_port" \
-  "$FDL_MIRROR" verify s3://mirror/lake/ --allow-plain-http --memory-limit 16MiB --concurrency 64
+  "$FDL_MIRROR" verify s3://mirror/lake/ --allow-plain-http --memory-limit 16MiB --concurrency 16
 
 # --- coordination: leases refuses a store that ignores conditional writes -----------------------------
 if [ "${FDL_TEST_S3_SERVER:-s3rver}" != rgw ]; then
