@@ -9,6 +9,7 @@
 #include "core/sync/audit.hpp"
 #include "core/sync/sync_pass.hpp"
 #include "tests/component/helpers.hpp"
+#include "tests/support/budget_watching_sink.hpp"
 #include "tests/support/fault_http_server.hpp"
 #include "tests/support/nginx.hpp"
 #include "tests/support/run.hpp"
@@ -112,25 +113,6 @@ TEST_CASE_FIXTURE(https_origin, "an https origin served by nginx mirrors complet
 }
 
 namespace {
-
-/// Collects a body and notes, at each delivered chunk, the chunk's size and what the
-/// budget had granted then.
-class budget_watching_sink final : public store::byte_sink {
-public:
-    explicit budget_watching_sink(store::memory_budget const& budget) : budget_(budget) {}
-    awaitable<result<void>> write(std::span<std::byte const> bytes) override {
-        text.append(reinterpret_cast<char const*>(bytes.data()), bytes.size());
-        largest_chunk = std::max(largest_chunk, bytes.size());
-        most_granted = std::max(most_granted, budget_.in_use());
-        co_return result<void>();
-    }
-    std::string text;
-    std::size_t largest_chunk = 0;
-    std::uint64_t most_granted = 0;
-
-private:
-    store::memory_budget const& budget_;
-};
 
 /// Reads `key` through a store opened on `budget`, for the sink's notes.
 result<void> read_within(https_origin& fixture, store::memory_budget& budget, std::string const& key,

@@ -11,6 +11,7 @@
 #include "core/sync/workers.hpp"
 #include "tests/component/aws_cli.hpp"
 #include "tests/component/helpers.hpp"
+#include "tests/support/budget_watching_sink.hpp"
 #include "tests/support/local_servers.hpp"
 #include "tests/support/rgw.hpp"
 #include "tests/support/run.hpp"
@@ -268,20 +269,10 @@ TEST_CASE_TEMPLATE("uploads wait for the memory budget: never more buffers than 
         CHECK(*back == objects[i]);
     }
     // A GET's read buffers are granted while its body streams, and given back.
-    struct watching_sink final : store::byte_sink {
-        store::memory_budget const* budget = nullptr;
-        std::uint64_t most_granted = 0;
-        std::uint64_t bytes = 0;
-        awaitable<result<void>> write(std::span<std::byte const> chunk) override {
-            most_granted = std::max(most_granted, budget->in_use());
-            bytes += chunk.size();
-            co_return result<void>();
-        }
-    } sink;
-    sink.budget = &memory;
+    test::budget_watching_sink sink(memory);
     auto read = f.run_on([&]() -> awaitable<result<void>> { co_return co_await budgeted.read("o0", sink); }());
     REQUIRE(read.has_value());
-    CHECK(sink.bytes == objects[0].size());
+    CHECK(sink.text == objects[0]);
     CHECK(sink.most_granted == 2 * 256 * 1024);
     CHECK(memory.in_use() == 0);
 }

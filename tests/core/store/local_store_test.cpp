@@ -1,6 +1,7 @@
 #include "core/store/local_store.hpp"
 
 #include "core/store/errors.hpp"
+#include "tests/support/budget_watching_sink.hpp"
 #include "tests/support/publisher.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -155,28 +156,6 @@ TEST_CASE("local store: read_all refuses objects past its limit") {
     REQUIRE(!r);
     CHECK(r.error().code == store::store_errc::too_large);
 }
-
-namespace {
-
-/// Notes, at each delivered chunk, its size and what the budget had granted then.
-class budget_watching_sink final : public store::byte_sink {
-public:
-    explicit budget_watching_sink(store::memory_budget const& budget) : budget_(budget) {}
-    awaitable<result<void>> write(std::span<std::byte const> bytes) override {
-        text.append(reinterpret_cast<char const*>(bytes.data()), bytes.size());
-        largest_chunk = std::max(largest_chunk, bytes.size());
-        most_granted = std::max(most_granted, budget_.in_use());
-        co_return result<void>();
-    }
-    std::string text;
-    std::size_t largest_chunk = 0;
-    std::uint64_t most_granted = 0;
-
-private:
-    store::memory_budget const& budget_;
-};
-
-} // namespace
 
 TEST_CASE("local store: a large read's buffer is granted from the memory budget, and a spent budget reads in small chunks") {
     temp_dir tmp;
