@@ -360,16 +360,9 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
     if (head.content_length)
         room = static_cast<std::size_t>(
             std::clamp<std::uint64_t>(*head.content_length, least_chunk_bytes, chunk_bytes));
-    // The chunk and the connection's buffer, past the small floor, come out of the budget,
-    // taken only while half of it is free and never waited for: this read may be feeding a
-    // writer that waits for budget itself (an S3 part), so waiting here could close a
-    // circle. Without room, the body streams in small chunks instead.
-    store::memory_budget::grant buffers;
-    if (room > small_read_chunk && settings.memory != nullptr) {
-        buffers = settings.memory->try_acquire(2 * room, settings.memory->capacity() / 2);
-        if (!buffers)
-            room = small_read_chunk;
-    }
+    // The chunk and the connection's buffer come out of the budget (take_read_buffer).
+    auto buffers = store::take_read_buffer(settings.memory, room, small_read_chunk, 2 * std::uint64_t{room});
+    room = buffers.bytes;
     c.buffer.reserve(room);
     std::vector<char> chunk(room);
     std::size_t kept_error_bytes = 16 * 1024;

@@ -214,14 +214,9 @@ awaitable<result<void>> local_store::read(std::string key, byte_sink& out) {
         co_return make_error(store_errc::not_a_file, key + ": not a regular file");
     ::posix_fadvise(file.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
 
-    std::size_t room = std::min<std::uint64_t>(read_chunk_bytes, std::max<off_t>(st.st_size, 1));
-    memory_budget::grant granted; // as an HTTP read's buffers (core/http/client.cpp): never awaited
-    if (room > small_read_chunk_bytes && memory_ != nullptr) {
-        granted = memory_->try_acquire(room, memory_->capacity() / 2);
-        if (!granted)
-            room = small_read_chunk_bytes;
-    }
-    std::vector<std::byte> buffer(room);
+    std::size_t const wanted = std::min<std::uint64_t>(read_chunk_bytes, std::max<off_t>(st.st_size, 1));
+    auto room = take_read_buffer(memory_, wanted, small_read_chunk_bytes, wanted);
+    std::vector<std::byte> buffer(room.bytes);
     std::uint64_t total = 0;
     ssize_t n = 0;
     int err = 0;

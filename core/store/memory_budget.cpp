@@ -77,4 +77,13 @@ awaitable<memory_budget::grant> draw(memory_budget* budget, std::uint64_t bytes)
     co_return granted;
 }
 
+read_buffer take_read_buffer(memory_budget* budget, std::size_t bytes, std::size_t floor, std::uint64_t charge) {
+    if (bytes <= floor || budget == nullptr)
+        return {memory_budget::grant(), bytes};
+    auto granted = budget->try_acquire(charge, budget->capacity() / 2);
+    if (!granted)
+        return {memory_budget::grant(), floor};
+    return {std::move(granted), bytes};
+}
+
 } // namespace mirror::store

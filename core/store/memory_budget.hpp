@@ -79,4 +79,15 @@ private:
 /// Takes `bytes` from `budget` when there is one; an empty grant otherwise.
 awaitable<memory_budget::grant> draw(memory_budget* budget, std::uint64_t bytes);
 
+/// The buffer a read streams through. Past `floor`, its `charge` (what `bytes` of buffer
+/// cost, all buffers counted) is granted only while half the budget is free, and never
+/// waited for: a read may be feeding a writer that waits for budget itself, so waiting
+/// could close a circle. Without room, `bytes` is `floor`, outside the budget: the least
+/// every transfer needs to make progress.
+struct read_buffer {
+    memory_budget::grant granted;
+    std::size_t bytes = 0;
+};
+read_buffer take_read_buffer(memory_budget* budget, std::size_t bytes, std::size_t floor, std::uint64_t charge);
+
 } // namespace mirror::store
