@@ -1,6 +1,8 @@
 #include "core/catalog/catalog_objects.hpp"
 
 #include <algorithm>
+#include <map>
+#include <optional>
 
 namespace mirror::catalog {
 
@@ -17,24 +19,64 @@ std::string shown(std::optional<std::string> const& text) {
     return s.size() > 100 ? s.substr(0, 100) + "…" : s;
 }
 
-/// Runs one of DuckDB's catalog functions (`function`, in the system catalog, where the
-/// attached catalog cannot reach) for the rows that belong to the attached catalog.
-/// `columns` are selected in order; the database name is checked again on each row.
-result<table> objects_of(duckdb_session& db, std::string const& function, std::string const& columns,
-                         std::string const& filter = "") {
-    // The alias is ours ("fdl_catalog_<n>"), never the catalog's, so it needs no escaping.
-    std::string sql = "SELECT database_name, " + columns + " FROM system.main." + function +
-                      "() WHERE database_name = '" + db.database() + "'" + filter;
-    auto rows = db.query(sql, 100'000);
-    if (!rows)
-        return rows.error();
-    std::erase_if(rows->rows, [&](auto const& row) { return row[0] != db.database(); });
-    return rows;
+/// The single quoted list of the attached catalogs' names (ours, "fdl_catalog_<n>", never
+/// the catalog's, so they need no escaping).
+std::string name_list(std::vector<std::string> const& databases) {
+    std::string out;
+    for (auto const& name : databases)
+        out += (out.empty() ? "'" : ", '") + name + "'";
+    return out;
 }
+
+/// Where an inventory gets the rows of DuckDB's catalog functions (in the system catalog,
+/// where no attached catalog can reach) that belong to its catalog. Listing once for
+/// several attached catalogs costs what listing for one does: duckdb_functions() builds a
+/// row for each of DuckDB's thousands of functions before any filter applies.
+class object_listings {
+public:
+    /// Lists for every catalog of `databases` at once, running the queries on `runner`.
+    object_listings(duckdb_session& runner, std::vector<std::string> databases)
+        : runner_(runner), databases_(std::move(databases)) {}
+
+    /// The rows of `function` for `database`: its name, then `columns` in order.
+    result<table> of(std::string const& database, std::string const& function, std::string const& columns,
+                     std::string const& filter) {
+        std::string key = function + "|" + columns + "|" + filter;
+        auto listed = listed_.find(key);
+        if (listed == listed_.end()) {
+            std::string sql = "SELECT database_name, " + columns + " FROM system.main." + function +
+                              "() WHERE database_name IN (" + name_list(databases_) + ")" + filter;
+            auto rows = runner_.query(sql, max_rows);
+            if (!rows) {
+                failure_ = rows.error();
+                return rows.error();
+            }
+            listed = listed_.emplace(key, std::move(*rows)).first;
+        }
+        table out;
+        out.columns = listed->second.columns;
+        // The database name is checked again on each row.
+        for (auto const& row : listed->second.rows)
+            if (row[0] == database)
+                out.rows.push_back(row);
+        return out;
+    }
+
+    /// The first listing that failed, if one did.
+    std::optional<error> const& failure() const { return failure_; }
+
+private:
+    static constexpr std::size_t max_rows = 100'000;
+    duckdb_session& runner_;
+    std::vector<std::string> databases_;
+    std::map<std::string, table> listed_; ///< by function, columns and filter
+    std::optional<error> failure_;
+};
 
 class inventory {
 public:
-    inventory(duckdb_session& db, std::string const& name) : db_(db), name_(name) {}
+    inventory(object_listings& listings, std::string const& database, std::string const& name)
+        : listings_(listings), database_(database), name_(name) {}
 
     result<std::vector<std::string>> check() {
         for (auto step : {&inventory::schemas, &inventory::tables, &inventory::columns, &inventory::views,
@@ -69,7 +111,7 @@ private:
     void foreign(std::string what) { foreign_.push_back(std::move(what)); }
 
     result<void> schemas() {
-        auto rows = objects_of(db_, "duckdb_schemas", "schema_name");
+        auto rows = listings_.of(database_, "duckdb_schemas", "schema_name", "");
         if (!rows)
             return rows.error();
         for (auto const& row : rows->rows)
@@ -79,7 +121,7 @@ private:
     }
 
     result<void> tables() {
-        auto rows = objects_of(db_, "duckdb_tables", "schema_name, table_name, sql");
+        auto rows = listings_.of(database_, "duckdb_tables", "schema_name, table_name, sql", "");
         if (!rows)
             return rows.error();
         for (auto const& row : rows->rows) {
@@ -100,7 +142,7 @@ private:
     result<void> columns() {
         // A value computed as it is read could differ from one reader to the next; a default
         // is never read, but DuckLake declares none, and DuckDB prints both the same way.
-        auto rows = objects_of(db_, "duckdb_columns", "schema_name, table_name, column_name",
+        auto rows = listings_.of(database_, "duckdb_columns", "schema_name, table_name, column_name",
                                " AND column_default IS NOT NULL");
         if (!rows)
             return rows.error();
@@ -113,7 +155,7 @@ private:
     }
 
     result<void> views() {
-        auto rows = objects_of(db_, "duckdb_views", "schema_name, view_name", " AND NOT internal");
+        auto rows = listings_.of(database_, "duckdb_views", "schema_name, view_name", " AND NOT internal");
         if (!rows)
             return rows.error();
         for (auto const& row : rows->rows) {
@@ -124,7 +166,7 @@ private:
     }
 
     result<void> functions() {
-        auto rows = objects_of(db_, "duckdb_functions", "schema_name, function_name, function_type", " AND NOT internal");
+        auto rows = listings_.of(database_, "duckdb_functions", "schema_name, function_name, function_type", " AND NOT internal");
         if (!rows)
             return rows.error();
         for (auto const& row : rows->rows) {
@@ -135,7 +177,7 @@ private:
     }
 
     result<void> types() {
-        auto rows = objects_of(db_, "duckdb_types", "schema_name, type_name", " AND NOT internal");
+        auto rows = listings_.of(database_, "duckdb_types", "schema_name, type_name", " AND NOT internal");
         if (!rows)
             return rows.error();
         for (auto const& row : rows->rows)
@@ -144,7 +186,7 @@ private:
     }
 
     result<void> sequences() {
-        auto rows = objects_of(db_, "duckdb_sequences", "schema_name, sequence_name");
+        auto rows = listings_.of(database_, "duckdb_sequences", "schema_name, sequence_name", "");
         if (!rows)
             return rows.error();
         for (auto const& row : rows->rows)
@@ -153,7 +195,7 @@ private:
     }
 
     result<void> indexes() {
-        auto rows = objects_of(db_, "duckdb_indexes", "schema_name, index_name");
+        auto rows = listings_.of(database_, "duckdb_indexes", "schema_name, index_name", "");
         if (!rows)
             return rows.error();
         for (auto const& row : rows->rows)
@@ -161,7 +203,8 @@ private:
         return {};
     }
 
-    duckdb_session& db_;
+    object_listings& listings_;
+    std::string const& database_;
     std::string const& name_;
     std::vector<std::string> tables_;    ///< base tables of main named ducklake_*
     std::vector<std::string> generated_; ///< tables of main with a generated column
@@ -183,7 +226,26 @@ std::string quoted_name(std::string_view name) {
 } // namespace
 
 result<std::vector<std::string>> check_catalog_objects(duckdb_session& db, std::string const& name) {
-    return inventory(db, name).check();
+    object_listings listings(db, {db.database()});
+    return inventory(listings, db.database(), name).check();
+}
+
+result<std::vector<result<std::vector<std::string>>>> check_catalog_objects(std::vector<duckdb_session*> const& catalogs,
+                                                                            std::vector<std::string> const& names,
+                                                                            duckdb_session& runner) {
+    std::vector<std::string> databases;
+    for (auto const* db : catalogs)
+        databases.push_back(db->database());
+    object_listings listings(runner, databases);
+    std::vector<result<std::vector<std::string>>> verdicts;
+    for (std::size_t i = 0; i < catalogs.size(); ++i) {
+        auto verdict = inventory(listings, databases[i], names[i]).check();
+        // A listing that failed is no verdict on any of them: the caller lists each alone.
+        if (listings.failure())
+            return *listings.failure();
+        verdicts.push_back(std::move(verdict));
+    }
+    return verdicts;
 }
 
 std::string qualified_table(duckdb_session const& db, std::string const& table) {

@@ -22,6 +22,14 @@ namespace mirror::catalog {
 /// or the functions fail, or timed_out.
 result<std::vector<std::string>> check_catalog_objects(duckdb_session& db, std::string const& name);
 
+/// The same check for several catalogs attached at once (`names[i]` names `catalogs[i]`),
+/// each of DuckDB's functions listed once for all of them on `runner`'s connection: a
+/// verdict per catalog. Fails as a whole (and then gives no verdict) when a listing fails,
+/// for instance past `runner`'s deadline or with too many rows: check each alone then.
+result<std::vector<result<std::vector<std::string>>>> check_catalog_objects(std::vector<duckdb_session*> const& catalogs,
+                                                                            std::vector<std::string> const& names,
+                                                                            duckdb_session& runner);
+
 /// `table` of the attached catalog, named in full and quoted: "fdl_catalog_1"."main"."t".
 std::string qualified_table(duckdb_session const& db, std::string const& table);
 

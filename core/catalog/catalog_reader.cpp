@@ -345,6 +345,27 @@ result<void> check_inlined(duckdb_session& db, std::vector<std::string> const& t
     return {};
 }
 
+/// Reads the rows of an attached catalog whose objects passed the check (`tables`).
+result<catalog_contents> read_checked(duckdb_session& session, std::vector<std::string> const& tables,
+                                      std::string const& name, read_options const& options) {
+    auto rows = read_catalog_rows(session, name, options.max_files);
+    if (!rows)
+        return rows.error();
+    catalog_contents out;
+    if (auto ok = reader(*rows, name, options, out).read(); !ok)
+        return ok.error();
+    if (auto ok = check_inlined(session, tables, name, out); !ok)
+        return ok.error();
+    return out;
+}
+
+session_options session_for(std::string const& name, read_options const& options) {
+    session_options session;
+    session.deadline = std::chrono::steady_clock::now() + options.time_limit;
+    session.name = name;
+    return session;
+}
+
 } // namespace
 
 bool reader_available() noexcept { return true; }
@@ -352,6 +373,19 @@ bool reader_available() noexcept { return true; }
 struct catalog_reader::impl {
     std::filesystem::path folder;
     std::unique_ptr<duckdb_instance> db;
+
+    /// The database, opened anew when it is unusable or has another memory limit.
+    result<duckdb_instance*> database(std::string const& memory_limit, std::string const& name) {
+        if (db && (!db->usable() || db->memory_limit() != memory_limit))
+            db.reset();
+        if (!db) {
+            auto opened = duckdb_instance::open(folder, memory_limit);
+            if (!opened)
+                return with_context(opened.error(), name);
+            db = std::move(*opened);
+        }
+        return db.get();
+    }
 };
 
 catalog_reader::catalog_reader(std::filesystem::path folder) : impl_(std::make_unique<impl>()) {
@@ -361,20 +395,11 @@ catalog_reader::~catalog_reader() = default;
 
 result<catalog_contents> catalog_reader::read(std::filesystem::path const& private_copy, std::string const& name,
                                               read_options const& options) {
-    session_options session;
-    session.deadline = std::chrono::steady_clock::now() + options.time_limit;
-    session.name = name;
-    auto& db = impl_->db;
-    if (db && (!db->usable() || db->memory_limit() != options.memory_limit))
-        db.reset();
-    if (!db) {
-        auto opened = duckdb_instance::open(impl_->folder, options.memory_limit);
-        if (!opened)
-            return with_context(opened.error(), name);
-        db = std::move(*opened);
-    }
+    auto db = impl_->database(options.memory_limit, name);
+    if (!db)
+        return db.error();
     auto read = [&]() -> result<catalog_contents> {
-        auto attached = duckdb_session::attach(*db, private_copy, session);
+        auto attached = duckdb_session::attach(**db, private_copy, session_for(name, options));
         if (!attached)
             return attached.error();
         auto& session = **attached;
@@ -382,20 +407,66 @@ result<catalog_contents> catalog_reader::read(std::filesystem::path const& priva
         auto tables = check_catalog_objects(session, name);
         if (!tables)
             return tables.error();
-        auto rows = read_catalog_rows(session, name, options.max_files);
-        if (!rows)
-            return rows.error();
-        catalog_contents out;
-        if (auto ok = reader(*rows, name, options, out).read(); !ok)
-            return ok.error();
-        if (auto ok = check_inlined(session, *tables, name, out); !ok)
-            return ok.error();
-        return out;
+        return read_checked(session, *tables, name, options);
     }; // the catalog is detached when its session ends, before the database can go
     auto out = read();
     if (!out)
-        db.reset(); // whatever went wrong stays with this catalog
+        impl_->db.reset(); // whatever went wrong stays with this catalog
     return out;
+}
+
+std::vector<result<catalog_contents>> catalog_reader::read_batch(std::vector<batch_item> const& items) {
+    std::vector<std::optional<result<catalog_contents>>> out(items.size());
+    bool alike = std::all_of(items.begin(), items.end(), [&](batch_item const& item) {
+        return item.options.memory_limit == items.front().options.memory_limit;
+    });
+    auto db = items.size() > 1 && alike ? impl_->database(items.front().options.memory_limit, items.front().name)
+                                        : result<duckdb_instance*>(make_error(catalog_errc::unavailable, "one by one"));
+    if (db) {
+        bool failed = false; // then nothing more is read on this database
+        std::vector<std::unique_ptr<duckdb_session>> sessions;
+        for (std::size_t i = 0; i < items.size() && !failed; ++i) {
+            auto attached = duckdb_session::attach(**db, items[i].file, session_for(items[i].name, items[i].options));
+            failed = !attached;
+            if (attached)
+                sessions.push_back(std::move(*attached));
+            else
+                out[i] = attached.error(); // about that file: the others are read alone
+        }
+        std::optional<result<std::vector<result<std::vector<std::string>>>>> checked;
+        if (!failed) {
+            std::vector<duckdb_session*> attached;
+            std::vector<std::string> names;
+            for (std::size_t i = 0; i < items.size(); ++i) {
+                attached.push_back(sessions[i].get());
+                names.push_back(items[i].name);
+            }
+            // The listings run within the soonest deadline of the batch.
+            auto soonest = std::min_element(sessions.begin(), sessions.end(), [](auto const& a, auto const& b) {
+                return a->deadline() < b->deadline();
+            });
+            checked = check_catalog_objects(attached, names, **soonest);
+            failed = !*checked; // no verdict on any: each is read alone
+        }
+        for (std::size_t i = 0; checked && *checked && i < items.size() && !failed; ++i) {
+            auto& tables = (**checked)[i];
+            if (!tables) {
+                out[i] = tables.error(); // a verdict on its objects, read no further
+                continue;
+            }
+            // Each catalog has its whole time limit for its rows, whatever the batch took.
+            sessions[i]->set_deadline(std::chrono::steady_clock::now() + items[i].options.time_limit);
+            out[i] = read_checked(*sessions[i], tables.value(), items[i].name, items[i].options);
+            failed = !*out[i];
+        }
+        sessions.clear(); // detached before the database can go
+        if (failed || std::any_of(out.begin(), out.end(), [](auto const& r) { return r && !*r; }))
+            impl_->db.reset(); // whatever went wrong stays with this batch
+    }
+    std::vector<result<catalog_contents>> results;
+    for (std::size_t i = 0; i < items.size(); ++i)
+        results.push_back(out[i] ? std::move(*out[i]) : read(items[i].file, items[i].name, items[i].options));
+    return results;
 }
 
 result<catalog_contents> read_catalog(std::filesystem::path const& private_copy, std::string const& name,

@@ -101,6 +101,19 @@ public:
     result<catalog_contents> read(std::filesystem::path const& private_copy, std::string const& name,
                                   read_options const& options = {});
 
+    struct batch_item {
+        std::filesystem::path file; ///< a private copy below the folder, as for read()
+        std::string name;
+        read_options options;
+    };
+    /// Reads several catalogs, each with the result read() would give it, for less: they
+    /// are attached together and DuckDB's catalog functions list their objects once for
+    /// all (the listing of functions alone costs more than the rest of a read). Each has
+    /// its whole time limit for its rows. When an attach or a listing fails, or a catalog
+    /// cannot be read, the catalogs not yet read are read one by one with read(), on a new
+    /// database: as with read(), nothing is read after a failure on the same database.
+    std::vector<result<catalog_contents>> read_batch(std::vector<batch_item> const& items);
+
 private:
     struct impl;
     std::unique_ptr<impl> impl_;

@@ -18,6 +18,13 @@ result<catalog_contents> catalog_reader::read(std::filesystem::path const& priva
     return read_catalog(private_copy, name, options);
 }
 
+std::vector<result<catalog_contents>> catalog_reader::read_batch(std::vector<batch_item> const& items) {
+    std::vector<result<catalog_contents>> out;
+    for (auto const& item : items)
+        out.push_back(read(item.file, item.name, item.options));
+    return out;
+}
+
 result<catalog_contents> read_catalog(std::filesystem::path const&, std::string const& name, read_options const&) {
     return make_error(catalog_errc::unavailable, name + ": this build has no catalog reader (built without DuckDB)");
 }

@@ -84,6 +84,10 @@ public:
     /// The name the catalog is attached under ("fdl_catalog_<n>"); empty for open().
     std::string const& database() const;
 
+    /// The instant past which queries are interrupted; none when nullopt.
+    std::optional<std::chrono::steady_clock::time_point> deadline() const { return options_.deadline; }
+    void set_deadline(std::chrono::steady_clock::time_point deadline) { options_.deadline = deadline; }
+
     /// Runs one statement; fails with catalog_errc::query_failed (the message says why),
     /// too_large when it returns more than `max_rows` rows, or timed_out past the deadline.
     result<table> query(std::string const& sql, std::size_t max_rows = 1'000'000);

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <optional>
+#include <vector>
 
 namespace mirror::sync {
 
@@ -50,31 +52,86 @@ result<std::filesystem::path> catalog_readers::make_folder() {
     return std::filesystem::path(pattern);
 }
 
+struct catalog_readers::request {
+    catalog::catalog_reader::batch_item item;
+    std::optional<result<catalog::catalog_contents>> outcome; ///< under queue_mutex_
+    std::exception_ptr failure;                             ///< under queue_mutex_: thrown by the read
+    bool done = false;                                      ///< under queue_mutex_
+};
+
 awaitable<result<catalog::catalog_contents>> catalog_readers::read(std::filesystem::path file, std::string key,
                                                                   catalog::read_options options) {
     if (root_.empty())
         co_return make_error(store::store_errc::not_found, key + ": no catalog copies made yet");
-    std::optional<result<catalog::catalog_contents>> read;
-    std::function<void()> work = [&] {
-        catalog::catalog_reader* reader = nullptr;
-        {
-            // As many threads as readers: one is always free for the thread that runs this.
-            std::lock_guard lock(free_mutex_);
-            reader = free_.back();
-            free_.pop_back();
-        }
-        struct give_back {
-            catalog_readers& owner;
-            catalog::catalog_reader* reader;
-            ~give_back() {
-                std::lock_guard lock(owner.free_mutex_);
-                owner.free_.push_back(reader);
-            }
-        } returned{*this, reader}; // even when the read throws (std::bad_alloc)
-        read.emplace(reader->read(file, key, options));
-    };
+    request mine{{std::move(file), std::move(key), std::move(options)}, std::nullopt, nullptr, false};
+    {
+        std::lock_guard lock(queue_mutex_);
+        waiting_.push_back(&mine);
+    }
+    std::function<void()> work = [&] { serve(mine); };
     co_await threads_->run(work);
-    co_return std::move(*read);
+    if (mine.failure)
+        std::rethrow_exception(mine.failure);
+    co_return std::move(*mine.outcome);
+}
+
+void catalog_readers::serve(request& mine) {
+    catalog::catalog_reader* reader = nullptr;
+    {
+        // As many threads as readers: one is always free for the thread that runs this.
+        std::lock_guard lock(free_mutex_);
+        reader = free_.back();
+        free_.pop_back();
+    }
+    struct give_back {
+        catalog_readers& owner;
+        catalog::catalog_reader* reader;
+        ~give_back() {
+            std::lock_guard lock(owner.free_mutex_);
+            owner.free_.push_back(reader);
+        }
+    } returned{*this, reader};
+    std::unique_lock lock(queue_mutex_);
+    // Each request has a task of its own on the threads, but a task may find its request
+    // taken by another's batch: it then reads what waits, or waits for that batch.
+    while (!mine.done) {
+        if (waiting_.empty()) {
+            read_done_.wait(lock);
+            continue;
+        }
+        std::vector<request*> batch;
+        while (!waiting_.empty() && batch.size() < max_batch) {
+            batch.push_back(waiting_.front());
+            waiting_.pop_front();
+        }
+        lock.unlock();
+        std::vector<catalog::catalog_reader::batch_item> items;
+        for (auto* r : batch)
+            items.push_back(r->item);
+        std::vector<result<catalog::catalog_contents>> outcomes;
+        std::exception_ptr failure;
+        try {
+            outcomes = reader->read_batch(items);
+        } catch (...) {
+            failure = std::current_exception(); // std::bad_alloc: each of the batch sees it
+        }
+        lock.lock();
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            if (failure)
+                batch[i]->failure = failure;
+            else
+                batch[i]->outcome = std::move(outcomes[i]);
+            batch[i]->done = true;
+        }
+        counts_.catalogs += batch.size();
+        counts_.batches += 1;
+        read_done_.notify_all();
+    }
+}
+
+catalog_readers::counts catalog_readers::read_counts() const {
+    std::lock_guard lock(queue_mutex_);
+    return counts_;
 }
 
 } // namespace mirror::sync

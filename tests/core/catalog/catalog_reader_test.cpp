@@ -297,6 +297,70 @@ TEST_CASE("one reader reads catalogs in turn, and one it cannot read leaves the 
     }
 }
 
+/// What a read gave, in a form two reads can be compared by: the error's code and message,
+/// or the format and the paths needed with the problems.
+std::string outcome_of(result<catalog_contents> const& r) {
+    if (!r)
+        return "error " + r.error().code.message() + ": " + r.error().message;
+    std::string out = "format " + r->format + ", last snapshot " + std::to_string(r->last_snapshot) + ", needs";
+    for (auto const& f : r->needed)
+        out += " " + f.path + ":" + std::to_string(f.bytes);
+    for (auto const& p : r->problems)
+        out += "; problem " + p.message;
+    return out;
+}
+
+TEST_CASE("catalogs read together each get what a read alone gives, whatever else is in the batch") {
+    temp_dir tmp;
+    fs::create_directories(tmp / "inside");
+    auto dir = tmp / "inside";
+    write_catalog(dir / "good.duckdb", fixture());
+    write_catalog(dir / "older.duckdb", fixture("0.3"));
+    write_catalog(dir / "foreign-path.duckdb", fixture("1.0", "/elsewhere/x.parquet", false));
+    auto macro = fixture();
+    macro.extra_sql = {"CREATE MACRO starts_with(a, b) AS true"};
+    write_catalog(dir / "macro.duckdb", macro);
+    write_catalog(dir / "unknown-format.duckdb", fixture("9.9"));
+    write_file(dir / "junk.duckdb", "not a database at all");
+    fs::create_directories(tmp / "outside");
+    write_catalog(tmp / "outside" / "good.duckdb", fixture());
+    using item = catalog_reader::batch_item;
+    item good{dir / "good.duckdb", "good", {}}, older{dir / "older.duckdb", "older", {}},
+        foreign_path{dir / "foreign-path.duckdb", "foreign-path", {}}, with_macro{dir / "macro.duckdb", "macro", {}},
+        unknown{dir / "unknown-format.duckdb", "unknown", {}}, junk{dir / "junk.duckdb", "junk", {}},
+        outside{tmp / "outside" / "good.duckdb", "outside", {}},
+        late{dir / "good.duckdb", "late", {.time_limit = std::chrono::milliseconds(0)}};
+    std::vector<item> batch;
+    // Each kind of failure at each stage of a batch: an attach (junk, outside, late), an
+    // object's verdict (macro), a read (unknown format), and catalogs after each.
+    SUBCASE("all readable") { batch = {good, older, foreign_path, good, older}; }
+    SUBCASE("a foreign object among them") { batch = {good, with_macro, older, foreign_path}; }
+    SUBCASE("a read that fails among them") { batch = {good, unknown, older, foreign_path}; }
+    SUBCASE("a file that is not DuckDB among them") { batch = {older, junk, good}; }
+    SUBCASE("a file outside the folder among them") { batch = {outside, good, older}; }
+    SUBCASE("a read past its deadline among them") { batch = {good, late, older}; }
+    SUBCASE("every kind at once") { batch = {junk, with_macro, unknown, good, outside, older, late, foreign_path}; }
+    catalog_reader alone(dir);
+    std::vector<std::string> expected;
+    for (auto const& i : batch)
+        expected.push_back(outcome_of(alone.read(i.file, i.name, i.options)));
+    catalog_reader together(dir);
+    for (int round = 0; round < 2; ++round) { // and again, on the database the first left
+        CAPTURE(round);
+        auto results = together.read_batch(batch);
+        REQUIRE(results.size() == batch.size());
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            CAPTURE(batch[i].name);
+            CHECK(outcome_of(results[i]) == expected[i]);
+        }
+    }
+    // What the catalogs are: so the comparison above compares something.
+    CHECK(outcome_of(alone.read(with_macro.file, "macro")).find("macro main.starts_with") != std::string::npos);
+    CHECK(outcome_of(alone.read(good.file, "good")).starts_with("format 1.0"));
+    CHECK(outcome_of(alone.read(older.file, "older")).starts_with("format 0.3"));
+    CHECK(outcome_of(alone.read(foreign_path.file, "fp")).find("lies outside data_dir") != std::string::npos);
+}
+
 TEST_CASE("a reader opens no file outside its folder") {
     temp_dir tmp;
     fs::create_directories(tmp / "inside");
