@@ -42,7 +42,7 @@ bool is_inlined_table_name(std::string_view name) {
 struct live_file {
     bool is_delete = false;
     std::int64_t data_file_id = 0; ///< for a delete file, the data file it applies to
-    std::string table;             ///< "schema.table"
+    std::string const* table;      ///< "schema.table", kept by the reader
     std::uint64_t rows = 0;
     std::uint64_t bytes = 0;
     std::optional<std::uint64_t> footer_bytes;
@@ -206,6 +206,7 @@ private:
             return std::tie(a->is_delete, a->id) < std::tie(b->is_delete, b->id);
         });
         std::vector<live_file> out;
+        out.reserve(visible.size());
         for (auto const* f : visible)
             if (auto checked = check_file(*f, snapshot))
                 out.push_back(std::move(*checked));
@@ -223,31 +224,39 @@ private:
         path_level none;
         auto where = resolve_path(data_path_, schema != nullptr ? schema->level : none,
                                   table != nullptr ? table->level : none, *f.path, f.relative.value_or(true));
-        auto shown = "'" + where.full.substr(0, 200) + "'"; // for messages only
+        auto shown = [&] { return "'" + where.full.substr(0, 200) + "'"; }; // for messages only
         if (!where.relative) {
-            problem(catalog_errc::outside_data_dir, shown + " lies outside data_dir");
+            problem(catalog_errc::outside_data_dir, shown() + " lies outside data_dir");
             return std::nullopt;
         }
         if (auto unsafe = fdl::relative_path_problem(*where.relative)) {
-            problem(catalog_errc::outside_data_dir, shown + ": " + *unsafe);
+            problem(catalog_errc::outside_data_dir, shown() + ": " + *unsafe);
             return std::nullopt;
         }
         if (schema == nullptr || !schema->name || !table->name) {
-            problem(catalog_errc::bad_catalog, shown + ": its table is not visible at snapshot " + std::to_string(snapshot));
+            problem(catalog_errc::bad_catalog, shown() + ": its table is not visible at snapshot " + std::to_string(snapshot));
             return std::nullopt;
         }
         auto row_count = count_of(f.rows);
         auto size = count_of(f.bytes);
         if (!row_count || !size) {
-            problem(catalog_errc::bad_catalog, shown + ": row count or size is not a non-negative integer");
+            problem(catalog_errc::bad_catalog, shown() + ": row count or size is not a non-negative integer");
             return std::nullopt;
         }
         if (f.is_delete && !f.data_file_id) {
             problem(catalog_errc::bad_catalog, "delete file '" + *where.relative + "' applies to no live data file");
             return std::nullopt;
         }
-        return live_file{f.is_delete,  f.data_file_id.value_or(0), *schema->name + "." + *table->name, *row_count,
-                         *size,        count_of(f.footer),         *where.relative};
+        return live_file{f.is_delete, f.data_file_id.value_or(0), &name_of(*schema, *table), *row_count,
+                         *size,       count_of(f.footer),         std::move(*where.relative)};
+    }
+
+    /// "schema.table", made once per table rather than once per file.
+    std::string const& name_of(schema_row const& schema, table_row const& table) {
+        auto [at, added] = table_names_.try_emplace({&schema, &table});
+        if (added)
+            at->second = *schema.name + "." + *table.name;
+        return at->second;
     }
 
     /// Puts the live data files under their tables, and each delete file on its data file.
@@ -260,9 +269,9 @@ private:
         for (auto const& f : live) {
             if (f.is_delete)
                 continue;
-            auto at = table_at.find(f.table);
+            auto at = table_at.find(*f.table);
             if (at == table_at.end()) {
-                problem(catalog_errc::bad_catalog, "'" + f.path + "': its table " + f.table + " is not listed");
+                problem(catalog_errc::bad_catalog, "'" + f.path + "': its table " + *f.table + " is not listed");
                 continue;
             }
             auto& files = out_.tables[at->second].files;
@@ -287,6 +296,8 @@ private:
     }
 
     void add_needed(std::vector<live_file> const& files) {
+        needed_size_.reserve(needed_size_.size() + files.size());
+        out_.needed.reserve(out_.needed.size() + files.size());
         for (auto const& f : files) {
             auto [at, added] = needed_size_.emplace(f.path, f.bytes);
             if (added)
@@ -317,6 +328,7 @@ private:
     catalog_contents& out_;
     std::optional<std::string> data_path_;
     std::unordered_map<std::string, std::uint64_t> needed_size_; ///< path -> bytes, of `needed`
+    std::map<std::pair<schema_row const*, table_row const*>, std::string> table_names_; ///< for name_of
 };
 
 /// Every inlined-rows table of the catalog (ducklake_inlined_data_<table>_<schema version>

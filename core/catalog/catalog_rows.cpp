@@ -40,10 +40,11 @@ public:
 
     bool row_valid() const { return valid_; }
 
-    std::optional<std::string> text(char const* column) const { return cell(column); }
+    /// Each column is taken at most once per row: its text is moved out.
+    std::optional<std::string> text(char const* column) { return std::move(cell(column)); }
 
     std::optional<std::int64_t> integer(char const* column) {
-        auto value = cell(column);
+        auto const& value = cell(column);
         if (!value)
             return std::nullopt;
         std::int64_t out = 0;
@@ -54,7 +55,7 @@ public:
     }
 
     std::optional<bool> boolean(char const* column) {
-        auto value = cell(column);
+        auto const& value = cell(column);
         if (!value)
             return std::nullopt;
         if (*value != "true" && *value != "false")
@@ -65,7 +66,7 @@ public:
     lifetime life() { return {integer("begin_snapshot"), integer("end_snapshot")}; }
 
 private:
-    std::optional<std::string> const& cell(char const* column) const { return rows_.rows[row_][rows_.column(column)]; }
+    std::optional<std::string>& cell(char const* column) { return rows_.rows[row_][rows_.column(column)]; }
 
     void invalid(char const* column, std::string const& value, char const* kind) {
         if (valid_)

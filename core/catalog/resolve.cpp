@@ -13,12 +13,16 @@ bool lifetime::visible_at(std::uint64_t snapshot) const {
 
 resolved_path resolve_path(std::optional<std::string> const& data_path, path_level const& schema,
                            path_level const& table, std::string const& file, bool file_relative) {
-    std::string const schema_path = schema.path.value_or(""), table_path = table.path.value_or("");
+    static std::string const none;
+    std::string const& schema_path = schema.path ? *schema.path : none;
+    std::string const& table_path = table.path ? *table.path : none;
     bool const table_relative = table.relative.value_or(true), schema_relative = schema.relative.value_or(true);
     resolved_path out;
     if (file_relative && table_relative && schema_relative) {
-        out.relative = schema_path + table_path + file;
-        out.full = data_path.value_or("") + *out.relative;
+        out.relative.emplace().reserve(schema_path.size() + table_path.size() + file.size());
+        out.relative->append(schema_path).append(table_path).append(file);
+        out.full.reserve((data_path ? data_path->size() : 0) + out.relative->size());
+        out.full.append(data_path ? *data_path : none).append(*out.relative);
         return out;
     }
     if (!file_relative)
