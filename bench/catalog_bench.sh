@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Catalog gate benchmark (issue 16): the time to read one frozen catalog as the gate reads
+# it (attach, the check of its objects, its metadata rows, the checks in C++, detach),
+# alone and in the batches the catalog readers take when several catalogs wait (up to 8),
+# for a catalog of 4,000 data files and one of 200. Prints wall and CPU time per catalog
+# beside the target (<= 10 ms for 4,000 files).
+#
+#   bench/catalog_bench.sh [ROUNDS]     (default 10 rounds of 8 catalogs; needs a build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-10}
+build=${FDL_MIRROR_BUILD_DIR:-build}
+bench=$(realpath "$build/fdl-bench-catalog")
+publisher=$(realpath "$build/fdl-test-publisher")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+echo "fdl-mirror catalog gate benchmark on $(nproc) cores, $(date -u +%F)"
+printf '%-12s %6s %16s %16s %10s\n' catalog batch "ms per catalog" "CPU ms" target
+for files in 4000 200; do
+  # One version of $files data files of 1 KiB: only its catalog is read.
+  "$publisher" bench "$work/repo-$files" 1 "$files" 1024 0 0 >/dev/null
+  catalog=$(find "$work/repo-$files/versions" -name '*.duckdb' | head -1)
+  while read -r batch ms cpu; do
+    target=""
+    [ "$files" = 4000 ] && target="<= 10 ms"
+    printf '%-12s %6s %16s %16s %10s\n' "$files files" "$batch" "$ms" "$cpu" "$target"
+  done < <("$bench" "$catalog" "$rounds")
+done
+echo "(best of $rounds rounds of 8 reads per batch size, after one to warm up)"
