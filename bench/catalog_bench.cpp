@@ -6,7 +6,7 @@
 //   fdl-bench-catalog CATALOG ROUNDS
 //
 // Prints one line per batch size: "BATCH MS_PER_CATALOG CPU_MS_PER_CATALOG", each the best
-// of ROUNDS rounds of 8 catalogs; exits 1 when the catalog is not read (a benchmark of a
+// of ROUNDS rounds of 8 catalogs (the sizes take turns within a round); exits 1 when the catalog is not read (a benchmark of a
 // refusal would measure something else).
 
 #include "core/catalog/catalog_reader.hpp"
@@ -53,9 +53,13 @@ int main(int argc, char** argv) {
     int status = 0;
     {
         catalog_reader reader(folder);
-        for (std::size_t batch : {std::size_t(1), std::size_t(2), std::size_t(4), std::size_t(8)}) {
-            double best_wall = 1e18, best_cpu = 1e18;
-            for (int round = 0; round <= rounds; ++round) { // round 0 warms the database up
+        std::vector<std::size_t> const sizes = {1, 2, 4, 8};
+        std::vector<double> best_wall(sizes.size(), 1e18), best_cpu(sizes.size(), 1e18);
+        // Batch sizes take turns within each round, so that the machine's ups and downs
+        // fall on all of them alike. Round 0 warms the database up.
+        for (int round = 0; round <= rounds; ++round)
+            for (std::size_t s = 0; s < sizes.size(); ++s) {
+                std::size_t batch = sizes[s];
                 auto wall = std::chrono::steady_clock::now();
                 double cpu = cpu_ms();
                 for (std::size_t at = 0; at < catalogs; at += batch) {
@@ -69,12 +73,12 @@ int main(int argc, char** argv) {
                 }
                 double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall).count();
                 if (round > 0) {
-                    best_wall = std::min(best_wall, ms / catalogs);
-                    best_cpu = std::min(best_cpu, (cpu_ms() - cpu) / catalogs);
+                    best_wall[s] = std::min(best_wall[s], ms / catalogs);
+                    best_cpu[s] = std::min(best_cpu[s], (cpu_ms() - cpu) / catalogs);
                 }
             }
-            std::printf("%zu %.2f %.2f\n", batch, best_wall, best_cpu);
-        }
+        for (std::size_t s = 0; s < sizes.size(); ++s)
+            std::printf("%zu %.2f %.2f\n", sizes[s], best_wall[s], best_cpu[s]);
     }
     fs::remove_all(folder);
     return status;

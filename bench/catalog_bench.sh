@@ -27,4 +27,4 @@ for files in 4000 200; do
     printf '%-12s %6s %16s %16s %10s\n' "$files files" "$batch" "$ms" "$cpu" "$target"
   done < <("$bench" "$catalog" "$rounds")
 done
-echo "(best of $rounds rounds of 8 reads per batch size, after one to warm up)"
+echo "(best of $rounds rounds of 8 reads per batch size, the sizes taking turns, after one round to warm up)"
