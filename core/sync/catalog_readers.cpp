@@ -68,6 +68,7 @@ awaitable<result<catalog::catalog_contents>> catalog_readers::read(std::filesyst
         std::lock_guard lock(queue_mutex_);
         waiting_.push_back(&mine);
     }
+    queue_changed_.notify_one(); // a thread waiting for another's batch can take it
     std::function<void()> work = [&] { serve(mine); };
     co_await threads_->run(work);
     if (mine.failure)
@@ -96,7 +97,7 @@ void catalog_readers::serve(request& mine) {
     // taken by another's batch: it then reads what waits, or waits for that batch.
     while (!mine.done) {
         if (waiting_.empty()) {
-            read_done_.wait(lock);
+            queue_changed_.wait(lock);
             continue;
         }
         std::vector<request*> batch;
@@ -125,7 +126,7 @@ void catalog_readers::serve(request& mine) {
         }
         counts_.catalogs += batch.size();
         counts_.batches += 1;
-        read_done_.notify_all();
+        queue_changed_.notify_all();
     }
 }
 

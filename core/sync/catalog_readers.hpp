@@ -70,9 +70,9 @@ private:
     std::vector<std::unique_ptr<catalog::catalog_reader>> readers_;
     std::vector<catalog::catalog_reader*> free_; ///< under free_mutex_: readers no thread is using
     mutable std::mutex queue_mutex_;
-    std::condition_variable read_done_; ///< a batch was read
-    std::deque<request*> waiting_;      ///< under queue_mutex_, first come first
-    counts counts_;                     ///< under queue_mutex_
+    std::condition_variable queue_changed_; ///< a read was asked, or a batch was read
+    std::deque<request*> waiting_;          ///< under queue_mutex_, first come first
+    counts counts_;                         ///< under queue_mutex_
     std::unique_ptr<store::blocking_pool> threads_;
 };
 
