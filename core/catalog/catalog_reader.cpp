@@ -432,13 +432,16 @@ std::vector<result<catalog_contents>> catalog_reader::read_batch(std::vector<bat
     bool alike = std::all_of(items.begin(), items.end(), [&](batch_item const& item) {
         return item.options.memory_limit == items.front().options.memory_limit;
     });
-    auto db = items.size() > 1 && alike ? impl_->database(items.front().options.memory_limit, items.front().name)
-                                        : result<duckdb_instance*>(make_error(catalog_errc::unavailable, "one by one"));
-    if (db) {
+    // One database serves the batch: with one catalog, or limits that differ, each is read alone.
+    duckdb_instance* db = nullptr; // none: each is read alone, and says why it cannot be
+    if (items.size() > 1 && alike)
+        if (auto opened = impl_->database(items.front().options.memory_limit, items.front().name))
+            db = *opened;
+    if (db != nullptr) {
         bool failed = false; // then nothing more is read on this database
         std::vector<std::unique_ptr<duckdb_session>> sessions;
         for (std::size_t i = 0; i < items.size() && !failed; ++i) {
-            auto attached = duckdb_session::attach(**db, items[i].file, session_for(items[i].name, items[i].options));
+            auto attached = duckdb_session::attach(*db, items[i].file, session_for(items[i].name, items[i].options));
             failed = !attached;
             if (attached)
                 sessions.push_back(std::move(*attached));
