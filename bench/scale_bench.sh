@@ -18,7 +18,7 @@
 #   s3      a repository of 3 versions sharing 4 data files of 256 MiB (S3_LARGE_BYTES),
 #           synced at --concurrency 16 from a folder into Ceph RGW, then from that RGW
 #           bucket into another: wall time and peak RSS at sync's default memory limit
-#           (64MiB), at the daemon's (256MiB) and at 48MiB (S3_LIMITS;
+#           (48MiB: parts of 5 MiB), at the daemon's (256MiB: 16 MiB) and at 64MiB (8 MiB) (S3_LIMITS;
 #           scripts/deps/rgw/start-rgw.sh; objects in memory).
 #   verify  the network benchmark's repository (30 versions, 4,000 data files of 16 KiB and
 #           2 of 64 MiB) mirrored into a folder and into Ceph RGW: `verify` of each at
@@ -235,7 +235,7 @@ scenario_s3() {
   echo "== s3: 3 versions sharing 4 data files of $((large >> 20)) MiB, --concurrency 16"
   "$publisher" bench "$bench_dir/s3-origin" 3 10 16384 4 "$large"
   local run=0 limit
-  for limit in ${S3_LIMITS:-64MiB 256MiB 48MiB}; do
+  for limit in ${S3_LIMITS:-48MiB 256MiB 64MiB}; do
     # A fresh RGW for each limit: it keeps objects in a memory store of 4 GiB, and frees
     # deleted ones only in its garbage collection, hours later.
     rm -rf "$bench_dir/rgw"

@@ -47,8 +47,9 @@ struct sync_command {
     /// --memory-limit: the catalog reader's DuckDB and the buffers of data in flight share
     /// it (split_memory_limit). Smaller than the daemon's default, which serves every
     /// repository at once: one repository's S3 uploads at --concurrency 16 go as fast with
-    /// three parts in flight as with twelve (docs/benchmarks.md).
-    std::uint64_t memory_limit = std::uint64_t{64} << 20;
+    /// six parts of 5 MiB in flight as with twelve of 16 MiB (s3_parts.hpp,
+    /// docs/benchmarks.md).
+    std::uint64_t memory_limit = std::uint64_t{48} << 20;
 };
 
 struct verify_command {
@@ -67,7 +68,7 @@ struct verify_command {
     /// --config, refused: the repository's `concurrency` applies)
     std::optional<std::size_t> concurrency;
     /// --memory-limit: as sync's; the read buffers of many checks at once stay within it.
-    std::uint64_t memory_limit = std::uint64_t{64} << 20;
+    std::uint64_t memory_limit = std::uint64_t{48} << 20;
 };
 
 /// `check-signature`: like `ssh-keygen -Y verify`; the message comes on standard input.

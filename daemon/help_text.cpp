@@ -18,13 +18,13 @@ constexpr char const* sync_options = R"(sync options:
   --max-refs N                   take at most N of the origin's refs, by name (default 10000); the
                                  rest are refused and reported
   --max-ref-name-length N        refuse ref names longer than N bytes (default 255)
-  --memory-limit SIZE            DuckDB and buffers in flight stay within SIZE (default 64MiB)
+  --memory-limit SIZE            DuckDB and buffers in flight stay within SIZE (default 48MiB)
 )";
 
 constexpr char const* verify_options = R"(verify options:
   --concurrency N                data files checked at once, at most (default 4; with --config,
                                  the repository's concurrency)
-  --memory-limit SIZE            DuckDB and read buffers stay within SIZE (default 64MiB)
+  --memory-limit SIZE            DuckDB and read buffers stay within SIZE (default 48MiB)
   --without-key FINGERPRINT      show which versions would lose their trusted signature if that
                                  key were revoked (repeatable)
   --config FILE --repository NAME

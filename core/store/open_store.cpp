@@ -3,7 +3,10 @@
 #include "core/store/errors.hpp"
 #include "core/store/http_store.hpp"
 #include "core/store/local_store.hpp"
+#include "core/store/s3_parts.hpp"
 #include "core/store/s3_store.hpp"
+
+#include <algorithm>
 
 namespace mirror::store {
 
@@ -51,10 +54,14 @@ result<std::unique_ptr<store>> open_unthrottled(std::string_view location, store
             settings.client.ca_bundle = options.ca_bundle ? options.ca_bundle : access->ca_bundle;
             settings.client.user_agent = user_agent();
             settings.client.observer = options.observer;
-            if (options.multipart_threshold)
-                settings.multipart_threshold = *options.multipart_threshold;
-            if (options.part_bytes)
-                settings.part_bytes = *options.part_bytes;
+            // Unset, the part size fits the budget (s3_parts.hpp): a small one holds several;
+            // and so does the threshold, or a buffer would fill past a part before the first.
+            settings.part_bytes = options.part_bytes ? *options.part_bytes
+                                  : options.memory   ? part_bytes_for_budget(options.memory->capacity())
+                                                     : default_part_bytes;
+            settings.multipart_threshold = options.multipart_threshold
+                                               ? *options.multipart_threshold
+                                               : std::min(settings.multipart_threshold, settings.part_bytes);
             settings.memory = options.memory;
             settings.client.memory = options.memory;
             auto opened = s3_store::open(location, std::move(settings));

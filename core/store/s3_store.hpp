@@ -29,7 +29,8 @@ struct s3_store_settings {
     bool allow_plain_http = false;                ///< an http:// endpoint (loopback test stores)
     /// Objects larger than this go up in a multipart upload, smaller ones in one PUT.
     std::size_t multipart_threshold = 16 * 1024 * 1024;
-    /// The size of each part but the last (S3 wants at least 5 MiB, and at most 10,000 parts).
+    /// The size of each part but the last (S3 wants at least 5 MiB, and at most 10,000
+    /// parts): of the first 800; later ones grow (s3_parts.hpp, part_bytes_at).
     std::size_t part_bytes = 16 * 1024 * 1024;
     /// Parts sent in the background at once, across every upload of the store; each holds
     /// a part in memory. 0 sends each part before taking more bytes.

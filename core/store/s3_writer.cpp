@@ -3,6 +3,7 @@
 #include "core/s3/s3_error.hpp"
 #include "core/store/detail/s3_exchange.hpp"
 #include "core/store/errors.hpp"
+#include "core/store/s3_parts.hpp"
 #include "core/store/s3_store.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -92,12 +93,12 @@ public:
         auto const& settings = s3_.settings();
         while (!bytes.empty()) {
             // What the buffer holds before a part must go: a whole small object, or a part.
-            std::size_t const limit = upload_ ? settings.part_bytes
-                                              : std::max(settings.multipart_threshold, settings.part_bytes);
+            std::size_t const part = part_bytes_at(settings.part_bytes, upload_ ? upload_->etags.size() + 1 : 1);
+            std::size_t const limit = upload_ ? part : std::max(settings.multipart_threshold, part);
             if (buffer_.size() >= limit) {
-                // Full, and more comes: its first part_bytes go up as a part (the last part
-                // is always kept for commit(), so it is never empty).
-                auto sent = co_await send_full_part(settings.part_bytes);
+                // Full, and more comes: its first bytes go up as a part (the last part is
+                // always kept for commit(), so it is never empty).
+                auto sent = co_await send_full_part(part);
                 if (!sent)
                     co_return sent;
                 continue;

@@ -7,6 +7,7 @@
 #include "core/store/open_store.hpp"
 #include "tests/component/fault_proxy_helpers.hpp"
 
+#include <algorithm>
 #include <utility>
 
 using namespace mirror;
@@ -117,6 +118,24 @@ TEST_CASE("an S3 store reports every request: writes, multipart parts, a listing
     std::string big(11 * 1024 * 1024, 'z'); // parts of 5, 5 and 1 MiB
     REQUIRE(run_on(store::write_all(**parts, "big.bin", big, store::write_mode::replace)));
     CHECK(seen->take() == lines_seen{"POST 200", "PUT 200", "PUT 200", "PUT 200", "POST 200"});
+
+    // Parts past the 800th are twice as large (s3_parts.hpp), so that any object fits in
+    // S3's 10,000 parts: with parts of 1 KiB, 802 KiB and 5 bytes go up as 800 parts of
+    // 1 KiB, one of 2 KiB and the last 5 bytes (803 parts without the growth).
+    settings.part_bytes = settings.multipart_threshold = 1024;
+    settings.parallel_parts = 4;
+    auto growing = store::s3_store::open("s3://mirror/growing/", settings);
+    REQUIRE(growing.has_value());
+    std::string many(802 * 1024 + 5, '\0');
+    for (std::size_t i = 0; i < many.size(); ++i)
+        many[i] = static_cast<char>((i * 31 + i / 1024) % 253);
+    REQUIRE(run_on(store::write_all(**growing, "many.bin", many, store::write_mode::replace)));
+    auto events = seen->take();
+    CHECK(std::count(events.begin(), events.end(), "PUT 200") == 802);
+    CHECK(events.size() == 804); // and the upload's start and completion
+    auto back = run_on(store::read_all(**growing, "many.bin", many.size()));
+    REQUIRE(back.has_value());
+    CHECK(*back == many);
 }
 
 TEST_CASE("failures reach the observer with their kind, each retry as a request of its own") {
