@@ -39,6 +39,7 @@ public:
     }
 
     bool row_valid() const { return valid_; }
+    std::size_t rows() const { return rows_.rows.size(); }
 
     /// Each column is taken at most once per row: its text is moved out.
     std::optional<std::string> text(char const* column) { return std::move(cell(column)); }
@@ -130,6 +131,8 @@ result<catalog_rows> read_catalog_rows(duckdb_session& db, std::string const& na
                      {"data_file_id", "table_id", "begin_snapshot", "end_snapshot", "path", "path_is_relative",
                       "record_count", "file_size_bytes", "footer_size"},
                      max_rows, [&] {
+                         if (out.files.empty())
+                             out.files.reserve(data.rows()); // and the delete files' rows later
                          auto id = data.integer("data_file_id");
                          file_row row{false,
                                       id,
@@ -152,6 +155,8 @@ result<catalog_rows> read_catalog_rows(duckdb_session& db, std::string const& na
                         {"delete_file_id", "data_file_id", "table_id", "begin_snapshot", "end_snapshot", "path",
                          "path_is_relative", "delete_count", "file_size_bytes", "footer_size"},
                         max_rows, [&] {
+                            if (out.files.size() == out.files.capacity())
+                                out.files.reserve(out.files.size() + deletes.rows());
                             file_row row{true,
                                          deletes.integer("delete_file_id"),
                                          deletes.integer("data_file_id"),
