@@ -64,7 +64,8 @@ awaitable<void> repository_job::scrub_step() {
     double const fraction = seconds(r.settings.scrub_interval) / seconds(r.settings.scrub_period);
     auto position = audits.scrub;
     auto finished = co_await run_cuttable(
-        sync::scrub_step(*mirror_, position, fraction, services_.pool, record_now(), r.settings.concurrency));
+        sync::scrub_step(*mirror_, position, fraction, services_.pool, record_now(), r.settings.concurrency,
+                         services_.transfers.get()));
     if (retired_)
         co_return;
     audits.next_scrub = record_time(record_now() + seconds(r.settings.scrub_interval));

@@ -4,6 +4,7 @@
 #include "core/sync/copy.hpp"
 #include "core/sync/errors.hpp"
 #include "core/sync/ledger.hpp"
+#include "core/sync/transfer_slots.hpp"
 #include "core/sync/workers.hpp"
 
 #include <algorithm>
@@ -31,7 +32,8 @@ bool is_finding(error const& e) {
 } // namespace
 
 awaitable<scrub_step_report> scrub_step(store::store& mirror, scrub_position& position, double fraction,
-                                        store::blocking_pool* pool, double now, std::size_t concurrency) {
+                                        store::blocking_pool* pool, double now, std::size_t concurrency,
+                                        transfer_slots* shared) {
     scrub_step_report report;
     auto loaded = co_await load_mirror_ledger(mirror);
     if (!loaded) {
@@ -70,6 +72,9 @@ awaitable<scrub_step_report> scrub_step(store::store& mirror, scrub_position& po
             auto const& [path, entry] = *slice[i];
             std::string key = loaded->data_dir + path;
             expectation expect{entry.bytes, entry.sha256, "the mirror's ledger"};
+            transfer_slots::slot slot;
+            if (shared != nullptr)
+                slot = co_await shared->acquire();
             auto hashed = co_await hash_object(mirror, key, expect, pool);
             checked[i].done = true;
             if (hashed)

@@ -18,6 +18,8 @@
 
 namespace mirror::sync {
 
+class transfer_slots;
+
 /// Where a round of the scrub stands; kept by the caller across steps (and restarts).
 struct scrub_position {
     std::string after;                       ///< the last data file (under data_dir) checked this round; "" at its start
@@ -46,8 +48,11 @@ struct scrub_step_report {
 /// against the ledger, until `fraction` of the ledger's bytes have been read (at least one
 /// file); at the end of the list the round is complete and the next step starts a new one.
 /// Updates `position`. `now` is unix seconds. Up to `concurrency` files are read at once;
-/// what the step covers, finds and where it stops are those of one read at a time.
+/// what the step covers, finds and where it stops are those of one read at a time. With
+/// `shared`, each read also holds one of its slots (the daemon's max_transfers, which the
+/// passes' copies hold too), so that audits and passes together stay within it.
 awaitable<scrub_step_report> scrub_step(store::store& mirror, scrub_position& position, double fraction,
-                                        store::blocking_pool* pool, double now, std::size_t concurrency = 16);
+                                        store::blocking_pool* pool, double now, std::size_t concurrency = 16,
+                                        transfer_slots* shared = nullptr);
 
 } // namespace mirror::sync

@@ -6,6 +6,7 @@
 #include "core/store/errors.hpp"
 #include "core/sync/errors.hpp"
 #include "core/sync/ledger.hpp"
+#include "core/sync/transfer_slots.hpp"
 #include "tests/component/helpers.hpp"
 #include "tests/support/in_flight_store.hpp"
 #include "tests/support/run.hpp"
@@ -246,6 +247,27 @@ TEST_CASE("scrub: a step overlaps its reads, at most `concurrency` in flight, an
             CHECK(serial.size() > 1);
         }
     }
+}
+
+TEST_CASE("scrub: with the daemon's shared transfer slots, its reads and the passes' copies together stay within "
+          "them") {
+    many_files_mirror m;
+    // max_transfers 3, one slot held by a pass's copy: the scrub, asked for 8 at once, gets 2.
+    sync::transfer_slots shared(3);
+    auto held = m.loop([&]() -> awaitable<sync::transfer_slots::slot> { co_return co_await shared.acquire(); }());
+    in_flight_store capped(*m.mirror);
+    sync::scrub_position at;
+    auto r = m.loop(sync::scrub_step(capped, at, 1.0, nullptr, 100, 8, &shared));
+    CHECK(r.round_completed);
+    CHECK(r.files == m.paths.size());
+    CHECK(r.findings.size() == 3);
+    CHECK(capped.most_in_flight == 2);
+    CHECK(shared.in_use() == 1); // the scrub's slots came back; the copy's is still held
+    // Without the shared slots the same step overlaps up to its own concurrency.
+    in_flight_store free_running(*m.mirror);
+    sync::scrub_position again;
+    m.loop(sync::scrub_step(free_running, again, 1.0, nullptr, 100, 8));
+    CHECK(free_running.most_in_flight > 2);
 }
 
 TEST_CASE("scrub: with reads overlapped, a read that fails mid-slice stops the step just before that file") {
