@@ -94,6 +94,18 @@ struct metrics::impl {
                                .Help("Total user and system CPU time spent in seconds")
                                .Register(*registry)
                                .Add({});
+    Counter& catalog_reads = prometheus::BuildCounter()
+                                 .Name("fdl_mirror_catalog_reads_total")
+                                 .Help("Frozen catalogs read by the catalog gate")
+                                 .Register(*registry)
+                                 .Add({});
+    Counter& catalog_batches = prometheus::BuildCounter()
+                                   .Name("fdl_mirror_catalog_read_batches_total")
+                                   .Help("The batches those catalogs were read in (catalogs waiting are read together)")
+                                   .Register(*registry)
+                                   .Add({});
+    std::uint64_t catalog_reads_seen = 0;   ///< the totals last given to set_catalog_reads
+    std::uint64_t catalog_batches_seen = 0;
     Gauge& process_resident = single_gauge("process_resident_memory_bytes", "Resident memory size in bytes");
     Gauge& process_virtual = single_gauge("process_virtual_memory_bytes", "Virtual memory size in bytes");
     Gauge& process_open_fds = single_gauge("process_open_fds", "Number of open file descriptors");
@@ -385,6 +397,16 @@ void metrics::set_transfer_memory(std::uint64_t limit, std::uint64_t in_use, std
     impl_->memory_in_use.Set(static_cast<double>(in_use));
     impl_->memory_peak.Set(static_cast<double>(peak));
     impl_->memory_waiting.Set(static_cast<double>(waiting));
+}
+
+void metrics::set_catalog_reads(std::uint64_t catalogs, std::uint64_t batches) {
+    // Counters only go up: the totals are the process's, which never go down either.
+    if (catalogs > impl_->catalog_reads_seen)
+        impl_->catalog_reads.Increment(static_cast<double>(catalogs - impl_->catalog_reads_seen));
+    if (batches > impl_->catalog_batches_seen)
+        impl_->catalog_batches.Increment(static_cast<double>(batches - impl_->catalog_batches_seen));
+    impl_->catalog_reads_seen = std::max(impl_->catalog_reads_seen, catalogs);
+    impl_->catalog_batches_seen = std::max(impl_->catalog_batches_seen, batches);
 }
 
 void metrics::set_passes(std::size_t running, std::size_t waiting, std::size_t max) {

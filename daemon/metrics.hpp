@@ -72,6 +72,9 @@ public:
     void set_passes(std::size_t running, std::size_t waiting, std::size_t max);
     /// The memory budget for transfers (memory_limit less the catalog readers' part).
     void set_transfer_memory(std::uint64_t limit, std::uint64_t in_use, std::uint64_t peak, std::size_t waiting);
+    /// The catalog gate's totals since the start (sync::catalog_readers::process_counts):
+    /// catalogs read, and the batches they were read in.
+    void set_catalog_reads(std::uint64_t catalogs, std::uint64_t batches);
     /// How many daemons share the repositories, as this one last saw (1 when alone).
     void set_members(std::size_t live);
     /// The times a previous run of the daemon recorded for `repo` (its state file), so that

@@ -107,6 +107,8 @@ public:
                                    stats_.set_passes(passes_->in_use(), passes_->waiting(), cfg_->max_passes);
                                    stats_.set_transfer_memory(memory_.capacity(), memory_.in_use(), memory_.peak(),
                                                               memory_.waiting());
+                                   auto const catalogs = sync::catalog_readers::process_counts();
+                                   stats_.set_catalog_reads(catalogs.catalogs, catalogs.batches);
                                    return stats_.text();
                                },
                                [this] { return not_ready(); },

@@ -4,6 +4,7 @@
 #include "core/store/errors.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <exception>
 #include <functional>
@@ -11,6 +12,11 @@
 #include <vector>
 
 namespace mirror::sync {
+
+namespace {
+std::atomic<std::uint64_t> process_catalogs{0}; ///< catalog_readers::process_counts
+std::atomic<std::uint64_t> process_batches{0};
+} // namespace
 
 catalog_readers::catalog_readers(std::filesystem::path scratch_parent, std::size_t readers)
     : parent_(std::move(scratch_parent)) {
@@ -126,8 +132,14 @@ void catalog_readers::serve(request& mine) {
         }
         counts_.catalogs += batch.size();
         counts_.batches += 1;
+        process_catalogs.fetch_add(batch.size(), std::memory_order_relaxed);
+        process_batches.fetch_add(1, std::memory_order_relaxed);
         queue_changed_.notify_all();
     }
+}
+
+catalog_readers::counts catalog_readers::process_counts() {
+    return {process_catalogs.load(std::memory_order_relaxed), process_batches.load(std::memory_order_relaxed)};
 }
 
 catalog_readers::counts catalog_readers::read_counts() const {

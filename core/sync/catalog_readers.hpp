@@ -59,6 +59,9 @@ public:
         std::uint64_t batches = 0;
     };
     counts read_counts() const;
+    /// The same for every catalog_readers of the process since it started (the daemon's
+    /// metrics: a reload replaces its readers). Thread-safe.
+    static counts process_counts();
 
 private:
     struct request;

@@ -50,6 +50,12 @@ echo "at most $most_threads threads"
 expect_metric fdl_mirror_transfer_memory_limit_bytes == $((96 << 20)) "the transfer memory exported"
 expect_metric fdl_mirror_transfer_memory_in_use_bytes == 0 "no transfer memory held once all passed"
 expect_metric fdl_mirror_max_passes == 2 "max_passes exported"
+# Each repository's versions had their catalogs read by the gate, some of them together.
+expect_metric fdl_mirror_catalog_reads_total ">=" $((4 * ${#repos[@]})) "every version's catalog counted"
+catalog_reads=$(metric fdl_mirror_catalog_reads_total)
+catalog_batches=$(metric fdl_mirror_catalog_read_batches_total)
+awk -v b="$catalog_batches" -v c="$catalog_reads" 'BEGIN { exit !(b >= 1 && b <= c) }' && pass ||
+  fail "$catalog_batches batches for $catalog_reads catalogs"
 scrape
 expect_metric fdl_mirror_passes_running == 0 "no pass running once all passed"
 expect_metric fdl_mirror_passes_waiting == 0 "none waiting"
@@ -61,6 +67,8 @@ sed -i 's/^max_passes: 2$/max_passes: 5/; s/^memory_limit: 128MiB$/memory_limit:
 kill -HUP "$daemon_pid"
 wait_for_metric fdl_mirror_max_passes == 5 10 "the reloaded max_passes"
 expect_metric fdl_mirror_transfer_memory_limit_bytes == $((192 << 20)) "the reloaded transfer memory"
+# The reload replaced the catalog readers; the counters go on from where they were.
+expect_metric fdl_mirror_catalog_reads_total ">=" "${catalog_reads%.*}" "catalog reads counted across the reload"
 stop_daemon TERM 10
 expect_clean_exit "SIGTERM"
 finish
