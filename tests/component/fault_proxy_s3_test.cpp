@@ -70,7 +70,7 @@ struct rgw_upstream {
             return {};
         };
         REQUIRE(run_on((*direct)->list("", note)));
-        // RGW answers a GET with a body about 40 ms late: read them all at once.
+        // Read them all at once: one at a time costs a round trip each.
         std::vector<std::optional<std::string>> bytes(keys.size());
         for (std::size_t i = 0; i < keys.size(); ++i)
             net::co_spawn(run_on.io, store::read_if_present(**direct, keys[i], 64 << 20),
