@@ -2,6 +2,7 @@
 
 #include "core/http/redirects.hpp"
 #include "core/http/status.hpp"
+#include "core/http/tcp_options.hpp"
 #include "core/http/tls_roots.hpp"
 #include "core/store/errors.hpp"
 
@@ -13,11 +14,8 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
-#include <sys/socket.h>
 
 #include <algorithm>
 #include <cctype>
@@ -72,19 +70,6 @@ request_failure failure_of(request_failure at_step, boost::system::error_code co
     if ((at_step == request_failure::reset || at_step == request_failure::truncated) && parser_refused)
         return request_failure::protocol;
     return at_step;
-}
-
-/// Asks the kernel to acknowledge what arrives at once instead of after its delayed-ACK
-/// timer (40 ms on Linux). A server that writes an answer in two pieces with Nagle's
-/// algorithm on holds the second piece until the first is acknowledged: Ceph RGW writes
-/// a GET's head, then its body, so on a reused connection every answer with a body came
-/// 40 ms late (45 ms against 2 ms, measured). Linux leaves quick-ACK mode by itself, so
-/// it is asked for before every read. A failure only costs speed.
-void acknowledge_at_once([[maybe_unused]] tcp::socket& socket) {
-#ifdef TCP_QUICKACK
-    int const on = 1;
-    ::setsockopt(socket.native_handle(), IPPROTO_TCP, TCP_QUICKACK, &on, sizeof on);
-#endif
 }
 
 /// Also says what kind of failure it is, in `failure`.
@@ -242,12 +227,7 @@ struct client::impl {
         auto [connect_ec, endpoint] = co_await c->lowest().async_connect(endpoints, use_op);
         if (connect_ec)
             co_return transport_error(what, "connecting", connect_ec, request_failure::connect, failure);
-        // Requests are small writes answered at once: without TCP_NODELAY, Nagle's
-        // algorithm can hold a request's last segment until the server's delayed ACK.
-        // Every HTTP client sets it. (The server's side of the same trap is met by
-        // acknowledge_at_once before each read.)
-        boost::system::error_code nodelay_ec;
-        c->lowest().socket().set_option(tcp::no_delay(true), nodelay_ec); // a failure only costs speed
+        send_at_once(c->lowest().socket().native_handle());
         if (!where.tls)
             co_return c;
 
@@ -338,7 +318,7 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
     if (no_body)
         parser.skip(true);
     c.lowest().expires_after(settings.header_timeout);
-    acknowledge_at_once(c.lowest().socket());
+    acknowledge_at_once(c.lowest().socket().native_handle());
     auto [head_ec, head_bytes] = co_await bhttp::async_read_header(stream, c.buffer, parser, use_op);
     if (head_ec)
         co_return transport_error(what, "reading the response head", head_ec, request_failure::reset,
@@ -402,7 +382,7 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
         if (now >= total)
             co_return too_slow();
         c.lowest().expires_after(std::min<std::chrono::steady_clock::duration>(settings.body_idle_timeout, total - now));
-        acknowledge_at_once(c.lowest().socket());
+        acknowledge_at_once(c.lowest().socket().native_handle());
         auto [read_ec, n] = co_await bhttp::async_read_some(stream, c.buffer, parser, use_op);
         if (read_ec == bhttp::error::need_buffer)
             read_ec = {};
