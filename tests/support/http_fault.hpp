@@ -32,6 +32,9 @@ struct fault {
                               ///< without a byte: the client cannot tell whether it happened
         corrupt_request_body, ///< fault_proxy only: forward the request with one bit of its
                               ///< body flipped (in transit), and relay the server's answer
+        head_then_body,       ///< the head in one write, the body in another, as Ceph RGW
+                              ///< writes them: with Nagle's algorithm on (the server's
+                              ///< default) the body waits until the head is acknowledged
     };
     action what = action::none;
     unsigned status = 0; ///< when not 0: this status and `body`, not the object (nothing forwarded)
@@ -52,6 +55,7 @@ fault reset_mid_body();
 fault padded_body();
 fault corrupt_request_body();
 fault lose_answer();
+fault head_then_body();
 /// `status` with an S3 error document: <Error><Code>CODE</Code><Message>…</Message></Error>.
 fault s3_error(unsigned status, std::string code, header_list headers = {});
 

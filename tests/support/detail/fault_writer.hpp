@@ -74,6 +74,10 @@ awaitable<bool> write_response(Stream& stream, raw_response out, fault const& f)
             sent = co_await send(stream, body.substr(i, 1));
         }
         break;
+    case fault::action::head_then_body:
+        sent = co_await send(stream, render_head(out, out.length));
+        sent = sent && co_await send(stream, std::move(body));
+        break;
     case fault::action::long_body:
         sent = co_await send(stream, render_head(out, out.length) + body + std::string(excess_bytes));
         break;
