@@ -1,5 +1,6 @@
 #include "core/http/client.hpp"
 
+#include "core/http/detail/exchange.hpp"
 #include "core/http/redirects.hpp"
 #include "core/http/status.hpp"
 #include "core/http/tcp_options.hpp"
@@ -42,44 +43,9 @@ std::optional<std::string> response_head::header(std::string_view lower_case_nam
 
 namespace {
 
-/// One connection, plain or TLS, with the bytes read past the last message.
-struct connection {
-    std::string pool_key; ///< scheme://host:port
-    std::optional<beast::tcp_stream> plain;
-    std::optional<beast::ssl_stream<beast::tcp_stream>> secure;
-    beast::flat_buffer buffer;
-
-    beast::tcp_stream& lowest() { return secure ? beast::get_lowest_layer(*secure) : *plain; }
-};
-
-/// What an exchange's observer and its caller learn besides its result.
-struct exchange_outcome {
-    bool reusable = false; ///< the connection may carry another request
-    unsigned status = 0;   ///< the answer's, once its head is read
-    request_failure failure = request_failure::none;
-};
-
-/// The kind of a transport failure in a step whose own kind is `at_step`: a timeout
-/// wherever it happens, and a malformed answer rather than a cut connection when Beast's
-/// parser refused what came.
-request_failure failure_of(request_failure at_step, boost::system::error_code const& ec) {
-    if (ec == beast::error::timeout)
-        return request_failure::timeout;
-    bool parser_refused = ec.category() == bhttp::make_error_code(bhttp::error::bad_version).category() &&
-                          ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message;
-    if ((at_step == request_failure::reset || at_step == request_failure::truncated) && parser_refused)
-        return request_failure::protocol;
-    return at_step;
-}
-
-/// Also says what kind of failure it is, in `failure`.
-error transport_error(std::string const& what, std::string const& step, boost::system::error_code const& ec,
-                      request_failure at_step, request_failure& failure) {
-    failure = failure_of(at_step, ec);
-    if (ec == beast::error::timeout)
-        return make_error(store::store_errc::transient, what + ": timed out while " + step);
-    return make_error(store::store_errc::transient, what + ": " + step + " failed (" + ec.message() + ")");
-}
+using detail::connection;
+using detail::exchange_outcome;
+using detail::transport_error;
 
 /// What an answer's status asks for: 408 is the server's timeout, 429 and S3's SlowDown
 /// (a 503) say slow down, other 5xx a failure of the server. Other statuses are answers.
@@ -114,12 +80,6 @@ std::string pool_key_of(location const& where, bool public_only) {
     return where.scheme() + "://" + where.host + ":" + where.port + (public_only ? " public" : "");
 }
 
-
-std::string lower(std::string_view text) {
-    std::string out(text);
-    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-    return out;
-}
 
 /// Counts what reaches the caller's sink, so that a cut-off body can be resumed, and
 /// keeps the sink's own refusal apart from the network's failures: the caller's sink
@@ -279,156 +239,6 @@ struct client::impl {
     }
 };
 
-namespace {
-
-/// When a body of `expected` bytes, whose reading started at `started`, must have arrived.
-std::chrono::steady_clock::time_point body_deadline(client_settings const& settings, std::uint64_t expected,
-                                                    std::chrono::steady_clock::time_point started) {
-    auto const rate = std::max<std::uint64_t>(settings.min_body_rate, 1);
-    // expected * 1000 cannot overflow below 2^50 bytes; past that, a day is as good as forever.
-    auto const needed = std::chrono::milliseconds(expected < (1ull << 50) ? expected * 1000 / rate : 1ull << 40);
-    return started + settings.body_grace + needed;
-}
-
-/// Sends the request and reads the answer on one stream type (plain or TLS); fills in
-/// `outcome` as it goes.
-template <class Stream>
-awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, client_settings const& settings,
-                                              request const& req, store::byte_sink* body, exchange_outcome& outcome,
-                                              response_head* seen) {
-    std::string what = req.where.text();
-    // The body is sent from the caller's string, not copied into the message.
-    bhttp::request<bhttp::span_body<char const>> out{bhttp::string_to_verb(req.method), req.where.target(), 11};
-    out.set(bhttp::field::host, req.where.host_header());
-    out.set(bhttp::field::user_agent, settings.user_agent);
-    for (auto const& [name, value] : req.headers)
-        out.set(name, value);
-    if (!req.body.empty() || req.method == "PUT" || req.method == "POST") {
-        out.body() = bhttp::span_body<char const>::value_type(req.body.data(), req.body.size());
-        out.prepare_payload();
-    }
-    c.lowest().expires_after(settings.header_timeout);
-    auto [write_ec, written] = co_await bhttp::async_write(stream, out, use_op);
-    if (write_ec)
-        co_return transport_error(what, "sending the request", write_ec, request_failure::reset, outcome.failure);
-
-    bhttp::response_parser<bhttp::buffer_body> parser;
-    parser.body_limit(boost::none); // the caller's sink checks sizes against what is pinned
-    bool no_body = req.method == "HEAD";
-    if (no_body)
-        parser.skip(true);
-    c.lowest().expires_after(settings.header_timeout);
-    acknowledge_at_once(c.lowest().socket().native_handle());
-    auto [head_ec, head_bytes] = co_await bhttp::async_read_header(stream, c.buffer, parser, use_op);
-    if (head_ec)
-        co_return transport_error(what, "reading the response head", head_ec, request_failure::reset,
-                                  outcome.failure);
-
-    auto const& message = parser.get();
-    // Beast reads any three digits ("002", "999"): a malformed answer, and the connection
-    // is not trusted with another request.
-    if (!is_http_status(message.result_int())) {
-        outcome.failure = request_failure::protocol;
-        co_return make_error(store::store_errc::transient,
-                             what + ": a malformed answer (status " + std::to_string(message.result_int()) +
-                                 " is not an HTTP status)");
-    }
-    response_head head;
-    head.status = message.result_int();
-    outcome.status = head.status;
-    head.where = req.where;
-    for (auto const& field : message)
-        head.headers.emplace_back(lower(field.name_string()), std::string(field.value()));
-    if (auto length = parser.content_length())
-        head.content_length = *length;
-    if (seen != nullptr)
-        *seen = head;
-
-    bool success = head.status >= 200 && head.status < 300;
-    // Beast sizes each socket read by the room left in the connection's buffer, which the
-    // head left at 512 bytes: without room, a 256 MiB body takes half a million reads.
-    // Chunks of 256 KiB reach copy_object's threshold for hashing on the thread pool, so
-    // large bodies are hashed off the I/O thread, on the other core. A smaller body gets a
-    // chunk and a buffer of its own size: a connection per transfer holding 512 KiB for a
-    // 16 KiB file would cost megabytes at high concurrency.
-    constexpr std::size_t chunk_bytes = 256 * 1024, least_chunk_bytes = 4 * 1024;
-    std::size_t room = chunk_bytes;
-    if (head.content_length)
-        room = static_cast<std::size_t>(
-            std::clamp<std::uint64_t>(*head.content_length, least_chunk_bytes, chunk_bytes));
-    // The chunk and the connection's buffer come out of the budget (take_read_buffer).
-    auto buffers = store::take_read_buffer(settings.memory, room, small_read_chunk, 2 * std::uint64_t{room});
-    room = buffers.bytes;
-    c.buffer.reserve(room);
-    std::vector<char> chunk(room);
-    std::size_t kept_error_bytes = 16 * 1024;
-    std::size_t filled = 0; // bytes of `chunk` read and not yet delivered
-    std::uint64_t received = 0;
-    auto const body_started = std::chrono::steady_clock::now();
-    while (!parser.is_done()) {
-        parser.get().body().data = chunk.data() + filled;
-        parser.get().body().size = chunk.size() - filled;
-        // One socket read per wait, so the deadline is one of idleness, whatever the speed,
-        // within a total that the minimum rate sets: a slow drip ends too.
-        auto const total = body_deadline(settings, head.content_length.value_or(received), body_started);
-        auto const now = std::chrono::steady_clock::now();
-        auto too_slow = [&] {
-            outcome.failure = request_failure::timeout;
-            return make_error(store::store_errc::transient, what + ": the body came slower than " +
-                                                                std::to_string(settings.min_body_rate) +
-                                                                " bytes a second (" + std::to_string(received) +
-                                                                " bytes in time)");
-        };
-        if (now >= total)
-            co_return too_slow();
-        c.lowest().expires_after(std::min<std::chrono::steady_clock::duration>(settings.body_idle_timeout, total - now));
-        acknowledge_at_once(c.lowest().socket().native_handle());
-        auto [read_ec, n] = co_await bhttp::async_read_some(stream, c.buffer, parser, use_op);
-        if (read_ec == bhttp::error::need_buffer)
-            read_ec = {};
-        std::size_t const before = filled;
-        filled = chunk.size() - parser.get().body().size;
-        received += filled - before;
-        // Deliver a full chunk, the last one, or what came before a failure (so that a
-        // resumed read starts after it).
-        if (filled > 0 && (filled == chunk.size() || parser.is_done() || read_ec)) {
-            std::size_t got = std::exchange(filled, 0);
-            if (success && body != nullptr) {
-                auto delivered = co_await body->write(std::as_bytes(std::span(chunk.data(), got)));
-                if (!delivered)
-                    co_return delivered.error();
-            } else if (!success && head.error_body.size() < kept_error_bytes) {
-                head.error_body.append(chunk.data(), std::min(got, kept_error_bytes - head.error_body.size()));
-            } else if (!success) {
-                co_return head; // a large error body: the connection is not worth draining
-            }
-        }
-        if (read_ec) {
-            if (read_ec == beast::error::timeout && std::chrono::steady_clock::now() >= total)
-                co_return too_slow();
-            if (read_ec == bhttp::error::partial_message || read_ec == net::error::eof) {
-                outcome.failure = request_failure::truncated;
-                co_return make_error(store::store_errc::transient,
-                                     what + ": the body ended before its Content-Length (" + read_ec.message() + ")");
-            }
-            co_return transport_error(what, "reading the body", read_ec, request_failure::truncated, outcome.failure);
-        }
-    }
-    if (c.buffer.size() > 0 && head.content_length && success && !no_body) {
-        outcome.failure = request_failure::protocol;
-        co_return make_error(store::store_errc::rejected, what + ": the server sent more bytes than its Content-Length (" +
-                                                              std::to_string(*head.content_length) + ")");
-    }
-    outcome.reusable = message.keep_alive() && c.buffer.size() == 0;
-    // An idle connection in the pool keeps only a small buffer; the next large body
-    // reserves its room again.
-    if (outcome.reusable && c.buffer.capacity() > least_chunk_bytes)
-        c.buffer.shrink_to_fit();
-    co_return head;
-}
-
-} // namespace
-
 client::client(client_settings settings) : impl_(std::make_unique<impl>(std::move(settings))) {}
 client::~client() = default;
 
@@ -460,10 +270,7 @@ awaitable<result<response_head>> client::exchange(request const& req, store::byt
             c = std::move(*opened);
         }
         std::optional<result<response_head>> answer;
-        if (c->secure)
-            answer.emplace(co_await run_exchange(*c->secure, *c, impl_->settings, req, body, outcome, seen));
-        else
-            answer.emplace(co_await run_exchange(*c->plain, *c, impl_->settings, req, body, outcome, seen));
+        answer.emplace(co_await detail::run_exchange(*c, impl_->settings, req, body, outcome, seen));
         if (!*answer && reused && outcome.status == 0)
             continue;
         if (*answer) {

@@ -22,6 +22,10 @@
 #include <utility>
 #include <vector>
 
+namespace mirror::store {
+class blocking_pool;
+}
+
 namespace mirror::http {
 
 struct client_settings {
@@ -61,6 +65,13 @@ struct client_settings {
     /// small_read_chunk are granted from it (see run_exchange), so that many transfers at
     /// once stay inside it. Must outlive the client.
     store::memory_budget* memory = nullptr;
+    /// Threads that receive large bodies over plain HTTP (pool_receive.hpp), so that the
+    /// copies out of the kernel spread over the cores; on the I/O thread when null. Must
+    /// outlive the client.
+    store::blocking_pool* receive_pool = nullptr;
+    /// The smallest body received on receive_pool: below it, a trip to the pool costs more
+    /// than the copy it moves (0 sends every body there, as tests do).
+    std::uint64_t receive_on_pool_from = 1024 * 1024;
 };
 
 /// What a body is read in when the budget has no room for full-size buffers (and for

@@ -5,6 +5,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include <atomic>
 #include <exception>
 
 namespace mirror::store {
@@ -12,6 +13,7 @@ namespace mirror::store {
 struct blocking_pool::impl {
     explicit impl(std::size_t threads) : pool(threads) {}
     net::thread_pool pool;
+    std::atomic<std::uint64_t> runs{0};
 };
 
 blocking_pool::blocking_pool(std::size_t threads) : impl_(std::make_unique<impl>(threads)) {}
@@ -20,7 +22,10 @@ blocking_pool::~blocking_pool() {
     impl_->pool.join();
 }
 
+std::uint64_t blocking_pool::runs() const { return impl_->runs.load(std::memory_order_relaxed); }
+
 awaitable<void> blocking_pool::run(std::function<void()>& work) {
+    impl_->runs.fetch_add(1, std::memory_order_relaxed);
     auto home = co_await net::this_coro::executor;
     std::exception_ptr failure;
     auto initiate = [this, home, &work, &failure](auto handler) {

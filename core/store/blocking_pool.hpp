@@ -5,6 +5,7 @@
 #include "core/net.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 
@@ -25,6 +26,9 @@ public:
     /// temporaries in co_await expressions: see docs/design.md, "Coroutines and GCC 12").
     /// An exception thrown by `work` is rethrown here.
     awaitable<void> run(std::function<void()>& work);
+
+    /// How many pieces of work run has started, since the pool was made (for tests).
+    std::uint64_t runs() const;
 
 private:
     struct impl;

@@ -40,6 +40,7 @@ result<std::unique_ptr<store>> open_unthrottled(std::string_view location, store
             settings.client.observer = options.observer;
             settings.client.redirect_hosts = options.redirect_hosts;
             settings.client.memory = options.memory;
+            settings.client.receive_pool = pool;
             auto opened = http_store::open(location, std::move(settings));
             if (!opened)
                 return opened.error();
@@ -64,6 +65,7 @@ result<std::unique_ptr<store>> open_unthrottled(std::string_view location, store
                                                : std::min(settings.multipart_threshold, settings.part_bytes);
             settings.memory = options.memory;
             settings.client.memory = options.memory;
+            settings.client.receive_pool = pool;
             auto opened = s3_store::open(location, std::move(settings));
             if (!opened)
                 return opened.error();
