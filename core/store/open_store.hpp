@@ -47,8 +47,9 @@ struct store_options {
 /// region, endpoint and addressing resolved as the AWS tools do: s3::resolve_s3, with
 /// the process environment read now). Any other scheme is store_errc::unsupported. A mirror is
 /// opened writable (its folder created when absent); an origin read-only, and a folder
-/// origin must exist. Blocking file I/O runs on `pool` (which must outlive the store) when
-/// one is given.
+/// origin must exist. Blocking file I/O, and the receiving of large bodies over plain
+/// HTTP (http::client_settings::receive_pool), run on `pool` (which must outlive the store)
+/// when one is given.
 result<std::unique_ptr<store>> open_store(std::string_view location, store_role role, blocking_pool* pool,
                                           store_options const& options = {});
 

@@ -4,6 +4,7 @@
 #include "core/store/blocking_pool.hpp"
 #include "core/store/errors.hpp"
 #include "core/store/http_store.hpp"
+#include "core/store/open_store.hpp"
 #include "tests/support/fault_http_server.hpp"
 #include "tests/support/run.hpp"
 
@@ -89,6 +90,20 @@ TEST_CASE_FIXTURE(pooled_origin, "below the threshold, bodies are read on the I/
     auto before = pool.runs();
     CHECK(run_on(read_text(**opened, "big.bin")).value() == large_object);
     CHECK(pool.runs() == before);
+}
+
+TEST_CASE_FIXTURE(pooled_origin, "open_store gives an HTTP origin the pool to receive large bodies on") {
+    std::string const two_mebibytes(2 * 1024 * 1024, 'b');
+    server.put("/two.bin", two_mebibytes);
+    store::store_options options;
+    options.allow_plain_http = true;
+    auto opened = store::open_store(server.url(), store::store_role::origin, &pool, options);
+    REQUIRE(opened.has_value());
+    auto before = pool.runs();
+    CHECK(run_on(read_text(**opened, "fdl.json")).value() == small_object); // below 1 MiB: no trip
+    CHECK(pool.runs() == before);
+    CHECK(run_on(read_text(**opened, "two.bin")).value() == two_mebibytes);
+    CHECK(pool.runs() > before);
 }
 
 TEST_CASE_FIXTURE(pooled_origin, "on the pool, a body cut short or reset is resumed from where it stopped") {
