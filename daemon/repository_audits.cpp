@@ -100,7 +100,8 @@ awaitable<void> repository_job::origin_check() {
     auto const& r = repo();
     auto& audits = state_.record.audits;
     double const started = record_now();
-    auto finished = co_await run_cuttable(sync::check_origin_data(*origin_, *mirror_));
+    auto finished = co_await run_cuttable(
+        sync::check_origin_data(*origin_, *mirror_, r.settings.concurrency, services_.transfers.get()));
     if (retired_)
         co_return;
     audits.next_origin_check = record_time(record_now() + seconds(r.settings.origin_check_interval));

@@ -9,6 +9,7 @@
 #include "core/store/store.hpp"
 #include "verify/error.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -24,8 +25,13 @@ struct origin_data_report {
     std::optional<error> failure;
 };
 
+class transfer_slots;
+
 /// Compares each data file the mirror's ledger records with the origin's: present, and of
-/// the recorded size.
-awaitable<origin_data_report> check_origin_data(store::store& origin, store::store& mirror);
+/// the recorded size. An origin that cannot list is asked up to `concurrency` files at
+/// once, each ask holding one of `shared` (the daemon's max_transfers) when given; the
+/// report is the one asking a file at a time gives (a failure stops it at that file).
+awaitable<origin_data_report> check_origin_data(store::store& origin, store::store& mirror,
+                                                std::size_t concurrency = 1, transfer_slots* shared = nullptr);
 
 } // namespace mirror::sync

@@ -7,7 +7,9 @@
 #include "core/store/errors.hpp"
 #include "core/sync/errors.hpp"
 #include "core/sync/ledger.hpp"
+#include "core/sync/transfer_slots.hpp"
 #include "tests/component/helpers.hpp"
+#include "tests/support/in_flight_store.hpp"
 #include "tests/support/run.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -33,12 +35,15 @@ public:
     std::string describe() const override { return inner_.describe(); }
     awaitable<result<mirror::store::object_info>> stat(std::string key) override {
         stats += 1;
-        return inner_.stat(std::move(key));
+        if (key == failing_key)
+            co_return make_error(mirror::store::store_errc::transient, key + ": connection reset");
+        co_return co_await inner_.stat(std::move(key));
     }
     awaitable<result<void>> read(std::string key, mirror::store::byte_sink& out) override {
         return inner_.read(std::move(key), out);
     }
     int stats = 0;
+    std::string failing_key; ///< its stat fails, as a connection reset
 
 private:
     mirror::store::store& inner_;
@@ -119,4 +124,70 @@ TEST_CASE("origin data check: a mirror that cannot be read fails the check, nami
     REQUIRE(r.failure);
     CHECK(r.failure->message.find("mirror") != std::string::npos);
     CHECK(r.failure->message.find("fdl.json") != std::string::npos);
+}
+
+TEST_CASE("origin data check: an origin asked file by file is asked up to `concurrency` at once, within the shared "
+          "transfer slots, with the report of one ask at a time") {
+    mirrored_sample m;
+    auto const& tmp = m.tmp;
+    event_loop loop;
+    auto mirror = open_folder(tmp / "mirror", false);
+    auto ledger = loop(sync::load_ledger(*mirror));
+    REQUIRE(ledger.has_value());
+    REQUIRE(ledger->size() >= 3);
+    fs::remove(tmp / "origin" / "data" / std::next(ledger->begin())->first);
+    auto origin = open_folder(tmp / "origin", false);
+
+    in_flight_store alone(*origin);
+    alone.hide_listing = true;
+    auto one_at_a_time = loop(sync::check_origin_data(alone, *mirror));
+    CHECK(alone.most_in_flight == 1);
+    REQUIRE_FALSE(one_at_a_time.failure);
+    CHECK(one_at_a_time.violations.size() == 1);
+
+    in_flight_store overlapped(*origin);
+    overlapped.hide_listing = true;
+    auto together = loop(sync::check_origin_data(overlapped, *mirror, 8));
+    CHECK(overlapped.most_in_flight > 1);
+    CHECK(overlapped.most_in_flight <= 8);
+    REQUIRE_FALSE(together.failure);
+    CHECK(together.files == one_at_a_time.files);
+    REQUIRE(together.violations.size() == 1);
+    CHECK(together.violations[0].message == one_at_a_time.violations[0].message);
+
+    // max_transfers 2, one slot held by a pass's copy: the check, asked for 8 at once, gets 1.
+    sync::transfer_slots shared(2);
+    auto held = loop([&]() -> awaitable<sync::transfer_slots::slot> { co_return co_await shared.acquire(); }());
+    in_flight_store capped(*origin);
+    capped.hide_listing = true;
+    auto within = loop(sync::check_origin_data(capped, *mirror, 8, &shared));
+    CHECK(capped.most_in_flight == 1);
+    CHECK(within.files == one_at_a_time.files);
+    CHECK(shared.in_use() == 1); // the check's slots came back; the copy's is still held
+}
+
+TEST_CASE("origin data check: an ask that fails stops the check at that file, one at a time or overlapped") {
+    mirrored_sample m;
+    auto const& tmp = m.tmp;
+    event_loop loop;
+    auto mirror = open_folder(tmp / "mirror", false);
+    auto ledger = loop(sync::load_ledger(*mirror));
+    REQUIRE(ledger.has_value());
+    REQUIRE(ledger->size() >= 3);
+    auto const& gone = ledger->begin()->first;
+    auto const& broken = std::next(ledger->begin(), 2)->first;
+    fs::remove(tmp / "origin" / "data" / gone);
+    auto origin = open_folder(tmp / "origin", false);
+    for (std::size_t concurrency : {1, 8}) {
+        CAPTURE(concurrency);
+        unlisted asked(*origin);
+        asked.failing_key = "data/" + broken;
+        auto r = loop(sync::check_origin_data(asked, *mirror, concurrency));
+        REQUIRE(r.failure);
+        CHECK(r.failure->message.find("origin") != std::string::npos);
+        CHECK(r.failure->message.find(broken) != std::string::npos);
+        CHECK(r.files == 2); // the two before it
+        REQUIRE(r.violations.size() == 1);
+        CHECK(names(r.violations, sync::sync_errc::file_deleted_at_origin, "data/" + gone));
+    }
 }
