@@ -8,6 +8,8 @@
 
 #include <boost/beast/http.hpp>
 
+#include <openssl/ssl.h>
+
 #include <algorithm>
 #include <functional>
 #include <type_traits>
@@ -56,13 +58,63 @@ error body_too_slow(client_settings const& settings, std::string const& what, st
                                                         std::to_string(received) + " bytes in time)");
 }
 
+/// What one trip to the pool brought, on either kind of stream.
+struct trip {
+    std::size_t bytes = 0;
+    bool closed = false; ///< the peer closed (for TLS, with or without close_notify)
+    boost::system::error_code failed;
+};
+
+constexpr std::chrono::milliseconds trip_quiet{2}, trip_longest{100};
+
+trip receive_trip(beast::tcp_stream& stream, std::span<char> into) {
+    auto got = receive_available(stream.socket().native_handle(), into, trip_quiet, trip_longest);
+    trip out{got.bytes, got.closed, {}};
+    if (got.error != 0)
+        out.failed = boost::system::error_code(got.error, boost::system::system_category());
+    return out;
+}
+
+/// TLS: OpenSSL's reads on the socket made non-blocking for the trip, so that a record
+/// still arriving returns would_block instead of holding the thread; the same quiet and
+/// longest waits as receive_available.
+trip receive_trip(beast::ssl_stream<beast::tcp_stream>& stream, std::span<char> into) {
+    auto& socket = beast::get_lowest_layer(stream).socket();
+    int const fd = socket.native_handle();
+    trip out;
+    boost::system::error_code ec, ignored;
+    socket.non_blocking(true, ec);
+    auto const until = std::chrono::steady_clock::now() + trip_longest;
+    while (!ec && out.bytes < into.size()) {
+        acknowledge_at_once(fd);
+        out.bytes += stream.read_some(net::buffer(into.data() + out.bytes, into.size() - out.bytes), ec);
+        if (ec != net::error::would_block && ec != net::error::try_again)
+            continue;
+        ec = {};
+        auto const now = std::chrono::steady_clock::now();
+        if (now >= until || !wait_readable(fd, std::min<std::chrono::steady_clock::duration>(trip_quiet, until - now)))
+            break; // quiet: the I/O thread waits for the rest
+    }
+    socket.non_blocking(false, ignored);
+    if (ec == net::error::eof || ec == net::ssl::error::stream_truncated)
+        out.closed = true;
+    else
+        out.failed = ec;
+    return out;
+}
+
+/// Whether the peer sent more than the body: bytes on the socket, or for TLS, decrypted
+/// bytes OpenSSL holds (a record still encrypted may be a session ticket, not data).
+bool more_bytes_came(beast::tcp_stream& stream) { return bytes_waiting(stream.socket().native_handle()); }
+bool more_bytes_came(beast::ssl_stream<beast::tcp_stream>& stream) { return SSL_pending(stream.native_handle()) > 0; }
+
 /// The body of a 2xx answer of `length` bytes, its socket reads on the receive pool
 /// (pool_receive.hpp) and its waits on the I/O thread, delivered to `body` chunk by chunk.
 /// Checks what run_exchange's Beast loop checks: the deadlines, the length, the bytes past it.
-awaitable<result<void>> receive_body_on_pool(beast::tcp_stream& stream, connection& c, client_settings const& settings,
+template <class Stream>
+awaitable<result<void>> receive_body_on_pool(Stream& stream, connection& c, client_settings const& settings,
                                              std::uint64_t length, std::vector<char>& chunk, store::byte_sink& body,
                                              std::string const& what, exchange_outcome& outcome) {
-    int const socket = stream.socket().native_handle();
     auto more_than_length = [&] {
         outcome.failure = request_failure::protocol;
         return make_error(store::store_errc::rejected, what + ": the server sent more bytes than its Content-Length (" +
@@ -78,23 +130,20 @@ awaitable<result<void>> receive_body_on_pool(beast::tcp_stream& stream, connecti
     while (true) {
         std::size_t const want = static_cast<std::size_t>(
             std::min<std::uint64_t>(chunk.size() - filled, length - received));
-        received_bytes got;
+        trip got;
         boost::system::error_code waited;
         auto const total = body_deadline(settings, length, started);
         if (want > 0) {
             auto const now = std::chrono::steady_clock::now();
             if (now >= total)
                 co_return body_too_slow(settings, what, received, outcome);
-            std::function<void()> work = [&] {
-                got = receive_available(socket, std::span(chunk.data() + filled, want), std::chrono::milliseconds(2),
-                                        std::chrono::milliseconds(100));
-            };
+            std::function<void()> work = [&] { got = receive_trip(stream, std::span(chunk.data() + filled, want)); };
             co_await settings.receive_pool->run(work);
-            if (got.bytes == 0 && !got.closed && got.error == 0) {
+            if (got.bytes == 0 && !got.closed && !got.failed) {
                 // Nothing came for a while: the I/O thread waits for it, under the deadlines.
-                stream.expires_after(
+                c.lowest().expires_after(
                     std::min<std::chrono::steady_clock::duration>(settings.body_idle_timeout, total - now));
-                acknowledge_at_once(socket);
+                acknowledge_at_once(c.lowest().socket().native_handle());
                 auto [ec, n] = co_await stream.async_read_some(net::buffer(chunk.data() + filled, want), use_op);
                 got.bytes = n;
                 waited = ec;
@@ -102,29 +151,31 @@ awaitable<result<void>> receive_body_on_pool(beast::tcp_stream& stream, connecti
             filled += got.bytes;
             received += got.bytes;
         }
-        bool const failed = got.closed || got.error != 0 || waited;
+        if (waited == net::error::eof || waited == net::ssl::error::stream_truncated)
+            got.closed = true;
+        else if (waited)
+            got.failed = waited;
         // Deliver a full chunk, the last one, or what came before a failure (so that a
         // resumed read starts after it).
-        if (filled > 0 && (filled == chunk.size() || received == length || failed)) {
+        if (filled > 0 && (filled == chunk.size() || received == length || got.closed || got.failed)) {
             auto delivered = co_await body.write(std::as_bytes(std::span(chunk.data(), std::exchange(filled, 0))));
             if (!delivered)
                 co_return delivered.error();
         }
         if (received == length)
             break;
-        if (waited == beast::error::timeout && std::chrono::steady_clock::now() >= total)
+        if (got.failed == beast::error::timeout && std::chrono::steady_clock::now() >= total)
             co_return body_too_slow(settings, what, received, outcome);
-        if (got.closed || waited == net::error::eof) {
+        if (got.closed) {
             outcome.failure = request_failure::truncated;
             co_return make_error(store::store_errc::transient,
                                  what + ": the body ended before its Content-Length (the peer closed)");
         }
-        if (got.error != 0)
-            waited = boost::system::error_code(got.error, boost::system::system_category());
-        if (waited)
-            co_return transport_error(what, "reading the body", waited, request_failure::truncated, outcome.failure);
+        if (got.failed)
+            co_return transport_error(what, "reading the body", got.failed, request_failure::truncated,
+                                      outcome.failure);
     }
-    if (bytes_waiting(socket))
+    if (more_bytes_came(stream))
         co_return more_than_length();
     co_return result<void>{};
 }
@@ -195,26 +246,22 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
     if (head.content_length)
         room = static_cast<std::size_t>(
             std::clamp<std::uint64_t>(*head.content_length, least_chunk_bytes, chunk_bytes));
-    // A large body over plain HTTP is received on the pool, straight into the chunk.
-    bool pooled = false;
-    if constexpr (std::is_same_v<Stream, beast::tcp_stream>)
-        pooled = settings.receive_pool != nullptr && success && body != nullptr && !no_body && head.content_length &&
-                 *head.content_length >= settings.receive_on_pool_from;
+    // A large body is received on the pool, straight into the chunk.
+    bool const pooled = settings.receive_pool != nullptr && success && body != nullptr && !no_body &&
+                        head.content_length && *head.content_length >= settings.receive_on_pool_from;
     // The chunk and the connection's buffer (Beast reads into it) come out of the budget
     // (take_read_buffer).
     std::uint64_t const charge = (pooled ? 1 : 2) * std::uint64_t{room};
     auto buffers = store::take_read_buffer(settings.memory, room, small_read_chunk, charge);
     room = buffers.bytes;
     std::vector<char> chunk(room);
-    if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
-        if (pooled) {
-            auto got = co_await receive_body_on_pool(stream, c, settings, *head.content_length, chunk, *body, what,
-                                                     outcome);
-            if (!got)
-                co_return got.error();
-            outcome.reusable = message.keep_alive();
-            co_return head;
-        }
+    if (pooled) {
+        auto got =
+            co_await receive_body_on_pool(stream, c, settings, *head.content_length, chunk, *body, what, outcome);
+        if (!got)
+            co_return got.error();
+        outcome.reusable = message.keep_alive();
+        co_return head;
     }
     c.buffer.reserve(room);
     std::size_t kept_error_bytes = 16 * 1024;

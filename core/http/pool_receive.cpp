@@ -32,17 +32,17 @@ received_bytes receive_available(int socket, std::span<char> into, std::chrono::
         auto const now = std::chrono::steady_clock::now();
         if (now >= until)
             break;
-        auto wait = std::min<std::chrono::steady_clock::duration>(quiet, until - now);
-        pollfd one{socket, POLLIN, 0};
-        int ready = ::poll(&one, 1, static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(wait).count()));
-        if (ready == 0)
+        if (!wait_readable(socket, std::min<std::chrono::steady_clock::duration>(quiet, until - now)))
             break; // quiet: the I/O thread waits for the rest
-        if (ready < 0 && errno != EINTR) {
-            out.error = errno;
-            break;
-        }
     }
     return out;
+}
+
+bool wait_readable(int socket, std::chrono::steady_clock::duration how_long) {
+    pollfd one{socket, POLLIN, 0};
+    int const milliseconds = static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(how_long).count());
+    // An interrupted or failed wait says "readable": the read that follows finds out.
+    return ::poll(&one, 1, milliseconds) != 0;
 }
 
 bool bytes_waiting(int socket) {

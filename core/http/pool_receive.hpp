@@ -24,6 +24,10 @@ struct received_bytes {
 received_bytes receive_available(int socket, std::span<char> into, std::chrono::milliseconds quiet,
                                  std::chrono::milliseconds longest);
 
+/// Waits at most `how_long` for `socket` to have bytes (or a close or error) to read;
+/// false when it has not.
+bool wait_readable(int socket, std::chrono::steady_clock::duration how_long);
+
 /// Whether at least one byte waits to be read on `socket` (read nothing).
 bool bytes_waiting(int socket);
 

@@ -4,6 +4,7 @@
 #include "core/store/http_store.hpp"
 
 #include "core/http/client.hpp"
+#include "core/store/blocking_pool.hpp"
 #include "core/store/errors.hpp"
 #include "core/store/open_store.hpp"
 #include "core/sync/audit.hpp"
@@ -161,6 +162,30 @@ TEST_CASE_FIXTURE(https_origin, "a body's read buffers are granted from the memo
         REQUIRE(done.has_value());
         CHECK(sink.text == big.substr(0, 9000));
         CHECK(budget.peak() == 0);
+    }
+}
+
+TEST_CASE_FIXTURE(https_origin, "over https, a large body is received on the pool threads, whole, its chunk alone granted") {
+    std::string big(3 * 1024 * 1024 + 17, '\0');
+    for (std::size_t i = 0; i < big.size(); ++i)
+        big[i] = static_cast<char>(i * 13 + i / 1000);
+    write_file(tmp / "origin" / "big.bin", big);
+    store::blocking_pool pool(2); // before the store, which receives on it
+    store::memory_budget budget(64 * 1024 * 1024);
+    auto options = trusting();
+    options.memory = &budget;
+    auto opened = store::open_store(nginx.url(), store::store_role::origin, &pool, options);
+    REQUIRE(opened.has_value());
+    for (int round = 0; round < 2; ++round) { // the second on the connection the first kept
+        CAPTURE(round);
+        budget_watching_sink sink(budget);
+        auto before = pool.runs();
+        auto done = run_on([&]() -> awaitable<result<void>> { co_return co_await (*opened)->read("big.bin", sink); }());
+        REQUIRE_MESSAGE(done.has_value(), (done ? "" : done.error().message));
+        CHECK(sink.text == big);
+        CHECK(pool.runs() > before);
+        CHECK(sink.most_granted == 256 * 1024); // the chunk: no connection buffer on this path
+        CHECK(budget.in_use() == 0);
     }
 }
 

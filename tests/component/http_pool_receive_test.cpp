@@ -6,7 +6,10 @@
 #include "core/store/http_store.hpp"
 #include "core/store/open_store.hpp"
 #include "tests/support/fault_http_server.hpp"
+#include "tests/support/fault_proxy.hpp"
 #include "tests/support/run.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/test_ca.hpp"
 
 #include <doctest/doctest.h>
 
@@ -145,4 +148,66 @@ TEST_CASE_FIXTURE(pooled_origin, "on the pool, a body that drips in slower than 
     CHECK(r.error().code == store::store_errc::transient);
     CHECK(r.error().message.find("the body came slower than 1000000 bytes a second") != std::string::npos);
     CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
+}
+
+namespace {
+
+/// The same objects over HTTPS: the fault proxy, with TLS in front of the fault server,
+/// makes the failures, and a store on it receives every body on a pool of its own.
+struct pooled_tls_origin {
+    temp_dir tmp;
+    tls_files tls = make_test_ca(tmp / "tls");
+    fault_http_server server{{{"/fdl.json", small_object}, {"/big.bin", large_object}}};
+    fault_proxy front{{.upstream_port = server.port(), .tls_cert = tls.server_cert, .tls_key = tls.server_key}};
+    store::blocking_pool pool{2};
+    event_loop run_on;
+    std::unique_ptr<store::http_store> store = [this] {
+        store::http_store_settings settings;
+        settings.client.ca_bundle = tls.ca_cert;
+        settings.client.backoff_base = std::chrono::milliseconds(1);
+        settings.client.header_timeout = std::chrono::milliseconds(300);
+        settings.client.body_idle_timeout = std::chrono::milliseconds(300);
+        settings.client.receive_pool = &pool;
+        settings.client.receive_on_pool_from = 0;
+        auto opened = store::http_store::open(front.url(), settings);
+        REQUIRE(opened.has_value());
+        return std::move(*opened);
+    }();
+
+    result<std::string> read(std::string key) { return run_on(read_text(*store, key)); }
+};
+
+} // namespace
+
+TEST_CASE_FIXTURE(pooled_tls_origin, "over TLS, bodies received on the pool arrive whole on a kept connection") {
+    auto before = pool.runs();
+    for (int round = 0; round < 2; ++round) {
+        CHECK(read("fdl.json").value() == small_object);
+        CHECK(read("big.bin").value() == large_object);
+    }
+    CHECK(pool.runs() > before);
+    CHECK(front.connections() == 1);
+}
+
+TEST_CASE_FIXTURE(pooled_tls_origin, "over TLS on the pool, a body cut short, reset or stalled is fetched again, whole") {
+    SUBCASE("closed half way") { front.fail_matching("GET", "/big.bin", short_body()); }
+    SUBCASE("reset half way") { front.fail_matching("GET", "/big.bin", reset_mid_body()); }
+    SUBCASE("stalled past the idle deadline") {
+        front.fail_matching("GET", "/big.bin", stall_mid_body(std::chrono::milliseconds(3000)));
+    }
+    auto started = std::chrono::steady_clock::now();
+    CHECK(read("big.bin").value() == large_object);
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::milliseconds(2500));
+    CHECK(front.count("GET", "/big.bin") == 2);
+}
+
+TEST_CASE_FIXTURE(pooled_tls_origin, "over TLS on the pool, more bytes than the Content-Length is an error") {
+    std::string key;
+    SUBCASE("a small body") { key = "fdl.json"; }
+    SUBCASE("a large body") { key = "big.bin"; }
+    front.fail_matching("GET", "/" + key, long_body());
+    auto r = read(key);
+    REQUIRE(!r);
+    CHECK(r.error().code == store::store_errc::rejected);
+    CHECK(r.error().message.find("more bytes than its Content-Length") != std::string::npos);
 }
