@@ -15,6 +15,7 @@
 #include "tests/support/nginx.hpp"
 #include "tests/support/run.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_reads.hpp"
 #include "tests/support/test_ca.hpp"
 
 #include <doctest/doctest.h>
@@ -30,24 +31,6 @@ using store::store_errc;
 namespace fs = std::filesystem;
 
 namespace {
-
-/// Collects what a read delivers.
-class string_sink final : public store::byte_sink {
-public:
-    awaitable<result<void>> write(std::span<std::byte const> bytes) override {
-        text.append(reinterpret_cast<char const*>(bytes.data()), bytes.size());
-        co_return result<void>();
-    }
-    std::string text;
-};
-
-awaitable<result<std::string>> read_text(store::store& from, std::string key) {
-    string_sink sink;
-    auto done = co_await from.read(key, sink);
-    if (!done)
-        co_return done.error();
-    co_return sink.text;
-}
 
 /// Files under versions/ and data/, with their bytes.
 std::map<std::string, std::string> content_of(fs::path const& root) {

@@ -9,6 +9,7 @@
 #include "tests/support/fault_proxy.hpp"
 #include "tests/support/run.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_reads.hpp"
 #include "tests/support/test_ca.hpp"
 
 #include <doctest/doctest.h>
@@ -20,23 +21,6 @@ using namespace mirror;
 using namespace mirror::test;
 
 namespace {
-
-class string_sink final : public store::byte_sink {
-public:
-    awaitable<result<void>> write(std::span<std::byte const> bytes) override {
-        text.append(reinterpret_cast<char const*>(bytes.data()), bytes.size());
-        co_return result<void>();
-    }
-    std::string text;
-};
-
-awaitable<result<std::string>> read_text(store::store& from, std::string key) {
-    string_sink sink;
-    auto done = co_await from.read(key, sink);
-    if (!done)
-        co_return done.error();
-    co_return sink.text;
-}
 
 std::string const small_object = "{\"fdl\": \"0.1\"}";
 /// Past a pool trip's 256 KiB chunk, so that a body takes several.

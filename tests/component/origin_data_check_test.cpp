@@ -59,6 +59,20 @@ struct mirrored_sample {
     }
 };
 
+/// The same, with the mirror open and its ledger read (at least three data files).
+struct mirrored_with_ledger : mirrored_sample {
+    event_loop loop;
+    std::unique_ptr<store::store> mirror = open_folder(tmp / "mirror", false);
+    sync::data_ledger ledger = [this] {
+        auto read = loop(sync::load_ledger(*mirror));
+        REQUIRE(read.has_value());
+        REQUIRE(read->size() >= 3);
+        return std::move(*read);
+    }();
+    /// The path (below data/) of the ledger's n-th data file, in name order.
+    std::string const& file(std::size_t n) const { return std::next(ledger.begin(), static_cast<long>(n))->first; }
+};
+
 bool names(std::vector<error> const& found, sync::sync_errc code, std::string const& path) {
     for (auto const& e : found)
         if (e.code == code && e.message.find(path) != std::string::npos && e.message.starts_with("origin: "))
@@ -85,16 +99,10 @@ TEST_CASE("origin data check: an untouched origin has nothing to report, listed 
     CHECK(asked.stats == static_cast<int>(one_by_one.files));
 }
 
-TEST_CASE("origin data check: a data file deleted or resized at the origin is a violation naming it") {
-    mirrored_sample m;
-    auto const& tmp = m.tmp;
-    event_loop loop;
-    auto mirror = open_folder(tmp / "mirror", false);
-    auto ledger = loop(sync::load_ledger(*mirror));
-    REQUIRE(ledger.has_value());
-    REQUIRE(ledger->size() >= 2);
-    auto const& gone = ledger->begin()->first;
-    auto const& grown = std::next(ledger->begin())->first;
+TEST_CASE_FIXTURE(mirrored_with_ledger, "origin data check: a data file deleted or resized at the origin is a violation "
+                                        "naming it") {
+    auto const& gone = file(0);
+    auto const& grown = file(1);
     fs::remove(tmp / "origin" / "data" / gone);
     {
         std::ofstream more(tmp / "origin" / "data" / grown, std::ios::app | std::ios::binary);
@@ -126,16 +134,9 @@ TEST_CASE("origin data check: a mirror that cannot be read fails the check, nami
     CHECK(r.failure->message.find("fdl.json") != std::string::npos);
 }
 
-TEST_CASE("origin data check: an origin asked file by file is asked up to `concurrency` at once, within the shared "
-          "transfer slots, with the report of one ask at a time") {
-    mirrored_sample m;
-    auto const& tmp = m.tmp;
-    event_loop loop;
-    auto mirror = open_folder(tmp / "mirror", false);
-    auto ledger = loop(sync::load_ledger(*mirror));
-    REQUIRE(ledger.has_value());
-    REQUIRE(ledger->size() >= 3);
-    fs::remove(tmp / "origin" / "data" / std::next(ledger->begin())->first);
+TEST_CASE_FIXTURE(mirrored_with_ledger, "origin data check: an origin asked file by file is asked up to `concurrency` "
+                                        "at once, within the shared transfer slots, with the report of one ask at a time") {
+    fs::remove(tmp / "origin" / "data" / file(1));
     auto origin = open_folder(tmp / "origin", false);
 
     in_flight_store alone(*origin);
@@ -166,16 +167,10 @@ TEST_CASE("origin data check: an origin asked file by file is asked up to `concu
     CHECK(shared.in_use() == 1); // the check's slots came back; the copy's is still held
 }
 
-TEST_CASE("origin data check: an ask that fails stops the check at that file, one at a time or overlapped") {
-    mirrored_sample m;
-    auto const& tmp = m.tmp;
-    event_loop loop;
-    auto mirror = open_folder(tmp / "mirror", false);
-    auto ledger = loop(sync::load_ledger(*mirror));
-    REQUIRE(ledger.has_value());
-    REQUIRE(ledger->size() >= 3);
-    auto const& gone = ledger->begin()->first;
-    auto const& broken = std::next(ledger->begin(), 2)->first;
+TEST_CASE_FIXTURE(mirrored_with_ledger, "origin data check: an ask that fails stops the check at that file, one at a "
+                                        "time or overlapped") {
+    auto const& gone = file(0);
+    auto const& broken = file(2);
     fs::remove(tmp / "origin" / "data" / gone);
     auto origin = open_folder(tmp / "origin", false);
     for (std::size_t concurrency : {1, 8}) {
