@@ -15,13 +15,13 @@
 #include "tests/support/nginx.hpp"
 #include "tests/support/run.hpp"
 #include "tests/support/temp_dir.hpp"
-#include "tests/support/text_reads.hpp"
 #include "tests/support/test_ca.hpp"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <set>
 #include <vector>
 
@@ -75,7 +75,7 @@ struct faulty_origin {
         REQUIRE(opened.has_value());
         return std::move(*opened);
     }
-    result<std::string> read(std::string key) { return run_on(read_text(*store, key)); }
+    result<std::string> read(std::string key) { return run_on(store::read_all(*store, key, SIZE_MAX)); }
 };
 
 } // namespace
@@ -291,7 +291,7 @@ TEST_CASE_FIXTURE(https_origin, "TLS is verified: an unknown CA is refused, and 
 
 TEST_CASE_FIXTURE(https_origin, "a redirect from https to http is refused") {
     auto from = open(trusting());
-    auto r = run_on(read_text(*from, "moved"));
+    auto r = run_on(store::read_all(*from, "moved", SIZE_MAX));
     REQUIRE(!r);
     CHECK(r.error().code == store_errc::rejected);
     CHECK(r.error().message.find("a redirect from https to http") != std::string::npos);
@@ -367,11 +367,11 @@ TEST_CASE_FIXTURE(faulty_origin, "a body that drips in slower than the minimum r
     auto opened = store::http_store::open(server.url(), settings);
     REQUIRE(opened.has_value());
     // At full speed the same body arrives well within its time.
-    CHECK(run_on(read_text(**opened, "big.bin")).value().size() == 200'000);
+    CHECK(run_on(store::read_all(**opened, "big.bin", SIZE_MAX)).value().size() == 200'000);
 
     server.fail_path("/big.bin", drip_body(std::chrono::milliseconds(10)));
     auto started = std::chrono::steady_clock::now();
-    auto r = run_on(read_text(**opened, "big.bin"));
+    auto r = run_on(store::read_all(**opened, "big.bin", SIZE_MAX));
     auto took = std::chrono::steady_clock::now() - started;
     REQUIRE(!r);
     CHECK(r.error().code == store_errc::transient);
@@ -410,7 +410,7 @@ TEST_CASE_FIXTURE(faulty_origin, "a redirect to another host is refused unless t
     settings.client.redirect_hosts = {"localhost"};
     auto allowing = store::http_store::open(server.url(), settings);
     REQUIRE(allowing.has_value());
-    CHECK(run_on(read_text(**allowing, "moved.json")).value() == "{\"fdl\": \"0.1\"}");
+    CHECK(run_on(store::read_all(**allowing, "moved.json", SIZE_MAX)).value() == "{\"fdl\": \"0.1\"}");
 }
 
 TEST_CASE_FIXTURE(faulty_origin, "a request held to public addresses never connects to an internal one") {

@@ -9,12 +9,12 @@
 #include "tests/support/fault_proxy.hpp"
 #include "tests/support/run.hpp"
 #include "tests/support/temp_dir.hpp"
-#include "tests/support/text_reads.hpp"
 #include "tests/support/test_ca.hpp"
 
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 using namespace mirror;
@@ -54,7 +54,7 @@ struct pooled_origin {
     }
     std::unique_ptr<store::http_store> store = open();
 
-    result<std::string> read(std::string key) { return run_on(read_text(*store, key)); }
+    result<std::string> read(std::string key) { return run_on(store::read_all(*store, key, SIZE_MAX)); }
 };
 
 } // namespace
@@ -75,7 +75,7 @@ TEST_CASE_FIXTURE(pooled_origin, "below the threshold, bodies are read on the I/
     auto opened = store::http_store::open(server.url(), settings);
     REQUIRE(opened.has_value());
     auto before = pool.runs();
-    CHECK(run_on(read_text(**opened, "big.bin")).value() == large_object);
+    CHECK(run_on(store::read_all(**opened, "big.bin", SIZE_MAX)).value() == large_object);
     CHECK(pool.runs() == before);
 }
 
@@ -87,9 +87,9 @@ TEST_CASE_FIXTURE(pooled_origin, "open_store gives an HTTP origin the pool to re
     auto opened = store::open_store(server.url(), store::store_role::origin, &pool, options);
     REQUIRE(opened.has_value());
     auto before = pool.runs();
-    CHECK(run_on(read_text(**opened, "fdl.json")).value() == small_object); // below 1 MiB: no trip
+    CHECK(run_on(store::read_all(**opened, "fdl.json", SIZE_MAX)).value() == small_object); // below 1 MiB: no trip
     CHECK(pool.runs() == before);
-    CHECK(run_on(read_text(**opened, "two.bin")).value() == two_mebibytes);
+    CHECK(run_on(store::read_all(**opened, "two.bin", SIZE_MAX)).value() == two_mebibytes);
     CHECK(pool.runs() > before);
 }
 
@@ -127,7 +127,7 @@ TEST_CASE_FIXTURE(pooled_origin, "on the pool, a body that drips in slower than 
     auto slow = open(1'000'000, std::chrono::milliseconds(200));
     server.fail_path("/big.bin", drip_body(std::chrono::milliseconds(10)));
     auto started = std::chrono::steady_clock::now();
-    auto r = run_on(read_text(*slow, "big.bin"));
+    auto r = run_on(store::read_all(*slow, "big.bin", SIZE_MAX));
     REQUIRE(!r);
     CHECK(r.error().code == store::store_errc::transient);
     CHECK(r.error().message.find("the body came slower than 1000000 bytes a second") != std::string::npos);
@@ -158,7 +158,7 @@ struct pooled_tls_origin {
         return std::move(*opened);
     }();
 
-    result<std::string> read(std::string key) { return run_on(read_text(*store, key)); }
+    result<std::string> read(std::string key) { return run_on(store::read_all(*store, key, SIZE_MAX)); }
 };
 
 } // namespace
