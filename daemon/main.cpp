@@ -189,6 +189,12 @@ int run_sync_command(daemon::sync_command const& cmd) {
     return report.exit_code();
 }
 
+/// Takes the manifest entries a report will not print: the summary without --full-digests.
+class dropped_manifest final : public sync::manifest_sink {
+public:
+    bool take(std::string const&, std::vector<sync::audited_file> const&) override { return true; }
+};
+
 int run_verify_command(daemon::verify_command const& cmd) {
     // What to audit, and how: from the command line, or from the daemon's configuration.
     daemon::configured_audit audit;
@@ -241,10 +247,31 @@ int run_verify_command(daemon::verify_command const& cmd) {
     sync::audit_options options{std::move(audit.trust), cmd.without_keys};
     options.concurrency = audit.concurrency;
     options.catalogs.memory_limit = daemon::duckdb_memory_limit(memory_shares.duckdb);
+    // The data files' manifest entries leave memory as each version is checked: to a
+    // temporary file when the report prints them, nowhere when it does not.
+    dropped_manifest dropped;
+    std::unique_ptr<daemon::manifest_spill> spill;
+    if (cmd.json || cmd.full_digests) {
+        std::string problem;
+        spill = cmd.json ? daemon::manifest_spill::create(daemon::manifest_entry_json, ",", problem)
+                         : daemon::manifest_spill::create(daemon::manifest_entry_line, "", problem);
+        if (!spill)
+            daemon::print_error("warning: " + problem + "; the report's manifest is held in memory");
+        options.data_manifest = spill.get();
+    } else {
+        options.data_manifest = &dropped;
+    }
     auto report = run_to_completion(io, sync::run_audit(**repo, progress.get(), &pool, std::move(options)));
     progress.reset();
-    std::string out = cmd.json ? daemon::audit_json(report, setup) : daemon::audit_summary(report, setup);
-    std::fwrite(out.data(), 1, out.size(), stdout);
+    auto to_stdout = [](std::string_view piece) { std::fwrite(piece.data(), 1, piece.size(), stdout); };
+    std::string problem;
+    bool written = cmd.json ? daemon::write_audit_json(report, setup, spill.get(), to_stdout, problem)
+                            : daemon::write_audit_summary(report, setup, spill.get(), to_stdout, problem);
+    if (!written) {
+        std::fflush(stdout);
+        daemon::print_error(problem);
+        return exit_io;
+    }
     return report.exit_code();
 }
 

@@ -250,18 +250,25 @@ static std::string file_line(sync::audited_file const& f, std::string const& ind
     return out + " (" + std::string(sync::voucher_name(f.vouched_by)) + ")\n";
 }
 
-std::string audit_summary(sync::audit_report const& r, audit_setup const& setup) {
-    std::string out = "verify " + shown_location(setup.repository) + "\n";
-    out += policy_line(setup);
+std::string manifest_entry_line(sync::audited_file const& f) {
+    return terminal_safe(file_line(f, "    "), true); // paths come from the repository
+}
+
+bool write_audit_summary(sync::audit_report const& r, audit_setup const& setup, manifest_spill const* spill,
+                         text_out const& write, std::string& problem) {
+    // Ref names and paths come from the repository: everything shown is terminal_safe.
+    auto out = [&](std::string const& text) { write(terminal_safe(text, true)); };
+    out("verify " + shown_location(setup.repository) + "\n");
+    out(policy_line(setup));
     if (r.fatal)
-        out += "stopped: " + r.fatal->message + "\n";
+        out("stopped: " + r.fatal->message + "\n");
     if (r.head)
-        out += "HEAD -> " + *r.head + "\n";
+        out("HEAD -> " + *r.head + "\n");
     for (auto const& [name, id] : r.refs)
-        out += "ref " + name + " -> " + id + "\n";
+        out("ref " + name + " -> " + id + "\n");
     if (setup.full_digests)
         for (auto const& f : r.files)
-            out += file_line(f, "");
+            out(file_line(f, ""));
     std::size_t failing = 0;
     for (auto const& v : r.versions) {
         std::string state = v.problems.empty() ? "ok" : "FAILED";
@@ -270,56 +277,75 @@ std::string audit_summary(sync::audit_report const& r, audit_setup const& setup)
         std::string flags = v.withdrawn ? ", withdrawn" : v.expired ? ", expired" : "";
         std::string signature = v.signer ? "signed by " + v.signer->principals + " (" + v.signer->fingerprint + ")"
                                          : "signature " + v.signature;
-        out += "  " + v.id + (v.seq ? " (seq " + std::to_string(*v.seq) + ")" : "") + ": " + state + flags + ", " +
-               signature + ", " +
-               std::to_string(v.tables) + " table(s), " + std::to_string(v.data_files) + " data file(s), " +
-               human_bytes(v.data_bytes) +
-               (v.data_files_proven ? ", " + std::to_string(v.data_files_proven) + " proven by the ledger" : "") + "\n";
+        std::string lines = "  " + v.id + (v.seq ? " (seq " + std::to_string(*v.seq) + ")" : "") + ": " + state +
+                            flags + ", " + signature + ", " + std::to_string(v.tables) + " table(s), " +
+                            std::to_string(v.data_files) + " data file(s), " + human_bytes(v.data_bytes) +
+                            (v.data_files_proven
+                                 ? ", " + std::to_string(v.data_files_proven) + " proven by the ledger"
+                                 : "") +
+                            "\n";
         if (v.catalog)
-            out += catalog_lines(*v.catalog);
+            lines += catalog_lines(*v.catalog);
         for (auto const& p : v.problems)
-            out += "    " + sync::kind_of(p.code) + ": " + p.message + "\n";
+            lines += "    " + sync::kind_of(p.code) + ": " + p.message + "\n";
         if (setup.full_digests)
             for (auto const& f : v.files)
-                out += file_line(f, "    ");
+                lines += file_line(f, "    ");
+        out(lines);
+        // The data files' lines, when spilled, follow the version's own (they were made safe then).
+        if (setup.full_digests && spill && !spill->copy(v.id, write, problem))
+            return false;
     }
+    std::string tail;
     for (auto const& p : r.problems)
-        out += "problem: " + sync::kind_of(p.code) + ": " + p.message + "\n";
+        tail += "problem: " + sync::kind_of(p.code) + ": " + p.message + "\n";
     if (!r.keys.empty() || !r.unsigned_versions.empty()) {
-        out += "trust:\n";
+        tail += "trust:\n";
         for (auto const& k : r.keys)
-            out += "  " + k.fingerprint + " (" + k.principals + ") signed " + std::to_string(k.versions) +
-                   " version(s), the newest " + k.newest + "\n";
-        out += "  " + std::to_string(r.unsigned_versions.size()) + " version(s) signed by no trusted key\n";
+            tail += "  " + k.fingerprint + " (" + k.principals + ") signed " + std::to_string(k.versions) +
+                    " version(s), the newest " + k.newest + "\n";
+        tail += "  " + std::to_string(r.unsigned_versions.size()) + " version(s) signed by no trusted key\n";
     }
     if (!r.would_lose_trust.empty()) {
-        out += "without the given key(s), " + std::to_string(r.would_lose_trust.size()) +
-               " version(s) would lose their trusted signature:\n";
+        tail += "without the given key(s), " + std::to_string(r.would_lose_trust.size()) +
+                " version(s) would lose their trusted signature:\n";
         for (auto const& id : r.would_lose_trust)
-            out += "  " + id + "\n";
+            tail += "  " + id + "\n";
     }
     for (auto const& w : r.warnings)
-        out += "warning: " + w + "\n";
-    out += std::to_string(r.versions.size()) + " version(s) audited, " + std::to_string(failing) + " failed, " +
-           std::to_string(r.problems.size()) + " repository problem(s) in " + seconds(r.elapsed) + "\n";
-    return terminal_safe(out, true); // ref names and paths come from the repository
+        tail += "warning: " + w + "\n";
+    tail += std::to_string(r.versions.size()) + " version(s) audited, " + std::to_string(failing) + " failed, " +
+            std::to_string(r.problems.size()) + " repository problem(s) in " + seconds(r.elapsed) + "\n";
+    out(tail);
+    return true;
+}
+
+std::string audit_summary(sync::audit_report const& r, audit_setup const& setup) {
+    std::string text, unused;
+    write_audit_summary(r, setup, nullptr, [&](std::string_view piece) { text += piece; }, unused);
+    return text;
 }
 
 static json::value digest_json(std::optional<verify::sha256_digest> const& digest) {
     return digest ? json::value(verify::to_hex(*digest)) : json::value(nullptr);
 }
 
+static json::object manifest_entry(sync::audited_file const& f) {
+    json::object entry{{"path", f.path}, {"role", sync::role_name(f.role)}};
+    entry["size"] = f.bytes ? json::value(*f.bytes) : json::value(nullptr);
+    entry["sha256"] = digest_json(f.sha256);
+    entry["vouched_by"] = sync::voucher_name(f.vouched_by);
+    entry["ok"] = f.ok;
+    return entry;
+}
+
+std::string manifest_entry_json(sync::audited_file const& f) { return json::serialize(manifest_entry(f)); }
+
 static json::array manifest_json(std::vector<sync::audited_file> const& files) {
     json::array out;
     out.reserve(files.size());
-    for (auto const& f : files) {
-        json::object entry{{"path", f.path}, {"role", sync::role_name(f.role)}};
-        entry["size"] = f.bytes ? json::value(*f.bytes) : json::value(nullptr);
-        entry["sha256"] = digest_json(f.sha256);
-        entry["vouched_by"] = sync::voucher_name(f.vouched_by);
-        entry["ok"] = f.ok;
-        out.push_back(std::move(entry));
-    }
+    for (auto const& f : files)
+        out.push_back(manifest_entry(f));
     return out;
 }
 
@@ -335,8 +361,23 @@ static json::object version_digests(std::vector<sync::audited_file> const& files
     return out;
 }
 
-std::string audit_json(sync::audit_report const& r, audit_setup const& setup) {
-    json::array versions;
+/// `serialized`, a JSON object's text, without its closing brace (or its opening one).
+static std::string_view without_last(std::string const& serialized) {
+    return std::string_view(serialized).substr(0, serialized.size() - 1);
+}
+static std::string_view without_first(std::string const& serialized) {
+    return std::string_view(serialized).substr(1);
+}
+
+bool write_audit_json(sync::audit_report const& r, audit_setup const& setup, manifest_spill const* spill,
+                      text_out const& write, std::string& problem) {
+    // One document, written a version at a time: each version's object, then its manifest
+    // (its own files from the report, its data files from the spill when it holds them).
+    std::string const opening = json::serialize(json::object{
+        {"command", "verify"}, {"repository", shown_location(setup.repository)}, {"exit_code", r.exit_code()}});
+    write(without_last(opening));
+    write(",\"versions\":[");
+    bool first = true;
     for (auto const& v : r.versions) {
         json::object item{{"id", v.id},
                           {"reached_from", strings_json(v.reached_from)},
@@ -376,14 +417,22 @@ std::string audit_json(sync::audit_report const& r, audit_setup const& setup) {
         else
             item["catalog"] = nullptr;
         item["sha256"] = version_digests(v.files);
-        item["files"] = manifest_json(v.files);
-        versions.push_back(std::move(item));
+        std::string const fields = json::serialize(item);
+        write(first ? "" : ",");
+        first = false;
+        write(without_last(fields));
+        std::string const own = json::serialize(manifest_json(v.files)); // "[...]"
+        write(",\"files\":");
+        write(std::string_view(own).substr(0, own.size() - 1));
+        if (spill && spill->holds(v.id)) {
+            write(v.files.empty() ? "" : ",");
+            if (!spill->copy(v.id, write, problem))
+                return false;
+        }
+        write("]}");
     }
-    json::object out{{"command", "verify"},
-                     {"repository", shown_location(setup.repository)},
-                     {"exit_code", r.exit_code()},
-                     {"versions", std::move(versions)},
-                     {"problems", errors_json(r.problems)},
+    write("],");
+    json::object out{{"problems", errors_json(r.problems)},
                      {"warnings", strings_json(r.warnings)},
                      {"elapsed_seconds", static_cast<double>(r.elapsed.count()) / 1000.0},
                      {"unsigned_versions", strings_json(r.unsigned_versions)},
@@ -415,7 +464,16 @@ std::string audit_json(sync::audit_report const& r, audit_setup const& setup) {
         refs[name] = id;
     out["refs"] = std::move(refs);
     out["files"] = manifest_json(r.files);
-    return json::serialize(out) + "\n";
+    std::string const rest = json::serialize(out);
+    write(without_first(rest));
+    write("\n");
+    return true;
+}
+
+std::string audit_json(sync::audit_report const& r, audit_setup const& setup) {
+    std::string text, unused;
+    write_audit_json(r, setup, nullptr, [&](std::string_view piece) { text += piece; }, unused);
+    return text;
 }
 
 } // namespace mirror::daemon

@@ -4,6 +4,7 @@
 
 #include "core/sync/audit.hpp"
 #include "core/sync/report.hpp"
+#include "daemon/manifest_spill.hpp"
 #include "daemon/metrics.hpp"
 #include "verify/sha256.hpp"
 #include "verify/signature_policy.hpp"
@@ -32,8 +33,22 @@ struct audit_setup {
 /// catalogs with DuckDB.
 build_facts this_build();
 
+/// verify's summary and JSON report, written to `out` a piece at a time; the data files'
+/// entries of the versions `spill` holds are copied from it (nullptr: the report holds every
+/// entry). False with `problem` set when the spill cannot be read back; what was written
+/// before stays written.
+bool write_audit_summary(sync::audit_report const& report, audit_setup const& setup, manifest_spill const* spill,
+                         text_out const& out, std::string& problem);
+bool write_audit_json(sync::audit_report const& report, audit_setup const& setup, manifest_spill const* spill,
+                      text_out const& out, std::string& problem);
+/// The same reports whole, from a report that holds every entry.
 std::string audit_summary(sync::audit_report const& report, audit_setup const& setup);
 std::string audit_json(sync::audit_report const& report, audit_setup const& setup);
+
+/// A data file's entry as write_audit_json and write_audit_summary (with --full-digests)
+/// write it: what a spill holds.
+std::string manifest_entry_json(sync::audited_file const& entry);
+std::string manifest_entry_line(sync::audited_file const& entry);
 
 /// "2026-12-01T09:30:00Z" for unix seconds.
 std::string utc_text(std::int64_t unix_seconds);

@@ -258,7 +258,7 @@ awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, s
                                   audit_options options) {
     auto started = std::chrono::steady_clock::now();
     audit_report report;
-    audit_context c{repo, observer, pool, report, {}, {}, {}, {}, options, static_cast<std::int64_t>(std::time(nullptr))};
+    audit_context c{repo, observer, pool, report, {}, {}, {}, {}, {}, options, static_cast<std::int64_t>(std::time(nullptr))};
     auto finish = [&]() {
         report.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
         return std::move(report);

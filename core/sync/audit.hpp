@@ -88,8 +88,20 @@ struct version_audit {
     std::optional<verify::signer_info> signer;
     std::vector<error> problems;   ///< every failed check, each naming the object
     /// Every file of its folder the audit examined, then the data files it needs (in the
-    /// order checked); empty for a version whose version.json was not reached.
+    /// order checked); empty for a version whose version.json was not reached. The data
+    /// files' entries go to `audit_options::data_manifest` instead when it takes them.
     std::vector<audited_file> files;
+};
+
+/// Takes the data files' entries of each version's manifest as soon as the version's data
+/// files are checked, so that an audit of a large repository does not hold every version's
+/// manifest until its report is written (verify spills them to a temporary file).
+class manifest_sink {
+public:
+    virtual ~manifest_sink() = default;
+    /// The entries of version `version_id`'s data files, in the order checked; called at
+    /// most once per version. False if they could not be taken: the version keeps them.
+    virtual bool take(std::string const& version_id, std::vector<audited_file> const& entries) = 0;
 };
 
 /// One trusted key's share of the repository's signatures.
@@ -109,6 +121,8 @@ struct audit_options {
     /// mirror a read to hash): a distant store costs each one a round trip, so they
     /// overlap. The report is the same whatever the count.
     std::size_t concurrency = 16;
+    /// Where the data files' manifest entries go instead of the report; nullptr: the report.
+    manifest_sink* data_manifest = nullptr;
 };
 
 struct audit_report {

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 
 namespace mirror::sync::detail {
 
@@ -75,26 +76,27 @@ awaitable<data_file_check> check_data_file(audit_context& c, version_audit const
     // across a co_await. A version needs each path once (the catalog reader and
     // needed_files keep each once), so no two checks in flight hash the same file; one
     // shared with a version audited before finds its verdict here.
-    if (auto known = c.proven.find(file.path); known != c.proven.end()) {
+    ledger_entry const* const pinned = &recorded->second;
+    if (c.proven.contains(pinned)) {
         // Shared with a version audited before: the same verdict, without reading again.
-        if (!known->second) {
-            out.proven = true;
-            entry.sha256 = recorded->second.sha256;
-        } else {
-            out.problem = error{known->second->code, known->second->message + " (as above)"};
-            entry.ok = false;
-        }
+        out.proven = true;
+        entry.sha256 = pinned->sha256;
         co_return out;
     }
-    expectation expect{recorded->second.bytes, recorded->second.sha256, "the mirror's ledger"};
+    if (auto known = c.disproven.find(pinned); known != c.disproven.end()) {
+        out.problem = error{known->second.code, known->second.message + " (as above)"};
+        entry.ok = false;
+        co_return out;
+    }
+    expectation expect{pinned->bytes, pinned->sha256, "the mirror's ledger"};
     auto hashed = co_await hash_object(c.repo, key, expect, c.pool);
     if (!hashed) {
         auto problem = noted(c, hashed.error());
-        c.proven.emplace(file.path, problem);
+        c.disproven.emplace(pinned, problem);
         out.problem = std::move(problem);
         entry.ok = false;
     } else {
-        c.proven.emplace(file.path, std::nullopt);
+        c.proven.insert(pinned);
         out.proven = true;
         entry.sha256 = hashed->sha256;
     }
@@ -116,6 +118,8 @@ awaitable<void> check_data_files(audit_context& c, version_audit& v, std::vector
         }
     };
     co_await run_workers(std::min(std::max<std::size_t>(1, c.options.concurrency), files.size()), worker);
+    std::vector<audited_file> entries;
+    entries.reserve(files.size());
     for (std::size_t i = 0; i < files.size(); ++i) {
         v.data_files += 1;
         v.data_bytes += files[i].bytes;
@@ -123,8 +127,11 @@ awaitable<void> check_data_files(audit_context& c, version_audit& v, std::vector
             v.data_files_proven += 1;
         if (checked[i].problem)
             v.problems.push_back(std::move(*checked[i].problem));
-        v.files.push_back(std::move(checked[i].entry));
+        entries.push_back(std::move(checked[i].entry));
     }
+    if (c.options.data_manifest && c.options.data_manifest->take(v.id, entries))
+        co_return;
+    v.files.insert(v.files.end(), std::make_move_iterator(entries.begin()), std::make_move_iterator(entries.end()));
 }
 
 /// Checks a pinned file; keeps its bytes when `keep` (files.json, dataset.json).

@@ -13,6 +13,9 @@
 
 #include <algorithm>
 #include <ctime>
+#include <fstream>
+#include <map>
+#include <iterator>
 #include <set>
 
 using namespace mirror;
@@ -459,4 +462,115 @@ TEST_CASE("a version's own reads overlap too: version.json, expired.json, the si
     CHECK(serial.versions[2].withdrawn);
     CHECK(serial.versions[3].expired);
     CHECK_FALSE(serial.versions[3].withdrawn);
+}
+
+namespace {
+
+/// Records what an audit hands to its manifest sink, and takes it or not.
+class recording_sink final : public sync::manifest_sink {
+public:
+    explicit recording_sink(bool accept) : accept_(accept) {}
+    bool take(std::string const& version_id, std::vector<sync::audited_file> const& entries) override {
+        calls.emplace_back(version_id, entries);
+        return accept_;
+    }
+    std::vector<std::pair<std::string, std::vector<sync::audited_file>>> calls;
+
+private:
+    bool accept_;
+};
+
+sync::audit_report audit_into(fs::path const& root, sync::manifest_sink& sink) {
+    auto repo = open_folder(root, false);
+    sync::audit_options options;
+    options.data_manifest = &sink;
+    return run(sync::run_audit(*repo, nullptr, nullptr, options));
+}
+
+std::vector<sync::audited_file> data_entries(std::vector<sync::audited_file> const& files) {
+    std::vector<sync::audited_file> out;
+    std::copy_if(files.begin(), files.end(), std::back_inserter(out),
+                 [](auto const& f) { return f.role == sync::file_role::data_file; });
+    return out;
+}
+
+bool same_entries(std::vector<sync::audited_file> const& a, std::vector<sync::audited_file> const& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](auto const& x, auto const& y) {
+        return x.path == y.path && x.role == y.role && x.bytes == y.bytes && x.sha256 == y.sha256 &&
+               x.vouched_by == y.vouched_by && x.ok == y.ok;
+    });
+}
+
+} // namespace
+
+TEST_CASE("a manifest sink takes each version's data-file entries once, in order, and the report keeps the rest") {
+    temp_dir tmp;
+    publisher origin(tmp / "origin");
+    publish_sample(origin);
+    REQUIRE(sync_folders(tmp / "origin", tmp / "mirror").exit_code() == 0);
+    auto whole = audit_folder(tmp / "mirror");
+    REQUIRE(whole.exit_code() == 0);
+
+    recording_sink sink(true);
+    auto r = audit_into(tmp / "mirror", sink);
+    CHECK(r.exit_code() == 0);
+    REQUIRE(r.versions.size() == whole.versions.size());
+    CHECK(sink.calls.size() == whole.versions.size()); // every version of the sample needs data files
+    std::set<std::string> handed;
+    for (auto const& [id, entries] : sink.calls)
+        CHECK(handed.insert(id).second); // once per version
+    for (std::size_t i = 0; i < r.versions.size(); ++i) {
+        auto const& v = r.versions[i];
+        auto const& all = whole.versions[i];
+        CHECK(v.id == all.id);
+        CHECK(data_entries(v.files).empty()); // taken: not held by the report
+        CHECK(v.files.size() == all.files.size() - data_entries(all.files).size());
+        auto call = std::find_if(sink.calls.begin(), sink.calls.end(), [&](auto const& c) { return c.first == v.id; });
+        REQUIRE(call != sink.calls.end());
+        CHECK(same_entries(call->second, data_entries(all.files))); // the same entries, in the same order
+        CHECK(v.data_files == all.data_files); // the counts do not depend on where the entries went
+        CHECK(v.data_files_proven == all.data_files_proven);
+    }
+}
+
+TEST_CASE("entries a manifest sink refuses stay in the report") {
+    temp_dir tmp;
+    publisher origin(tmp / "origin");
+    publish_sample(origin);
+    auto whole = audit_folder(tmp / "origin");
+    recording_sink sink(false);
+    auto r = audit_into(tmp / "origin", sink);
+    CHECK_FALSE(sink.calls.empty());
+    REQUIRE(r.versions.size() == whole.versions.size());
+    for (std::size_t i = 0; i < r.versions.size(); ++i)
+        CHECK(same_entries(r.versions[i].files, whole.versions[i].files));
+}
+
+TEST_CASE("a damaged data file shared by versions fails each of them, hashed once") {
+    temp_dir tmp;
+    publisher origin(tmp / "origin");
+    publish_sample(origin);
+    REQUIRE(sync_folders(tmp / "origin", tmp / "mirror").exit_code() == 0);
+    auto whole = audit_folder(tmp / "mirror");
+    std::map<std::string, int> needed_by;
+    for (auto const& v : whole.versions)
+        for (auto const& f : data_entries(v.files))
+            needed_by[f.path] += 1;
+    auto shared = std::find_if(needed_by.begin(), needed_by.end(), [](auto const& p) { return p.second >= 2; });
+    REQUIRE(shared != needed_by.end());
+    fs::path file = tmp / "mirror" / shared->first;
+    auto size = fs::file_size(file);
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << std::string(size, 'x'); // same size, other bytes
+
+    auto r = audit_folder(tmp / "mirror");
+    CHECK(r.exit_code() == 1);
+    int failed = 0, repeated = 0;
+    for (auto const& v : r.versions)
+        for (auto const& p : v.problems)
+            if (p.message.find(shared->first) != std::string::npos) {
+                ++failed;
+                repeated += p.message.ends_with(" (as above)") ? 1 : 0;
+            }
+    CHECK(failed == shared->second);
+    CHECK(repeated == shared->second - 1); // the verdict of its one hash, repeated
 }

@@ -14,6 +14,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace mirror::sync::detail {
 
@@ -25,8 +27,11 @@ struct audit_context {
     fdl::repo_settings settings;
     std::optional<std::map<std::string, std::uint64_t>> data; ///< data_dir listing, when it can list
     data_ledger ledger; ///< a mirror's record of its data files' digests; empty for an origin
-    /// Data files hashed in this audit -> why they differ from the ledger (nullopt: equal).
-    std::map<std::string, std::optional<error>, std::less<>> proven;
+    /// The ledger's entries whose data file this audit hashed, by address (a std::map's
+    /// entries stay put): equal to the ledger, or why not. Keyed by address rather than by
+    /// path so that a repository of 100,000 files does not hold every path once more.
+    std::unordered_set<ledger_entry const*> proven;
+    std::unordered_map<ledger_entry const*, error> disproven;
     audit_options const& options;
     std::int64_t now = 0;
     scratch_space scratch{options.catalogs, pool}; ///< private catalog copies
