@@ -289,13 +289,13 @@ awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, s
     check_refs(c, *refs);
     note_refs(report, *refs);
     if (repo.caps().can_list) {
-        auto listed = co_await list_data_files(repo, c.settings.data_dir);
+        auto listed = co_await list_data_sizes(repo, c.settings.data_dir);
         if (!listed) {
             report.fatal = listed.error();
             co_return finish();
         }
         c.data = std::move(*listed);
-        auto ledger = co_await load_ledger(repo);
+        auto ledger = co_await load_ledger_index(repo);
         if (ledger)
             c.ledger = std::move(*ledger);
         else

@@ -47,8 +47,8 @@ awaitable<data_file_check> check_data_file(audit_context& c, version_audit const
     std::string const& key = entry.path;
     std::optional<std::uint64_t> size;
     if (c.data) {
-        if (auto it = c.data->find(file.path); it != c.data->end())
-            size = it->second;
+        if (auto const* listed = c.data->find(file.path))
+            size = *listed;
     } else if (auto found = co_await c.repo.stat(key)) {
         size = found->size;
     } else if (found.error().code != store::store_errc::not_found) {
@@ -68,15 +68,14 @@ awaitable<data_file_check> check_data_file(audit_context& c, version_audit const
     }
     entry.ok = true;
     // A mirror proves its bytes against the digest it recorded when it copied them.
-    auto recorded = c.ledger.find(file.path);
-    if (recorded == c.ledger.end())
+    ledger_entry const* const pinned = c.ledger.find(file.path);
+    if (pinned == nullptr)
         co_return out;
     entry.vouched_by = file_voucher::ledger;
     // Other checks in flight may add to c.proven meanwhile: no iterator into it is held
     // across a co_await. A version needs each path once (the catalog reader and
     // needed_files keep each once), so no two checks in flight hash the same file; one
     // shared with a version audited before finds its verdict here.
-    ledger_entry const* const pinned = &recorded->second;
     if (c.proven.contains(pinned)) {
         // Shared with a version audited before: the same verdict, without reading again.
         out.proven = true;

@@ -211,7 +211,7 @@ awaitable<void> count_pending_unchecked(pass& p, std::string const& id, fdl::ver
     if (!needed)
         co_return;
     if (!p.mirror_data) {
-        auto listed = co_await list_data_files(p.mirror, p.settings.data_dir);
+        auto listed = co_await list_data_sizes(p.mirror, p.settings.data_dir);
         if (!listed)
             co_return; // the next version that needs the listing reports the failure
         p.mirror_data = std::move(*listed);

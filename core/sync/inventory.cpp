@@ -100,6 +100,20 @@ awaitable<result<std::map<std::string, std::uint64_t>>> list_data_files(store::s
     co_return files;
 }
 
+awaitable<result<path_sizes>> list_data_sizes(store::store& from, std::string data_dir) {
+    path_sizes files;
+    std::function<result<void>(store::list_entry)> take = [&](store::list_entry entry) -> result<void> {
+        std::string_view path = std::string_view(entry.key).substr(data_dir.size());
+        if (!fdl::relative_path_problem(path))
+            files.add(path, entry.size);
+        return {};
+    };
+    auto listed = co_await from.list(data_dir, take);
+    if (!listed)
+        co_return listed.error();
+    co_return files;
+}
+
 static void compare_with_refs_json(refs_snapshot& snapshot, std::string const& side) {
     auto document = fdl::parse_refs_json(*snapshot.refs_json);
     if (!document) {

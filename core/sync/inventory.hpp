@@ -5,6 +5,7 @@
 #include "core/fdl/refs.hpp"
 #include "core/net.hpp"
 #include "core/store/store.hpp"
+#include "core/sync/path_table.hpp"
 
 #include <cstdint>
 #include <map>
@@ -44,6 +45,10 @@ awaitable<result<versions_listing>> probe_versions(store::store& from, versions_
 /// Lists `data_dir` of a store that can list: path relative to data_dir -> size. Names
 /// that fail fdl::relative_path_problem are left out.
 awaitable<result<std::map<std::string, std::uint64_t>>> list_data_files(store::store& from, std::string data_dir);
+
+/// The same listing held compactly, for lookups by path only (a pass's view of its
+/// mirror, an audit's of its repository): built as the pages arrive, never whole as text.
+awaitable<result<path_sizes>> list_data_sizes(store::store& from, std::string data_dir);
 
 /// The refs of one side, as read.
 struct refs_snapshot {

@@ -62,17 +62,19 @@ result<data_ledger> parse_ledger_segment(std::string_view text, std::string_view
     return out;
 }
 
-awaitable<result<data_ledger>> load_ledger(store::store& from) {
+namespace {
+
+/// Reads each segment of the ledger in turn and hands it to `take`.
+awaitable<result<void>> for_each_segment(store::store& from, std::function<void(data_ledger&&)> const& take) {
     std::vector<std::string> keys;
-    std::function<result<void>(store::list_entry)> take = [&](store::list_entry entry) -> result<void> {
+    std::function<result<void>(store::list_entry)> listed_key = [&](store::list_entry entry) -> result<void> {
         if (entry.key.ends_with(".json"))
             keys.push_back(std::move(entry.key));
         return {};
     };
-    auto listed = co_await from.list(std::string(ledger_prefix), take);
+    auto listed = co_await from.list(std::string(ledger_prefix), listed_key);
     if (!listed)
         co_return listed.error();
-    data_ledger ledger;
     for (auto const& key : keys) {
         auto bytes = co_await store::read_all(from, key, max_segment_bytes);
         if (!bytes)
@@ -80,9 +82,33 @@ awaitable<result<data_ledger>> load_ledger(store::store& from) {
         auto segment = parse_ledger_segment(*bytes, key);
         if (!segment)
             co_return segment.error();
-        ledger.merge(*segment); // the first record of a path is kept: it was copied once
+        take(std::move(*segment));
     }
+    co_return result<void>();
+}
+
+} // namespace
+
+awaitable<result<data_ledger>> load_ledger(store::store& from) {
+    data_ledger ledger;
+    // The first record of a path is kept: it was copied once.
+    std::function<void(data_ledger&&)> take = [&](data_ledger&& segment) { ledger.merge(segment); };
+    auto read = co_await for_each_segment(from, take);
+    if (!read)
+        co_return read.error();
     co_return ledger;
+}
+
+awaitable<result<ledger_index>> load_ledger_index(store::store& from) {
+    ledger_index paths;
+    std::function<void(data_ledger&&)> take = [&](data_ledger&& segment) {
+        for (auto const& [path, entry] : segment)
+            paths.add(path, entry); // the first record of a path is kept, as in load_ledger
+    };
+    auto read = co_await for_each_segment(from, take);
+    if (!read)
+        co_return read.error();
+    co_return paths;
 }
 
 awaitable<result<mirror_ledger>> load_mirror_ledger(store::store& mirror) {

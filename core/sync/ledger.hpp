@@ -7,6 +7,7 @@
 #include "verify/error.hpp"
 #include "core/net.hpp"
 #include "core/store/store.hpp"
+#include "core/sync/path_table.hpp"
 #include "verify/sha256.hpp"
 
 #include <cstdint>
@@ -39,6 +40,14 @@ result<data_ledger> parse_ledger_segment(std::string_view text, std::string_view
 /// Reads every segment of a store that can list. An absent ledger is an empty one; a
 /// segment that cannot be parsed fails the load (the caller reports it).
 awaitable<result<data_ledger>> load_ledger(store::store& from);
+
+/// Data file path -> what was recorded, held compactly (path_table): about 100 bytes an
+/// entry whatever the path's length.
+using ledger_index = path_table<ledger_entry>;
+
+/// Like load_ledger, for lookups by path only: read a segment at a time, so the whole
+/// ledger is never held as text (what a pass and an audit need of it).
+awaitable<result<ledger_index>> load_ledger_index(store::store& from);
 
 /// A mirror's ledger with the data_dir its fdl.json names, the keys of its data files
 /// being data_dir + path.

@@ -11,19 +11,19 @@ static expectation pinned(fdl::pinned_file const& file) {
     return {file.bytes, file.sha256, "version.json"};
 }
 
-version_plan plan_version(version_inputs const& in, std::map<std::string, std::uint64_t> const& mirror_data) {
+version_plan plan_version(version_inputs const& in, path_sizes const& mirror_data) {
     version_plan plan;
     std::string const folder = "versions/" + in.id + "/";
     auto const& record = *in.record;
 
     for (auto const& file : in.data_files) {
-        auto have = mirror_data.find(file.path);
-        if (have == mirror_data.end()) {
+        auto const* have = mirror_data.find(file.path);
+        if (!have) {
             plan.steps.push_back({in.data_dir + file.path, step_kind::data_file, {file.bytes, {}, in.data_files_pinned_by}});
-        } else if (have->second != file.bytes) {
+        } else if (*have != file.bytes) {
             plan.conflicts.push_back(make_error(
                 sync_errc::data_file_conflict, in.data_dir + file.path + ": the mirror holds " +
-                                                   std::to_string(have->second) + " bytes, the version needs " +
+                                                   std::to_string(*have) + " bytes, the version needs " +
                                                    std::to_string(file.bytes) + " (the mirror's copy is kept)"));
         }
     }

@@ -52,6 +52,6 @@ struct version_plan {
 /// Plans the copy of one version into a mirror that holds `mirror_data` (data files,
 /// path relative to data_dir -> size). Data files already there with the right size are
 /// not copied again.
-version_plan plan_version(version_inputs const& in, std::map<std::string, std::uint64_t> const& mirror_data);
+version_plan plan_version(version_inputs const& in, path_sizes const& mirror_data);
 
 } // namespace mirror::sync

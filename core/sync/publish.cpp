@@ -23,7 +23,7 @@ namespace {
 /// and loads its ledger on first need.
 awaitable<result<version_plan>> plan_checked(pass& p, version_inputs const& inputs) {
     if (!inputs.data_files.empty() && !p.mirror_data) {
-        auto listed_mirror = co_await list_data_files(p.mirror, p.settings.data_dir);
+        auto listed_mirror = co_await list_data_sizes(p.mirror, p.settings.data_dir);
         if (!listed_mirror) {
             p.note_failure(with_context(listed_mirror.error(), "mirror"), true);
             co_return listed_mirror.error();
@@ -31,15 +31,15 @@ awaitable<result<version_plan>> plan_checked(pass& p, version_inputs const& inpu
         p.mirror_data = std::move(*listed_mirror);
     }
     if (!inputs.data_files.empty() && !p.ledger) {
-        auto ledger = co_await load_ledger(p.mirror);
+        auto ledger = co_await load_ledger_index(p.mirror);
         if (!ledger) {
             // A damaged ledger costs re-hashing, never correctness: start a fresh record.
             p.report.warnings.push_back("mirror: " + ledger.error().message + "; data files are hashed again");
-            ledger = data_ledger{};
+            ledger = ledger_index{};
         }
         p.ledger = std::move(*ledger);
     }
-    static std::map<std::string, std::uint64_t> const none;
+    static path_sizes const none;
     auto plan = plan_version(inputs, p.mirror_data ? *p.mirror_data : none);
     if (!plan.conflicts.empty())
         co_return plan.conflicts.front();
@@ -75,7 +75,8 @@ awaitable<result<void>> write_ledger(pass& p, std::string const& key, std::vecto
         p.note_failure(with_context(written.error(), "mirror"), true);
         co_return written.error();
     }
-    p.ledger->merge(segment);
+    for (auto const& [path, entry] : segment)
+        p.ledger->add(path, entry);
     co_return result<void>();
 }
 
@@ -138,7 +139,7 @@ awaitable<result<void>> run_step(pass& p, copy_step const& step, memory_files co
     if (step.kind == step_kind::data_file) {
         std::string path = step.key.substr(p.settings.data_dir.size());
         if (p.mirror_data)
-            p.mirror_data->emplace(path, copied->bytes);
+            p.mirror_data->add(path, copied->bytes);
         copied_data.emplace(std::move(path), ledger_entry{copied->bytes, copied->sha256});
     }
     co_return result<void>();

@@ -8,6 +8,7 @@
 #include "core/sync/audit.hpp"
 #include "core/sync/catalog_check.hpp"
 #include "core/sync/ledger.hpp"
+#include "core/sync/path_table.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -25,9 +26,9 @@ struct audit_context {
     store::blocking_pool* pool;
     audit_report& report;
     fdl::repo_settings settings;
-    std::optional<std::map<std::string, std::uint64_t>> data; ///< data_dir listing, when it can list
-    data_ledger ledger; ///< a mirror's record of its data files' digests; empty for an origin
-    /// The ledger's entries whose data file this audit hashed, by address (a std::map's
+    std::optional<path_sizes> data; ///< data_dir listing, when it can list
+    ledger_index ledger; ///< a mirror's record of its data files' digests; empty for an origin
+    /// The ledger's entries whose data file this audit hashed, by address (a path_table's
     /// entries stay put): equal to the ledger, or why not. Keyed by address rather than by
     /// path so that a repository of 100,000 files does not hold every path once more.
     std::unordered_set<ledger_entry const*> proven;

@@ -36,9 +36,9 @@ struct pass {
     versions_listing mirror_versions;              ///< as the pass began
     std::map<std::string, result<loaded_version>, std::less<>> origin_records;
     std::map<std::string, std::optional<std::string>, std::less<>> mirror_parents; ///< read while walking back
-    std::optional<std::map<std::string, std::uint64_t>> mirror_data;  ///< listed on first need
+    std::optional<path_sizes> mirror_data; ///< listed on first need
     std::optional<std::map<std::string, std::uint64_t>> origin_data;  ///< listed on first need
-    std::optional<data_ledger> ledger;   ///< the mirror's ledger, loaded on first need
+    std::optional<ledger_index> ledger; ///< the mirror's ledger, loaded on first need
     std::set<std::string, std::less<>> published_now;
     std::map<std::string, error, std::less<>> held;
     std::optional<error> mirror_failure; ///< a mirror write failed: the pass stops

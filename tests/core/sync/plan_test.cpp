@@ -156,7 +156,9 @@ TEST_CASE("data files the mirror already holds are skipped, or are a conflict at
     folder_files listing{{"ducklake.duckdb", 4096}, {"dataset.json", 200}, {"files.json", 300}};
     version_inputs in{id, "data/", &record, {{"a.parquet", 10}, {"b.parquet", 20}, {"c.parquet", 30}}, &listing,
                       {}, false};
-    std::map<std::string, std::uint64_t> const mirror_data{{"b.parquet", 20}, {"c.parquet", 31}, {"z.parquet", 1}};
+    sync::path_sizes mirror_data;
+    for (auto const& [path, size] : std::map<std::string, std::uint64_t>{{"b.parquet", 20}, {"c.parquet", 31}, {"z.parquet", 1}})
+        mirror_data.add(path, size);
     auto plan = plan_version(in, mirror_data);
     check_publication_order(plan);
 
