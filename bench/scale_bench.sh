@@ -13,8 +13,8 @@
 #           daemon over STEADY_SECONDS (60) between passes.
 #   big     one repository of BIG_VERSIONS (2000) versions with BIG_FILES_PER_VERSION (50)
 #           data files each of its own: first sync, an unchanged quick pass, a full
-#           recheck and verify, each with its time and peak RSS; then the same at half the
-#           size, to show how each grows.
+#           recheck, verify and verify --json, each with its time and peak RSS; then the
+#           same at half the size, to show how each grows.
 #   s3      a repository of 3 versions sharing 4 data files of 256 MiB (S3_LARGE_BYTES),
 #           synced at --concurrency 16 from a folder into Ceph RGW, then from that RGW
 #           bucket into another: wall time and peak RSS at sync's default memory limit
@@ -187,6 +187,7 @@ big_round() {
   timed "unchanged, quick" "$fdl_mirror" sync "$origin" "$mirror" --signatures off --quick
   timed "unchanged, full recheck" "$fdl_mirror" sync "$origin" "$mirror" --signatures off
   timed "verify of the mirror" "$fdl_mirror" verify "$mirror" --signatures off
+  timed "verify --json" "$fdl_mirror" verify "$mirror" --signatures off --json
   rm -rf "$origin" "$mirror"
 }
 
