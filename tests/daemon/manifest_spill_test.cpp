@@ -7,9 +7,12 @@
 #include <boost/json.hpp>
 #include <doctest/doctest.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <string>
 #include <vector>
+
+#include <sys/resource.h>
 
 using namespace mirror;
 namespace json = boost::json;
@@ -166,4 +169,46 @@ TEST_CASE("verify --full-digests written from a spill is the summary written fro
     CHECK(from_spill.find("    data/main/t/c.parquet: 30 bytes") != std::string::npos);
     CHECK(from_spill.find('\x1b') == std::string::npos); // the escape in a path is shown, not sent
     CHECK(from_spill.find("b\\x1b[2J.parquet: FAILED") != std::string::npos);
+}
+
+namespace {
+
+/// Caps the size of files this process writes (RLIMIT_FSIZE) while it lives: a write past
+/// it fails with EFBIG, as on a full disk. SIGXFSZ, which would end the process, is ignored.
+class file_size_cap {
+public:
+    explicit file_size_cap(rlim_t bytes) {
+        ::getrlimit(RLIMIT_FSIZE, &saved_);
+        previous_ = std::signal(SIGXFSZ, SIG_IGN);
+        rlimit capped = saved_;
+        capped.rlim_cur = bytes;
+        ::setrlimit(RLIMIT_FSIZE, &capped);
+    }
+    ~file_size_cap() {
+        ::setrlimit(RLIMIT_FSIZE, &saved_);
+        std::signal(SIGXFSZ, previous_);
+    }
+
+private:
+    rlimit saved_{};
+    void (*previous_)(int) = nullptr;
+};
+
+} // namespace
+
+TEST_CASE("a version whose entries cannot be written is not taken, and the next is written whole") {
+    auto spill = path_spill("|");
+    REQUIRE(spill->take("v1", {data_file("a", 1), data_file("b", 2)}));
+    std::vector<sync::audited_file> too_many;
+    for (int i = 0; i < 200; ++i)
+        too_many.push_back(data_file("data/main/t/file-" + std::to_string(i) + ".parquet", 1));
+    {
+        file_size_cap cap(1024); // room for v1 and part of v2
+        CHECK_FALSE(spill->take("v2", too_many)); // the version keeps its entries in the report
+    }
+    CHECK_FALSE(spill->holds("v2"));
+    CHECK(spill->bytes() == 3);
+    REQUIRE(spill->take("v3", {data_file("c", 3)})); // written over what v2 left
+    CHECK(copied(*spill, "v1").first == "a|b");
+    CHECK(copied(*spill, "v3").first == "c");
 }
