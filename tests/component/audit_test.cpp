@@ -38,6 +38,21 @@ bool has_problem(sync::version_audit const& v, std::string const& text) {
 
 } // namespace
 
+namespace {
+
+/// The sample repository, published into a folder and mirrored into another.
+struct sample_mirror {
+    temp_dir tmp;
+    fs::path const mirror = tmp / "mirror";
+    sample_mirror() {
+        publisher origin(tmp / "origin");
+        publish_sample(origin);
+        REQUIRE(sync_folders(tmp / "origin", tmp / "mirror").exit_code() == 0);
+    }
+};
+
+} // namespace
+
 TEST_CASE("an audit visits every version reachable from the refs, and says which refs reach it") {
     temp_dir tmp;
     publisher origin(tmp / "origin");
@@ -187,15 +202,12 @@ TEST_CASE("an audit's manifest lists each file examined with the size and digest
 }
 
 TEST_CASE("in a mirror's manifest each data file carries the digest the ledger pins and the audit hashed") {
-    temp_dir tmp;
-    publisher origin(tmp / "origin");
-    publish_sample(origin);
-    REQUIRE(sync_folders(tmp / "origin", tmp / "mirror").exit_code() == 0);
-    auto r = audit_folder(tmp / "mirror");
+    sample_mirror sample;
+    auto r = audit_folder(sample.mirror);
     REQUIRE(r.exit_code() == 0);
     std::size_t data_entries = 0;
     for (auto const& v : r.versions) {
-        check_against_disk(tmp / "mirror", v.files);
+        check_against_disk(sample.mirror, v.files);
         for (auto const& f : v.files)
             if (f.role == sync::file_role::data_file) {
                 ++data_entries;
@@ -504,15 +516,12 @@ bool same_entries(std::vector<sync::audited_file> const& a, std::vector<sync::au
 } // namespace
 
 TEST_CASE("a manifest sink takes each version's data-file entries once, in order, and the report keeps the rest") {
-    temp_dir tmp;
-    publisher origin(tmp / "origin");
-    publish_sample(origin);
-    REQUIRE(sync_folders(tmp / "origin", tmp / "mirror").exit_code() == 0);
-    auto whole = audit_folder(tmp / "mirror");
+    sample_mirror sample;
+    auto whole = audit_folder(sample.mirror);
     REQUIRE(whole.exit_code() == 0);
 
     recording_sink sink(true);
-    auto r = audit_into(tmp / "mirror", sink);
+    auto r = audit_into(sample.mirror, sink);
     CHECK(r.exit_code() == 0);
     REQUIRE(r.versions.size() == whole.versions.size());
     CHECK(sink.calls.size() == whole.versions.size()); // every version of the sample needs data files
@@ -547,22 +556,19 @@ TEST_CASE("entries a manifest sink refuses stay in the report") {
 }
 
 TEST_CASE("a damaged data file shared by versions fails each of them, hashed once") {
-    temp_dir tmp;
-    publisher origin(tmp / "origin");
-    publish_sample(origin);
-    REQUIRE(sync_folders(tmp / "origin", tmp / "mirror").exit_code() == 0);
-    auto whole = audit_folder(tmp / "mirror");
+    sample_mirror sample;
+    auto whole = audit_folder(sample.mirror);
     std::map<std::string, int> needed_by;
     for (auto const& v : whole.versions)
         for (auto const& f : data_entries(v.files))
             needed_by[f.path] += 1;
     auto shared = std::find_if(needed_by.begin(), needed_by.end(), [](auto const& p) { return p.second >= 2; });
     REQUIRE(shared != needed_by.end());
-    fs::path file = tmp / "mirror" / shared->first;
+    fs::path file = sample.mirror / shared->first;
     auto size = fs::file_size(file);
     std::ofstream(file, std::ios::binary | std::ios::trunc) << std::string(size, 'x'); // same size, other bytes
 
-    auto r = audit_folder(tmp / "mirror");
+    auto r = audit_folder(sample.mirror);
     CHECK(r.exit_code() == 1);
     int failed = 0, repeated = 0;
     for (auto const& v : r.versions)
