@@ -65,7 +65,7 @@ result<data_ledger> parse_ledger_segment(std::string_view text, std::string_view
 namespace {
 
 /// Reads each segment of the ledger in turn and hands it to `take`.
-awaitable<result<void>> for_each_segment(store::store& from, std::function<void(data_ledger&&)> const& take) {
+awaitable<result<void>> for_each_segment(store::store& from, ledger_visitor const& take) {
     std::vector<std::string> keys;
     std::function<result<void>(store::list_entry)> listed_key = [&](store::list_entry entry) -> result<void> {
         if (entry.key.ends_with(".json"))
@@ -82,7 +82,9 @@ awaitable<result<void>> for_each_segment(store::store& from, std::function<void(
         auto segment = parse_ledger_segment(*bytes, key);
         if (!segment)
             co_return segment.error();
-        take(std::move(*segment));
+        auto taken = co_await take(*segment);
+        if (!taken)
+            co_return taken.error();
     }
     co_return result<void>();
 }
@@ -92,7 +94,10 @@ awaitable<result<void>> for_each_segment(store::store& from, std::function<void(
 awaitable<result<data_ledger>> load_ledger(store::store& from) {
     data_ledger ledger;
     // The first record of a path is kept: it was copied once.
-    std::function<void(data_ledger&&)> take = [&](data_ledger&& segment) { ledger.merge(segment); };
+    ledger_visitor take = [&](data_ledger& segment) -> awaitable<result<void>> {
+        ledger.merge(segment);
+        co_return result<void>();
+    };
     auto read = co_await for_each_segment(from, take);
     if (!read)
         co_return read.error();
@@ -101,9 +106,10 @@ awaitable<result<data_ledger>> load_ledger(store::store& from) {
 
 awaitable<result<ledger_index>> load_ledger_index(store::store& from) {
     ledger_index paths;
-    std::function<void(data_ledger&&)> take = [&](data_ledger&& segment) {
+    ledger_visitor take = [&](data_ledger& segment) -> awaitable<result<void>> {
         for (auto const& [path, entry] : segment)
             paths.add(path, entry); // the first record of a path is kept, as in load_ledger
+        co_return result<void>();
     };
     auto read = co_await for_each_segment(from, take);
     if (!read)
@@ -111,17 +117,25 @@ awaitable<result<ledger_index>> load_ledger_index(store::store& from) {
     co_return paths;
 }
 
-awaitable<result<mirror_ledger>> load_mirror_ledger(store::store& mirror) {
+awaitable<result<void>> for_each_new_ledger_entries(store::store& from, ledger_visitor const& visit) {
+    path_table<bool> handed;
+    ledger_visitor take = [&](data_ledger& segment) -> awaitable<result<void>> {
+        std::erase_if(segment, [&](auto const& recorded) { return !handed.add(recorded.first, true); });
+        if (segment.empty())
+            co_return result<void>();
+        co_return co_await visit(segment);
+    };
+    co_return co_await for_each_segment(from, take);
+}
+
+awaitable<result<std::string>> load_mirror_data_dir(store::store& mirror) {
     auto fdl_bytes = co_await store::read_all(mirror, "fdl.json", limits::fdl_json);
     if (!fdl_bytes)
         co_return with_context(fdl_bytes.error(), "mirror");
     auto settings = fdl::parse_repo_settings(*fdl_bytes);
     if (!settings)
         co_return error{settings.error().code, "mirror: fdl.json: " + settings.error().message};
-    auto ledger = co_await load_ledger(mirror);
-    if (!ledger)
-        co_return with_context(ledger.error(), "mirror");
-    co_return mirror_ledger{settings->data_dir, std::move(*ledger)};
+    co_return settings->data_dir;
 }
 
 } // namespace mirror::sync

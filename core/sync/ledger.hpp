@@ -11,6 +11,7 @@
 #include "verify/sha256.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -49,15 +50,19 @@ using ledger_index = path_table<ledger_entry>;
 /// ledger is never held as text (what a pass and an audit need of it).
 awaitable<result<ledger_index>> load_ledger_index(store::store& from);
 
-/// A mirror's ledger with the data_dir its fdl.json names, the keys of its data files
-/// being data_dir + path.
-struct mirror_ledger {
-    std::string data_dir;
-    data_ledger files;
-};
+/// One segment's worth of entries for for_each_new_ledger_entries: paths not handed on
+/// before, each with its first record, in path order. The visitor may take them.
+using ledger_visitor = std::function<awaitable<result<void>>(data_ledger& entries)>;
 
-/// Reads `mirror`'s fdl.json and ledger (for the scheduled audits). Fails naming the
-/// mirror and the file when either cannot be read or parsed.
-awaitable<result<mirror_ledger>> load_mirror_ledger(store::store& mirror);
+/// Hands each path the ledger records to `visit` once, with its first record, a segment at
+/// a time in the order the store lists the segments (what the scheduled audits walk). What
+/// it holds besides one segment is a path_key per path handed on (about 70 bytes each),
+/// never the ledger's text. A segment that cannot be read or parsed, or an error from
+/// `visit`, stops the walk and is returned.
+awaitable<result<void>> for_each_new_ledger_entries(store::store& from, ledger_visitor const& visit);
+
+/// The data_dir that `mirror`'s fdl.json names, the keys of its data files being
+/// data_dir + path (for the scheduled audits). Fails naming the mirror and fdl.json.
+awaitable<result<std::string>> load_mirror_data_dir(store::store& mirror);
 
 } // namespace mirror::sync

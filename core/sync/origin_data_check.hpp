@@ -3,7 +3,8 @@
 // files at the origin for good (expiry and withdrawal leave them), and a data file never
 // changes. A pass never looks at a data file again once it is in the mirror; this check
 // does, by size (a listing of data_dir where the origin can list, a HEAD per file where it
-// cannot), for the daemon's optional scheduled audit (origin_check_interval).
+// cannot), for the daemon's optional scheduled audit (origin_check_interval). The mirror's
+// ledger is walked a segment at a time, never held whole.
 
 #include "core/net.hpp"
 #include "core/store/store.hpp"
@@ -28,9 +29,10 @@ struct origin_data_report {
 class transfer_slots;
 
 /// Compares each data file the mirror's ledger records with the origin's: present, and of
-/// the recorded size. An origin that cannot list is asked up to `concurrency` files at
-/// once, each ask holding one of `shared` (the daemon's max_transfers) when given; the
-/// report is the one asking a file at a time gives (a failure stops it at that file).
+/// the recorded size, in the ledger's order (for_each_new_ledger_entries). An origin that
+/// cannot list is asked up to `concurrency` files at once, each ask holding one of `shared`
+/// (the daemon's max_transfers) when given; the report is the one asking a file at a time
+/// gives (a failure stops it at that file).
 awaitable<origin_data_report> check_origin_data(store::store& origin, store::store& mirror,
                                                 std::size_t concurrency = 1, transfer_slots* shared = nullptr);
 

@@ -35,30 +35,58 @@ awaitable<scrub_step_report> scrub_step(store::store& mirror, scrub_position& po
                                         store::blocking_pool* pool, double now, std::size_t concurrency,
                                         transfer_slots* shared) {
     scrub_step_report report;
-    auto loaded = co_await load_mirror_ledger(mirror);
-    if (!loaded) {
-        report.failure = loaded.error();
+    auto data_dir = co_await load_mirror_data_dir(mirror);
+    if (!data_dir) {
+        report.failure = data_dir.error();
         co_return report;
     }
-    auto const& ledger = loaded->files;
-    for (auto const& [path, entry] : ledger) {
-        report.ledger_files += 1;
-        report.ledger_bytes += entry.bytes;
+    // The ledger is walked twice, a segment at a time, never held whole: once for what a
+    // round covers (this step's share of it), once for the files of this step's slice.
+    ledger_visitor count = [&](data_ledger& entries) -> awaitable<result<void>> {
+        for (auto const& [path, entry] : entries) {
+            report.ledger_files += 1;
+            report.ledger_bytes += entry.bytes;
+        }
+        co_return result<void>();
+    };
+    if (auto counted = co_await for_each_new_ledger_entries(mirror, count); !counted) {
+        report.failure = with_context(counted.error(), "mirror");
+        co_return report;
     }
     if (position.round_started == 0)
         position.round_started = now;
     // This step's share of a round; a file is never cut, so the step may read a little more.
     double const share = std::ceil(static_cast<double>(report.ledger_bytes) * std::clamp(fraction, 0.0, 1.0));
     std::uint64_t const budget = static_cast<std::uint64_t>(std::max(1.0, share));
-    // The slice depends on the ledger's sizes alone, not on what the reads find: the same
-    // files whether they are read one at a time or overlapped.
-    std::vector<data_ledger::const_iterator> slice;
+    // The slice: the files after position.after, in name order, up to the first whose
+    // bytes reach the budget. It depends on the ledger's sizes alone, not on what the reads
+    // find: the same files whether they are read one at a time or overlapped. Held as the
+    // first such files of those seen so far: a file beyond them is dropped as soon as the
+    // ones before it reach the budget, and never comes back (the ones kept only get smaller).
+    data_ledger chosen;
     std::uint64_t planned = 0;
-    auto next = ledger.upper_bound(position.after);
-    for (; next != ledger.end() && (slice.empty() || planned < budget); ++next) {
-        slice.push_back(next);
-        planned += next->second.bytes;
+    bool files_beyond = false; ///< a file after the slice: the round goes on
+    ledger_visitor choose = [&](data_ledger& entries) -> awaitable<result<void>> {
+        for (auto const& [path, entry] : entries) {
+            if (path <= position.after)
+                continue;
+            chosen.emplace(path, entry);
+            planned += entry.bytes;
+            while (chosen.size() > 1 && planned - std::prev(chosen.end())->second.bytes >= budget) {
+                planned -= std::prev(chosen.end())->second.bytes;
+                chosen.erase(std::prev(chosen.end()));
+                files_beyond = true;
+            }
+        }
+        co_return result<void>();
+    };
+    if (auto walked = co_await for_each_new_ledger_entries(mirror, choose); !walked) {
+        report.failure = with_context(walked.error(), "mirror");
+        co_return report;
     }
+    std::vector<data_ledger::const_iterator> slice;
+    for (auto it = chosen.begin(); it != chosen.end(); ++it)
+        slice.push_back(it);
     // Up to `concurrency` reads in flight, each verdict in its file's slot. A read that
     // fails for another reason than the file stops the pulling of more: every file before
     // it in name order has been pulled already, so the walk below sees what a read at a
@@ -70,7 +98,7 @@ awaitable<scrub_step_report> scrub_step(store::store& mirror, scrub_position& po
         while (pulled < slice.size() && !broken) {
             std::size_t const i = pulled++;
             auto const& [path, entry] = *slice[i];
-            std::string key = loaded->data_dir + path;
+            std::string key = *data_dir + path;
             expectation expect{entry.bytes, entry.sha256, "the mirror's ledger"};
             transfer_slots::slot slot;
             if (shared != nullptr)
@@ -103,7 +131,7 @@ awaitable<scrub_step_report> scrub_step(store::store& mirror, scrub_position& po
         position.round_bytes += entry.bytes;
         position.after = path;
     }
-    if (next == ledger.end()) {
+    if (!files_beyond) {
         report.round_completed = true;
         position.last_round_completed = now;
         position.after.clear();

@@ -59,18 +59,23 @@ struct mirrored_sample {
     }
 };
 
-/// The same, with the mirror open and its ledger read (at least three data files).
+/// The same, with the mirror open and its ledger's paths read (at least three data files).
 struct mirrored_with_ledger : mirrored_sample {
     event_loop loop;
     std::unique_ptr<store::store> mirror = open_folder(tmp / "mirror", false);
-    sync::data_ledger ledger = [this] {
-        auto read = loop(sync::load_ledger(*mirror));
-        REQUIRE(read.has_value());
-        REQUIRE(read->size() >= 3);
-        return std::move(*read);
+    std::vector<std::string> paths = [this] {
+        std::vector<std::string> walked;
+        sync::ledger_visitor take = [&](sync::data_ledger& entries) -> awaitable<result<void>> {
+            for (auto const& [path, entry] : entries)
+                walked.push_back(path);
+            co_return result<void>();
+        };
+        REQUIRE(loop(sync::for_each_new_ledger_entries(*mirror, take)).has_value());
+        REQUIRE(walked.size() >= 3);
+        return walked;
     }();
-    /// The path (below data/) of the ledger's n-th data file, in name order.
-    std::string const& file(std::size_t n) const { return std::next(ledger.begin(), static_cast<long>(n))->first; }
+    /// The path (below data/) of the ledger's n-th data file, in the order the check walks it.
+    std::string const& file(std::size_t n) const { return paths.at(n); }
 };
 
 bool names(std::vector<error> const& found, sync::sync_errc code, std::string const& path) {

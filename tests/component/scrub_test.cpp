@@ -14,6 +14,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <set>
 
 using namespace mirror;
@@ -289,5 +290,58 @@ TEST_CASE("scrub: with reads overlapped, a read that fails mid-slice stops the s
         CHECK(r.findings[1].message.find(m.paths[10]) != std::string::npos);
         if (concurrency > 1)
             CHECK(late.most_in_flight > 1);
+    }
+}
+
+TEST_CASE("scrub: a ledger whose segments interleave in name order and record a path twice is walked in name order, "
+          "each file once, with its first record, as a ledger held whole would be") {
+    many_files_mirror m;
+    auto ledger_dir = m.tmp / "mirror" / ".fdl-mirror" / "ledger";
+    auto whole = m.loop(sync::load_ledger(*m.mirror));
+    REQUIRE(whole.has_value());
+    REQUIRE(whole->size() >= 20);
+    // Re-split the ledger: file n goes to segment n % 5, so that every segment spans the
+    // whole name range; a last segment records one path again with a size that would fail it.
+    fs::remove_all(ledger_dir);
+    std::vector<sync::data_ledger> segments(5);
+    std::size_t n = 0;
+    for (auto const& [path, entry] : *whole)
+        segments[n++ % segments.size()].emplace(path, entry);
+    for (std::size_t i = 0; i < segments.size(); ++i)
+        write_file(ledger_dir / ("s" + std::to_string(i) + ".json"), sync::render_ledger_segment(segments[i]));
+    auto const& [twice, recorded] = *std::next(whole->begin(), 7);
+    write_file(ledger_dir / "t.json", sync::render_ledger_segment({{twice, sync::ledger_entry{recorded.bytes + 1, {}}}}));
+
+    for (double fraction : {0.05, 0.3}) {
+        CAPTURE(fraction);
+        // The slices one step at a time would take from the whole ledger, in name order.
+        std::uint64_t total = 0;
+        for (auto const& [path, entry] : *whole)
+            total += entry.bytes;
+        auto const budget = static_cast<std::uint64_t>(std::ceil(static_cast<double>(total) * fraction));
+        std::vector<std::string> expected_ends;
+        std::uint64_t planned = 0;
+        for (auto it = whole->begin(); it != whole->end(); ++it) {
+            planned += it->second.bytes;
+            if (planned >= budget || std::next(it) == whole->end()) {
+                expected_ends.push_back(it->first);
+                planned = 0;
+            }
+        }
+        std::vector<std::string> ends;
+        std::size_t findings = 0;
+        sync::scrub_position at;
+        for (int step = 1; step <= 100; ++step) {
+            auto r = m.loop(sync::scrub_step(*m.mirror, at, fraction, nullptr, step, 4));
+            REQUIRE_FALSE(r.failure);
+            CHECK(r.ledger_files == whole->size());
+            CHECK(r.ledger_bytes == total);
+            findings += r.findings.size();
+            ends.push_back(r.round_completed ? whole->rbegin()->first : at.after);
+            if (r.round_completed)
+                break;
+        }
+        CHECK(ends == expected_ends);
+        CHECK(findings == 3); // the three damaged files; not the path recorded twice
     }
 }
