@@ -295,7 +295,8 @@ awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, s
             co_return finish();
         }
         c.data = std::move(*listed);
-        auto ledger = co_await load_ledger_index(repo);
+        ledger_reads const reads{c.options.concurrency};
+        auto ledger = co_await load_ledger_index(repo, reads);
         if (ledger)
             c.ledger = std::move(*ledger);
         else

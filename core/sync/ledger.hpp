@@ -10,6 +10,7 @@
 #include "core/sync/path_table.hpp"
 #include "verify/sha256.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -38,9 +39,18 @@ std::string render_ledger_segment(data_ledger const& entries);
 /// Parses a segment; `name` names it in messages. Paths are checked like data paths.
 result<data_ledger> parse_ledger_segment(std::string_view text, std::string_view name);
 
+class transfer_slots;
+
+/// How a walk of the ledger reads its segments: up to `concurrency` at once (at most 8),
+/// each read holding one of `shared` when given (the daemon's max_transfers).
+struct ledger_reads {
+    std::size_t concurrency = 1;
+    transfer_slots* shared = nullptr;
+};
+
 /// Reads every segment of a store that can list. An absent ledger is an empty one; a
 /// segment that cannot be parsed fails the load (the caller reports it).
-awaitable<result<data_ledger>> load_ledger(store::store& from);
+awaitable<result<data_ledger>> load_ledger(store::store& from, ledger_reads reads = {});
 
 /// Data file path -> what was recorded, held compactly (path_table): about 100 bytes an
 /// entry whatever the path's length.
@@ -48,18 +58,19 @@ using ledger_index = path_table<ledger_entry>;
 
 /// Like load_ledger, for lookups by path only: read a segment at a time, so the whole
 /// ledger is never held as text (what a pass and an audit need of it).
-awaitable<result<ledger_index>> load_ledger_index(store::store& from);
+awaitable<result<ledger_index>> load_ledger_index(store::store& from, ledger_reads reads = {});
 
 /// One segment's worth of entries for for_each_new_ledger_entries: paths not handed on
 /// before, each with its first record, in path order. The visitor may take them.
 using ledger_visitor = std::function<awaitable<result<void>>(data_ledger& entries)>;
 
 /// Hands each path the ledger records to `visit` once, with its first record, a segment at
-/// a time in the order the store lists the segments (what the scheduled audits walk). What
+/// a time in the segments' name order (what the scheduled audits walk). What
 /// it holds besides one segment is a path_key per path handed on (about 70 bytes each),
 /// never the ledger's text. A segment that cannot be read or parsed, or an error from
 /// `visit`, stops the walk and is returned.
-awaitable<result<void>> for_each_new_ledger_entries(store::store& from, ledger_visitor const& visit);
+awaitable<result<void>> for_each_new_ledger_entries(store::store& from, ledger_visitor const& visit,
+                                                    ledger_reads reads = {});
 
 /// The data_dir that `mirror`'s fdl.json names, the keys of its data files being
 /// data_dir + path (for the scheduled audits). Fails naming the mirror and fdl.json.

@@ -117,7 +117,8 @@ awaitable<origin_data_report> check_origin_data(store::store& origin, store::sto
         }
         co_return result<void>();
     };
-    auto walked = co_await for_each_new_ledger_entries(mirror, compare);
+    ledger_reads const reads{concurrency, shared};
+    auto walked = co_await for_each_new_ledger_entries(mirror, compare, reads);
     if (report.failure)
         co_return report;
     if (!walked) {

@@ -31,7 +31,8 @@ awaitable<result<version_plan>> plan_checked(pass& p, version_inputs const& inpu
         p.mirror_data = std::move(*listed_mirror);
     }
     if (!inputs.data_files.empty() && !p.ledger) {
-        auto ledger = co_await load_ledger_index(p.mirror);
+        ledger_reads const reads{p.options.concurrency}; // small reads, as version.json's: no transfer slot
+        auto ledger = co_await load_ledger_index(p.mirror, reads);
         if (!ledger) {
             // A damaged ledger costs re-hashing, never correctness: start a fresh record.
             p.report.warnings.push_back("mirror: " + ledger.error().message + "; data files are hashed again");

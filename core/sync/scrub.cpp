@@ -49,7 +49,8 @@ awaitable<scrub_step_report> scrub_step(store::store& mirror, scrub_position& po
         }
         co_return result<void>();
     };
-    if (auto counted = co_await for_each_new_ledger_entries(mirror, count); !counted) {
+    ledger_reads const reads{concurrency, shared};
+    if (auto counted = co_await for_each_new_ledger_entries(mirror, count, reads); !counted) {
         report.failure = with_context(counted.error(), "mirror");
         co_return report;
     }
@@ -80,7 +81,7 @@ awaitable<scrub_step_report> scrub_step(store::store& mirror, scrub_position& po
         }
         co_return result<void>();
     };
-    if (auto walked = co_await for_each_new_ledger_entries(mirror, choose); !walked) {
+    if (auto walked = co_await for_each_new_ledger_entries(mirror, choose, reads); !walked) {
         report.failure = with_context(walked.error(), "mirror");
         co_return report;
     }

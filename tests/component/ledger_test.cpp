@@ -5,6 +5,7 @@
 
 #include "core/store/fault_store.hpp"
 #include "tests/component/helpers.hpp"
+#include "tests/support/in_flight_store.hpp"
 #include "tests/support/run.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -100,19 +101,20 @@ TEST_CASE("data files copied by an interrupted pass are recorded by the next one
     check_ledger_covers_origin_data(tmp / "origin", tmp / "mirror");
 }
 
-TEST_CASE("the ledger's walk hands each path once, with its first record, a segment at a time, and stops on an "
-          "error") {
+TEST_CASE("the ledger's walk hands each path once, with its first record, a segment at a time in order, reading "
+          "several at once when asked, and stops on an error") {
     temp_dir tmp;
     auto dir = tmp / ".fdl-mirror" / "ledger";
     auto entry = [](std::uint64_t bytes, char fill) {
         return sync::ledger_entry{bytes, verify::sha256_of(std::string(bytes, fill))};
     };
-    // Segments list in name order: a, b, c. b records x/2 again with another size, and c
-    // records only paths handed already.
+    // Segments list in name order: a, b, c, d. b records x/2 again with another size, and
+    // c records only paths handed already.
     write_file(dir / "a.json", sync::render_ledger_segment({{"x/2", entry(2, 'a')}, {"x/9", entry(9, 'a')}}));
     write_file(dir / "b.json", sync::render_ledger_segment({{"x/1", entry(1, 'b')}, {"x/2", entry(5, 'b')}}));
     write_file(dir / "c.json", sync::render_ledger_segment({{"x/9", entry(7, 'c')}}));
-    auto repo = open_folder(tmp.path(), false);
+    write_file(dir / "d.json", sync::render_ledger_segment({{"x/0", entry(3, 'd')}}));
+    auto folder = open_folder(tmp.path(), false);
     event_loop loop;
     std::vector<std::vector<std::string>> handed; // per call: "path bytes"
     sync::ledger_visitor take = [&](sync::data_ledger& entries) -> awaitable<result<void>> {
@@ -121,8 +123,15 @@ TEST_CASE("the ledger's walk hands each path once, with its first record, a segm
             handed.back().push_back(path + " " + std::to_string(recorded.bytes));
         co_return result<void>();
     };
-    REQUIRE(loop(sync::for_each_new_ledger_entries(*repo, take)).has_value());
-    CHECK(handed == std::vector<std::vector<std::string>>{{"x/2 2", "x/9 9"}, {"x/1 1"}});
+    for (std::size_t concurrency : {1, 3}) {
+        CAPTURE(concurrency);
+        handed.clear();
+        in_flight_store repo(*folder);
+        REQUIRE(loop(sync::for_each_new_ledger_entries(repo, take, sync::ledger_reads{concurrency})).has_value());
+        CHECK(handed == std::vector<std::vector<std::string>>{{"x/2 2", "x/9 9"}, {"x/1 1"}, {"x/0 3"}});
+        CHECK(repo.requests == 4);
+        CHECK(repo.most_in_flight == std::min<std::size_t>(concurrency, 3));
+    }
 
     // An error from the visitor stops the walk: the next segment is never handed on.
     int calls = 0;
@@ -130,16 +139,20 @@ TEST_CASE("the ledger's walk hands each path once, with its first record, a segm
         ++calls;
         co_return make_error(sync::sync_errc::stopped, "enough");
     };
-    auto stopped = loop(sync::for_each_new_ledger_entries(*repo, refuse));
+    auto stopped = loop(sync::for_each_new_ledger_entries(*folder, refuse, sync::ledger_reads{3}));
     REQUIRE_FALSE(stopped.has_value());
     CHECK(stopped.error().message == "enough");
     CHECK(calls == 1);
 
-    // A damaged segment fails the walk, naming it.
+    // A damaged segment fails the walk, naming it, after the segments before it and
+    // whether or not the ones after it were read already.
     write_file(dir / "b.json", "{\"data_files\": 3}");
-    handed.clear();
-    auto damaged = loop(sync::for_each_new_ledger_entries(*repo, take));
-    REQUIRE_FALSE(damaged.has_value());
-    CHECK(damaged.error().message.find("b.json") != std::string::npos);
-    CHECK(handed.size() == 1); // a.json's entries came before it
+    for (std::size_t concurrency : {1, 3}) {
+        CAPTURE(concurrency);
+        handed.clear();
+        auto damaged = loop(sync::for_each_new_ledger_entries(*folder, take, sync::ledger_reads{concurrency}));
+        REQUIRE_FALSE(damaged.has_value());
+        CHECK(damaged.error().message.find("b.json") != std::string::npos);
+        CHECK(handed.size() == 1); // a.json's entries came before it
+    }
 }
