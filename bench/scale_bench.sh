@@ -13,8 +13,9 @@
 #           daemon over STEADY_SECONDS (60) between passes.
 #   big     one repository of BIG_VERSIONS (2000) versions with BIG_FILES_PER_VERSION (50)
 #           data files each of its own: first sync, an unchanged quick pass, a full
-#           recheck, verify and verify --json, each with its time and peak RSS; then the
-#           same at half the size, to show how each grows.
+#           recheck, verify and verify --json, each with its time and peak RSS, and a
+#           daemon life on the mirror (its pass, a scrub step and the origin check); then
+#           the same at half the size, to show how each grows.
 #   s3      a repository of 3 versions sharing 4 data files of 256 MiB (S3_LARGE_BYTES),
 #           synced at --concurrency 16 from a folder into Ceph RGW, then from that RGW
 #           bucket into another: wall time and peak RSS at sync's default memory limit
@@ -24,7 +25,8 @@
 #           2 of 64 MiB) mirrored into a folder and into Ceph RGW: `verify` of each at
 #           --concurrency 16, side by side (target: RGW at most 3 x the folder).
 #
-# Environment: FDL_MIRROR_BUILD_DIR (build), BENCH_DIR (/dev/shm/fdl-mirror-scale),
+# Environment: FDL_MIRROR_BUILD_DIR (build), FDL_MIRROR (the binary to measure; default:
+# the build's, to set another build beside it), BENCH_DIR (/dev/shm/fdl-mirror-scale),
 # MAX_PASSES, THREADS and READERS (the daemon's max_passes, threads and catalogs.readers;
 # unset: its defaults); ALLOCATORS (default: glibc), the allocators to run every scenario
 # under, side by side: glibc (the default), glibc-tuned (MALLOC_ARENA_MAX=2 and a fixed
@@ -33,7 +35,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${FDL_MIRROR_BUILD_DIR:-build}
-fdl_mirror=$PWD/$build/fdl-mirror
+fdl_mirror=${FDL_MIRROR:-$PWD/$build/fdl-mirror}
 publisher=$PWD/$build/fdl-test-publisher
 bench_dir=${BENCH_DIR:-/dev/shm/fdl-mirror-scale}
 scenarios=("$@")
@@ -188,7 +190,39 @@ big_round() {
   timed "unchanged, full recheck" "$fdl_mirror" sync "$origin" "$mirror" --signatures off
   timed "verify of the mirror" "$fdl_mirror" verify "$mirror" --signatures off
   timed "verify --json" "$fdl_mirror" verify "$mirror" --signatures off --json
+  audited_life "$origin" "$mirror"
   rm -rf "$origin" "$mirror"
+}
+
+# audited_life ORIGIN MIRROR: a daemon life on the synced mirror: its pass, then the
+# scheduled audits that walk the whole ledger (a scrub step at the default 1h / 30d and
+# the origin check); prints the time until the origin check is done and the peak RSS.
+audited_life() {
+  local config=$bench_dir/audited.yaml start
+  cat >"$config" <<YAML
+listen: 127.0.0.1:0
+state_dir: $bench_dir/audited-state
+log: { level: debug }
+defaults: { interval: 1h, signatures: off, origin_check_interval: 1h }
+repositories:
+  - { name: big, origin: $1, mirror: $2 }
+YAML
+  start=$EPOCHREALTIME
+  start_daemon "$config"
+  local tries=0
+  until grep -q 'origin check: [0-9]* data file' "$bench_dir/daemon.log"; do
+    tries=$((tries + 1))
+    [ "$tries" -lt 6000 ] || { echo "the daemon's audits did not finish:" >&2; tail -5 "$bench_dir/daemon.log" >&2; exit 1; }
+    sleep 0.05
+  done
+  local took peak scrubbed
+  took=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
+  peak=$(proc_field VmHWM)
+  scrubbed=$(grep -o 'scrub step: [0-9]* data file' "$bench_dir/daemon.log" | grep -o '[0-9]*' | head -1)
+  stop_daemon
+  rm -rf "$bench_dir/audited-state"
+  printf '  %-28s %7.2f s  peak RSS %6.1f MiB  (scrub step: %s files; origin check: every file)\n' \
+    "daemon: pass and audits" "$took" "$(mib "$peak")" "${scrubbed:-?}"
 }
 
 scenario_big() {
