@@ -96,9 +96,12 @@ public:
             std::size_t const part = part_bytes_at(settings.part_bytes, upload_ ? upload_->etags.size() + 1 : 1);
             std::size_t const limit = upload_ ? part : std::max(settings.multipart_threshold, part);
             if (buffer_.size() >= limit) {
-                // Full, and more comes: its first bytes go up as a part (the last part is
-                // always kept for commit(), so it is never empty).
-                auto sent = co_await send_full_part(part);
+                // Full, and more comes: the whole buffer goes up as the next part, with its
+                // grant (the last part is always kept for commit(), so it is never empty).
+                // The first part holds the multipart threshold's bytes, the others a part's:
+                // S3 takes parts of different sizes, and cutting the buffer would send bytes
+                // past their grant.
+                auto sent = co_await send_buffer_as_part();
                 if (!sent)
                     co_return sent;
                 continue;
@@ -190,12 +193,11 @@ private:
         co_return result<void>();
     }
 
-    /// Sends the first `part_bytes` of the buffer as the next part; the rest stays.
-    awaitable<result<void>> send_full_part(std::size_t part_bytes) {
+    /// Sends the whole buffer as the next part, with the grant that covers it.
+    awaitable<result<void>> send_buffer_as_part() {
         std::string part = std::move(buffer_);
-        auto memory = std::move(memory_); // the part's bytes go with their grant
-        buffer_ = part.substr(part_bytes);
-        part.resize(part_bytes);
+        buffer_.clear(); // a moved-from string is valid but unspecified
+        auto memory = std::move(memory_);
         auto sent = co_await send_part(std::move(part), std::move(memory));
         co_return sent;
     }

@@ -8,6 +8,8 @@
 
 #include <fstream>
 #include <functional>
+#include <map>
+#include <span>
 #include <type_traits>
 
 using namespace mirror;
@@ -99,16 +101,17 @@ struct s3_behind_proxy : Upstream {
     std::unique_ptr<store::store> from = open_folder(tmp / "origin", false);
     int views = 0;
 
-    /// The mirror at s3://mirror/PREFIX through the proxy; objects past `part_bytes` go up
-    /// in parts of that size.
-    std::unique_ptr<store::s3_store> open(std::string const& prefix, std::size_t part_bytes = 16 << 20) {
+    /// The mirror at s3://mirror/PREFIX through the proxy; objects past `threshold` (by
+    /// default `part_bytes`) go up in parts of `part_bytes`.
+    std::unique_ptr<store::s3_store> open(std::string const& prefix, std::size_t part_bytes = 16 << 20,
+                                          std::size_t threshold = 0) {
         store::s3_store_settings settings;
         settings.access.creds = {this->access_key(), this->secret_key(), std::nullopt};
         settings.access.endpoint = proxy.endpoint();
         settings.access.path_style = true;
         settings.allow_plain_http = true;
         settings.client = quick_client();
-        settings.multipart_threshold = part_bytes;
+        settings.multipart_threshold = threshold ? threshold : part_bytes;
         settings.part_bytes = part_bytes;
         auto opened = store::s3_store::open("s3://mirror/" + prefix, settings);
         REQUIRE_MESSAGE(opened.has_value(), (opened ? "" : opened.error().message));
@@ -247,6 +250,47 @@ TEST_CASE_TEMPLATE("an upload whose completion fails after a 200 is not visible,
     REQUIRE(!again);
     CHECK(again.error().code == store_errc::already_exists);
     CHECK(read_file(f.view("p/") / "m.bin") == bytes);
+}
+
+TEST_CASE_TEMPLATE("with a multipart threshold above the part size, the first part holds the threshold's bytes", F, s3_behind_proxy<s3rver_upstream>, s3_behind_proxy<rgw_upstream>) {
+    // The buffer fills to the threshold before the upload starts, under one grant of the
+    // memory budget. Cutting it into parts of part_bytes sent the second part with no
+    // grant and kept the first part's whole capacity: memory past the budget.
+    F f;
+    constexpr std::size_t part = std::remove_reference_t<decltype(f)>::small_part;
+    constexpr std::size_t threshold = 2 * part + part / 2;
+    auto s3 = f.open("t/", part, threshold);
+    std::string bytes(4 * part + 123, '\0');
+    for (std::size_t i = 0; i < bytes.size(); ++i)
+        bytes[i] = static_cast<char>('a' + i % 23);
+    std::function<awaitable<result<void>>()> upload = [&]() -> awaitable<result<void>> {
+        auto opened = co_await s3->open_writer("big.bin", store::write_mode::create_only);
+        if (!opened)
+            co_return opened.error();
+        auto& writer = *opened;
+        for (std::size_t at = 0; at < bytes.size(); at += 1000) {
+            auto chunk = std::as_bytes(std::span(bytes).subspan(at, std::min<std::size_t>(1000, bytes.size() - at)));
+            auto wrote = co_await writer->write(chunk);
+            if (!wrote)
+                co_return wrote;
+        }
+        co_return co_await writer->commit();
+    };
+    auto r = f.run_on(upload());
+    INFO(f.log_since(0));
+    REQUIRE_MESSAGE(r, (r ? "" : r.error().message));
+    std::map<int, std::uint64_t> sizes; // part number -> bytes sent
+    for (auto const& q : f.proxy.requests()) {
+        auto at = q.target.find("partNumber=");
+        if (q.method == "PUT" && at != std::string::npos)
+            sizes[std::stoi(q.target.substr(at + 11))] = std::stoull(q.header("content-length"));
+    }
+    std::map<int, std::uint64_t> const expected{{1, threshold}, {2, part}, {3, part / 2 + 123}};
+    std::string sent;
+    for (auto const& [number, size] : sizes)
+        sent += " " + std::to_string(number) + ":" + std::to_string(size);
+    CHECK_MESSAGE(sizes == expected, "parts sent:" << sent);
+    CHECK(read_file(f.view("t/") / "big.bin") == bytes);
 }
 
 TEST_CASE_TEMPLATE("a sync into S3 through SlowDown, InternalError and a stall retries and completes", F, s3_behind_proxy<s3rver_upstream>, s3_behind_proxy<rgw_upstream>) {
