@@ -114,6 +114,8 @@ struct metrics::impl {
     Family<Gauge>& last_success =
         gauge("fdl_mirror_last_success_timestamp_seconds", "When a pass last completed (held versions included); 0: never");
     Family<Gauge>& last_attempt = gauge("fdl_mirror_last_attempt_timestamp_seconds", "When a pass last started");
+    Family<Gauge>& failing_since = gauge("fdl_mirror_failing_since_timestamp_seconds",
+                                         "When the first of the passes failing in a row started; 0: the last pass completed");
     Family<Histogram>& pass_duration = prometheus::BuildHistogram()
                                            .Name("fdl_mirror_pass_duration_seconds")
                                            .Help("How long passes take")
@@ -242,6 +244,7 @@ struct metrics::impl {
         interval.Add(r).Set(interval_seconds);
         last_success.Add(r);
         last_attempt.Add(r);
+        failing_since.Add(r);
         duration_of(repo);
         for (auto result : pass_results)
             passes.Add({{"repo", repo}, {"result", result}});
@@ -289,7 +292,7 @@ struct metrics::impl {
 
     void forget(std::string const& repo) {
         Labels r{{"repo", repo}};
-        for (auto* family : {&interval, &last_success, &last_attempt, &untrusted_keys, &origin_up, &pending_files,
+        for (auto* family : {&interval, &last_success, &last_attempt, &failing_since, &untrusted_keys, &origin_up, &pending_files,
                              &pending_bytes, &versions_unverified, &allowed_signers_problems, &lease_held,
                              &last_full_recheck, &last_origin_check, &scrub_period, &scrub_round_started, &scrub_round_completed,
                              &scrub_progress})
@@ -423,6 +426,10 @@ void metrics::restore_times(std::string const& repo, std::optional<double> last_
         impl_->last_success.Add({{"repo", repo}}).Set(*last_success);
     if (last_attempt)
         impl_->last_attempt.Add({{"repo", repo}}).Set(*last_attempt);
+}
+
+void metrics::set_failing_since(std::string const& repo, std::optional<double> since) {
+    impl_->failing_since.Add({{"repo", repo}}).Set(since.value_or(0));
 }
 
 void metrics::set_clocks(std::string const& repo, pass_record const& record) {

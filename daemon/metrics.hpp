@@ -80,6 +80,9 @@ public:
     /// The times a previous run of the daemon recorded for `repo` (its state file), so that
     /// a restart does not reset fdl_mirror_last_success_timestamp_seconds to 0.
     void restore_times(std::string const& repo, std::optional<double> last_success, std::optional<double> last_attempt);
+    /// When the passes of `repo` failing in a row began (unset: the last pass completed):
+    /// fdl_mirror_failing_since_timestamp_seconds, 0 when unset.
+    void set_failing_since(std::string const& repo, std::optional<double> since);
     /// Since when each ref of `repo` has been behind, and each version held (the oldest
     /// max_held_series of them), from its record: at start (the state file's) and after
     /// each pass. Timestamps survive restarts and reason changes, so rules on them do not

@@ -73,7 +73,11 @@ void repository_job::start(std::function<void()> on_finished) {
         state_ = services_.state->load(name_, &warning);
         if (!warning.empty())
             services_.log->warning(name_, "state forgotten: " + warning);
+        // A state file from before failing_since was kept: the failures' clock starts now.
+        if (state_.consecutive_failures > 0 && !state_.failing_since)
+            state_.failing_since = record_now();
         services_.stats->restore_times(name_, state_.last_success, state_.last_attempt);
+        services_.stats->set_failing_since(name_, state_.failing_since);
         services_.stats->set_clocks(name_, state_.record);
         services_.stats->set_audits(name_, state_.record.audits);
     }
@@ -129,6 +133,7 @@ repository_status repository_job::status() const {
     out.state.last_success = state_.last_success;
     out.state.last_attempt = state_.last_attempt;
     out.state.consecutive_failures = state_.consecutive_failures;
+    out.state.failing_since = state_.failing_since;
     out.state.record = state_.record; // not the origin's cache: large, and not shown
     return out;
 }
@@ -430,6 +435,7 @@ awaitable<void> repository_job::one_pass() {
     if (pass.outcome == pass_outcome::ok || pass.outcome == pass_outcome::held) {
         state_.last_success = ended;
         state_.consecutive_failures = 0;
+        state_.failing_since.reset();
         if (full_recheck) {
             state_.record.audits.last_full_recheck = started;
             force_full_recheck_ = false;
@@ -437,6 +443,8 @@ awaitable<void> repository_job::one_pass() {
         services_.stats->set_audits(name_, state_.record.audits);
     } else {
         state_.consecutive_failures += 1;
+        if (!state_.failing_since)
+            state_.failing_since = started;
         reopen_stores_ = true; // broken connections, expired credentials: start afresh (the cache is kept)
         if (lease_ && !lease_->held() && !lease_busy_) { // the lease's store too, unless it holds the lease
             lease_.reset();
@@ -444,6 +452,7 @@ awaitable<void> repository_job::one_pass() {
             lease_checked_ = lease_probed_ = false;
         }
     }
+    services_.stats->set_failing_since(name_, state_.failing_since);
     next_wait_ = next_wait(poll_of(r.settings), state_.consecutive_failures,
                            std::uniform_real_distribution<double>(0, 1)(random_));
     state_.record.next_pass = record_time(ended + std::chrono::duration<double>(*next_wait_).count());

@@ -158,6 +158,8 @@ result<void> state_dir::save(std::string const& repo_name, repository_state cons
     if (state.last_attempt && std::isfinite(*state.last_attempt))
         o["last_attempt"] = *state.last_attempt;
     o["consecutive_failures"] = state.consecutive_failures;
+    if (state.failing_since && std::isfinite(*state.failing_since))
+        o["failing_since"] = *state.failing_since;
     o["origin"] = state.origin;
     json::array cache;
     for (auto const& object : state.origin_cache)
@@ -223,7 +225,8 @@ static std::variant<repository_state, std::string> parse_state(std::string_view 
         return "not the state of repository '" + std::string(repo_name) + "'";
     repository_state state;
     std::pair<char const*, std::optional<double>*> const times[] = {{"last_success", &state.last_success},
-                                                                    {"last_attempt", &state.last_attempt}};
+                                                                    {"last_attempt", &state.last_attempt},
+                                                                    {"failing_since", &state.failing_since}};
     for (auto [name, into] : times) {
         if (auto const* v = o.if_contains(name)) {
             if (!v->is_number())

@@ -24,6 +24,9 @@ struct repository_state {
     std::optional<double> last_success; ///< when the last pass that succeeded ended
     std::optional<double> last_attempt; ///< when the last pass started
     unsigned consecutive_failures = 0;  ///< failed passes since the last success (backoff)
+    /// When the first of those failed passes started; unset while the last pass succeeded.
+    /// Kept across restarts so that FdlMirrorPassesFailing fires whatever the backoff.
+    std::optional<double> failing_since;
     /// The origin origin_cache was read from (its store's describe()). Restore the cache
     /// only into a store of the same origin: another server's Last-Modified dates could
     /// answer 304 for bytes it never served.

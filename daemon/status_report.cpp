@@ -62,6 +62,7 @@ json::object repository_json(repository_status const& r, double now) {
     o["last_success"] = time_or_null(state.last_success);
     o["last_attempt"] = time_or_null(state.last_attempt);
     o["consecutive_failures"] = state.consecutive_failures;
+    o["failing_since"] = time_or_null(state.failing_since);
     o["in_pass"] = r.in_pass;
     o["standing_by_for"] = r.standing_by.empty() ? json::value(nullptr) : json::value(r.standing_by);
     for (auto& ref : o["refs"].as_array()) {
@@ -114,7 +115,8 @@ std::string status_text(std::vector<repository_status> const& repositories, doub
         if (!record.last_error.empty())
             out += "  last error:    " + terminal_safe(record.last_error, false) + "\n";
         if (state.consecutive_failures > 0)
-            out += "  failures:      " + std::to_string(state.consecutive_failures) + " in a row\n";
+            out += "  failures:      " + std::to_string(state.consecutive_failures) + " in a row" +
+                   (state.failing_since ? ", since " + when(*state.failing_since, now) : std::string()) + "\n";
         if (record.next_pass)
             out += "  next pass:     " + when(*record.next_pass, now) + "\n";
         for (auto const& ref : record.refs) {

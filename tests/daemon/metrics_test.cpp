@@ -72,6 +72,7 @@ TEST_CASE("declared repositories get every watched series at 0, and build_info s
     CHECK(has_line(text, "fdl_mirror_repositories 2"));
     CHECK(has_line(text, R"(fdl_mirror_interval_seconds{repo="population"} 60)"));
     CHECK(has_line(text, R"(fdl_mirror_last_success_timestamp_seconds{repo="towns"} 0)"));
+    CHECK(has_line(text, R"(fdl_mirror_failing_since_timestamp_seconds{repo="towns"} 0)"));
     CHECK(has_line(text, R"(fdl_mirror_passes_total{repo="towns",result="failed"} 0)"));
     CHECK(has_line(text, R"(fdl_mirror_signature_checks_total{repo="towns",result="invalid"} 0)"));
     CHECK(has_line(text, R"(fdl_mirror_immutability_violations_total{kind="tag_moved",repo="towns"} 0)"));
@@ -299,4 +300,15 @@ TEST_CASE("promtool check metrics accepts the exposition") {
     auto checked = test::run_shell(promtool.string() + " check metrics < " + (tmp / "metrics.txt").string() + " 2>&1");
     INFO(checked.out);
     CHECK(checked.exit_code == 0);
+}
+
+TEST_CASE("failing_since is when the failures in a row began, 0 once a pass completed") {
+    daemon::metrics m({"0.1.0", "0.12.2", false});
+    m.set_repositories({{"population", 60}});
+    m.set_failing_since("population", 1000.5);
+    CHECK(has_line(m.text(), R"(fdl_mirror_failing_since_timestamp_seconds{repo="population"} 1000.5)"));
+    m.set_failing_since("population", std::nullopt);
+    CHECK(has_line(m.text(), R"(fdl_mirror_failing_since_timestamp_seconds{repo="population"} 0)"));
+    m.set_repositories({});
+    CHECK(m.text().find("fdl_mirror_failing_since_timestamp_seconds{") == std::string::npos);
 }

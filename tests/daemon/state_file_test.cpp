@@ -36,6 +36,7 @@ repository_state sample_state() {
     s.last_success = 1700000000.25;
     s.last_attempt = 1700000300.5;
     s.consecutive_failures = 3;
+    s.failing_since = 1699999000.75;
     s.origin = "https://example.org/population/";
     s.origin_cache = {{"fdl.json", "If-None-Match", "\"65a1-1f\"", "{\"fdl\": \"0.1\"}\n"},
                       {"HEAD", "If-Modified-Since", "Tue, 14 Nov 2023 22:13:20 GMT", "ref: refs/heads/main\n"},
@@ -98,6 +99,7 @@ TEST_CASE("state_dir: a saved state loads back equal, and a second save replaces
     CHECK(dir.load("population", nullptr) == state);
 
     state.consecutive_failures = 0;
+    state.failing_since.reset();
     state.last_success.reset();
     state.origin_cache.pop_back();
     REQUIRE(dir.save("population", state).has_value());

@@ -31,6 +31,7 @@ stores:
     allow_plain_http: true
 YAML
 
+daemon_started=$(date +%s.%N)
 start_daemon "$work/mirror.yaml"
 wait_for_metric 'fdl_mirror_passes_total{repo="population",result="failed"}' '>=' 1 20 "the first pass fails"
 # Within its grace (pass_timeout, 3 s here) a repository that never completed a pass does
@@ -43,18 +44,45 @@ grep -q 'last error: mirror: .*403 InvalidAccessKeyId' "$work/readyz.txt" && pas
   fail "/readyz does not give the last error: $(cat "$work/readyz.txt")"
 [ "$(http_status /healthz)" = 200 ] && pass || fail "/healthz is not 200 while the daemon runs"
 
-# Twenty scrapes, about a second apart, become twenty minutes of samples for promtool.
-failed=() ok=() success=()
+# Twenty scrapes, about a second apart. Failed passes come and go (a count over a window
+# would too, with the backoff spacing them up to an hour apart); when they began does not.
+failed=() since=() success=()
+first_scrape=$(date +%s.%N)
 for i in $(seq 1 20); do
   scrape
   failed+=("$(metric 'fdl_mirror_passes_total{repo="population",result="failed"}')")
-  ok+=("$(metric 'fdl_mirror_passes_total{repo="population",result="ok"}')")
+  since+=("$(metric 'fdl_mirror_failing_since_timestamp_seconds{repo="population"}')")
   success+=("$(metric 'fdl_mirror_last_success_timestamp_seconds{repo="population"}')")
   sleep 1
 done
-echo "failed passes at each scrape: ${failed[*]}"
+echo "failed passes at each scrape: ${failed[*]}; failing since: ${since[0]}"
 [ "${failed[19]}" -gt "${failed[0]}" ] && pass || fail "the failed passes did not grow: ${failed[*]}"
 [ "$(printf '%s\n' "${success[@]}" | sort -u)" = 0 ] && pass || fail "last_success was not 0 throughout: ${success[*]}"
+[ "$(printf '%s\n' "${since[@]}" | sort -u | wc -l)" = 1 ] && pass ||
+  fail "failing_since moved while every pass failed: ${since[*]}"
+awk -v s="${since[0]}" -v first="$first_scrape" -v started="$daemon_started" \
+  'BEGIN { exit !(s + 0 > 0 && s + 0 <= first + 0 && s + 0 >= started - 1) }' && pass ||
+  fail "failing_since ${since[0]} is not the first failed pass's start (daemon started $daemon_started)"
+
+# A restart keeps it: the state file holds it, and the next life goes on failing.
+stop_daemon TERM 10
+start_daemon "$work/mirror.yaml"
+wait_for_metric 'fdl_mirror_passes_total{repo="population",result="failed"}' '>=' 1 20 "the next life's first pass fails"
+expect_metric 'fdl_mirror_failing_since_timestamp_seconds{repo="population"}' '==' "${since[0]}" \
+  "failing_since after a restart"
+"$FDL_MIRROR" status --config "$work/mirror.yaml" --json >"$work/status.json" 2>/dev/null || true
+python3 - "$work/status.json" "${since[0]}" <<'PY' && pass || fail "status --json lacks failing_since ${since[0]}: $(cat "$work/status.json")"
+import json, sys
+repos = json.load(open(sys.argv[1]))["repositories"]
+sys.exit(0 if abs(repos[0]["failing_since"] - float(sys.argv[2])) < 0.01 else 1)
+PY
+
+# The shipped rule on that value, the scrapes taken as a minute apart: the first scrape is
+# minute 30 (a timestamp must be positive), and the value keeps its distance from it, in
+# minutes for seconds; it holds while the passes fail, as the daemon holds it.
+shifted=$(awk -v s="${since[0]}" -v first="$first_scrape" 'BEGIN { printf "%.0f", 1800 + (s - first) * 60 }')
+failing_for=$((65 * 60 - shifted)) # at minute 65, under an hour
+failing_for="$((failing_for / 60))m $((failing_for % 60))s"
 mkdir -p "$work/alerts"
 cat >"$work/alerts/never.test.yml" <<YAML
 rule_files:
@@ -63,10 +91,8 @@ evaluation_interval: 1m
 tests:
   - interval: 1m
     input_series:
-      - series: 'fdl_mirror_passes_total{job="fdl-mirror",instance="mirror-1:9464",repo="population",result="failed"}'
-        values: '${failed[*]}'
-      - series: 'fdl_mirror_passes_total{job="fdl-mirror",instance="mirror-1:9464",repo="population",result="ok"}'
-        values: '${ok[*]}'
+      - series: 'fdl_mirror_failing_since_timestamp_seconds{job="fdl-mirror",instance="mirror-1:9464",repo="population"}'
+        values: '${shifted}x70'
       - series: 'fdl_mirror_last_success_timestamp_seconds{job="fdl-mirror",instance="mirror-1:9464",repo="population"}'
         values: '${success[*]}'
       - series: 'fdl_mirror_interval_seconds{job="fdl-mirror",instance="mirror-1:9464",repo="population"}'
@@ -75,7 +101,10 @@ tests:
       - eval_time: 19m
         alertname: FdlMirrorStale
         exp_alerts: []          # never succeeded: left out, as before
-      - eval_time: 19m
+      - eval_time: $(( (1800 + shifted) / 60 - 1 ))m
+        alertname: FdlMirrorPassesFailing
+        exp_alerts: []
+      - eval_time: 65m
         alertname: FdlMirrorPassesFailing
         exp_alerts:
           - exp_labels:
@@ -84,8 +113,8 @@ tests:
               instance: mirror-1:9464
               repo: population
             exp_annotations:
-              summary: "fdl-mirror: every pass of population failed for 30 minutes"
-              description: "Every pass of repository population on mirror-1:9464 in the last 30 minutes failed or timed out, and none completed: the mirror is not kept up to date, and may never have been."
+              summary: "fdl-mirror: every pass of population has failed for $failing_for"
+              description: "Every pass of repository population on mirror-1:9464 for $failing_for failed or timed out, and none completed: the mirror is not kept up to date, and may never have been."
               runbook_url: docs/operations.md#fdlmirrorpassesfailing
 YAML
 expect_rules_test "$work/alerts/never.test.yml" \
