@@ -23,7 +23,7 @@ constexpr auto request_deadline = std::chrono::seconds(10); // a scraper is quic
 constexpr unsigned max_requests_per_connection = 100;
 
 bhttp::response<bhttp::string_body> answer(bhttp::request<bhttp::empty_body> const& request,
-                                           status_sources const& sources) {
+                                           status_sources const& sources, bool status_allowed) {
     bhttp::response<bhttp::string_body> out;
     out.version(request.version());
     out.keep_alive(request.keep_alive());
@@ -43,6 +43,9 @@ bhttp::response<bhttp::string_body> answer(bhttp::request<bhttp::empty_body> con
     } else if (target == "/healthz") {
         out.result(bhttp::status::ok);
         out.body() = "ok\n";
+    } else if (target == "/status" && !status_allowed) {
+        out.result(bhttp::status::forbidden);
+        out.body() = "fdl-mirror serves /status to clients on this host only\n";
     } else if (target == "/status") {
         out.result(bhttp::status::ok);
         out.set(bhttp::field::content_type, "application/json");
@@ -62,6 +65,9 @@ bhttp::response<bhttp::string_body> answer(bhttp::request<bhttp::empty_body> con
 }
 
 awaitable<void> serve(tcp::socket socket, status_sources sources) {
+    boost::system::error_code peer_ec;
+    auto const peer = socket.remote_endpoint(peer_ec);
+    bool const status_allowed = !peer_ec && serves_status_to(peer.address());
     beast::tcp_stream stream(std::move(socket));
     beast::flat_buffer buffer;
     for (unsigned served = 0; served < max_requests_per_connection; ++served) {
@@ -71,7 +77,7 @@ awaitable<void> serve(tcp::socket socket, status_sources sources) {
         auto [read_ec, n] = co_await bhttp::async_read(stream, buffer, parser, use_op);
         if (read_ec)
             co_return; // closed, timed out, or not HTTP: nothing to answer
-        auto out = answer(parser.get(), sources);
+        auto out = answer(parser.get(), sources, status_allowed);
         bool keep = out.keep_alive();
         stream.expires_after(request_deadline);
         auto [write_ec, written] = co_await bhttp::async_write(stream, out, use_op);
@@ -88,6 +94,12 @@ void rethrow_bug(std::exception_ptr bug) {
 }
 
 } // namespace
+
+bool serves_status_to(net::ip::address const& peer) {
+    if (peer.is_v6() && peer.to_v6().is_v4_mapped())
+        return net::ip::make_address_v4(net::ip::v4_mapped, peer.to_v6()).is_loopback();
+    return peer.is_loopback();
+}
 
 result<std::unique_ptr<status_server>> status_server::bind(net::any_io_executor executor,
                                                            config::listen_address const& where,

@@ -25,6 +25,11 @@ struct status_sources {
     std::function<std::string()> status; ///< /status: JSON text
 };
 
+/// Whether /status answers a client at `peer`: only on this host (loopback, IPv4-mapped
+/// included), whatever `listen` says, since it carries each repository's last error (hosts,
+/// buckets, paths). /metrics, /healthz and /readyz answer anyone the listener reaches.
+bool serves_status_to(net::ip::address const& peer);
+
 class status_server {
 public:
     /// Binds `where` (a host name is resolved; port 0 picks a free one). Fails with the

@@ -96,3 +96,17 @@ TEST_CASE("binding an address in use, or one that does not resolve, fails naming
     REQUIRE(!nowhere);
     CHECK(nowhere.error().message.find("no-such-host.invalid") != std::string::npos);
 }
+
+TEST_CASE("/status answers clients on this host only: it carries each repository's last error") {
+    auto at = [](char const* text) { return net::ip::make_address(text); };
+    CHECK(daemon::serves_status_to(at("127.0.0.1")));
+    CHECK(daemon::serves_status_to(at("127.3.4.5")));
+    CHECK(daemon::serves_status_to(at("::1")));
+    CHECK(daemon::serves_status_to(at("::ffff:127.0.0.1")));
+    CHECK_FALSE(daemon::serves_status_to(at("10.0.0.7")));
+    CHECK_FALSE(daemon::serves_status_to(at("192.168.1.20")));
+    CHECK_FALSE(daemon::serves_status_to(at("0.0.0.0")));
+    CHECK_FALSE(daemon::serves_status_to(at("::ffff:10.0.0.7")));
+    CHECK_FALSE(daemon::serves_status_to(at("2001:db8::1")));
+    CHECK_FALSE(daemon::serves_status_to(at("fe80::1")));
+}
