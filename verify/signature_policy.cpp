@@ -18,6 +18,20 @@ std::vector<std::string> certificate_principals(allowed_signer const& line, ssh_
     return out;
 }
 
+namespace {
+
+/// ": key SHA256:…" when a signature that failed still names its key (a tampered record, a
+/// wrong namespace), so that an alert or a status can say which key; "" when it does not.
+std::string named_key(std::string_view armored) {
+    auto blob = dearmor(armored);
+    if (!blob)
+        return {};
+    auto signer = parse_sshsig_signer(*blob);
+    return signer ? ": key " + fingerprint(signer->key) : std::string();
+}
+
+} // namespace
+
 result<std::optional<signer_info>> check_version_signature(trust_settings const& trust, std::string_view record,
                                                            std::optional<std::string_view> armored,
                                                            std::int64_t now) {
@@ -30,7 +44,7 @@ result<std::optional<signer_info>> check_version_signature(trust_settings const&
     }
     auto signature = verify_sshsig(*armored, record, trust.ns);
     if (!signature)
-        return with_context(signature.error(), "version.json.sig");
+        return with_context(signature.error(), "version.json.sig" + named_key(*armored));
     std::optional<std::uint8_t> flags;
     if (signature->security_key)
         flags = signature->security_key->flags;

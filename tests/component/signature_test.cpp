@@ -44,6 +44,14 @@ struct signed_repo {
     sync::sync_report required() { return pass(options(verify::signature_policy::required, allowed_line("alice@example.org", alice))); }
 };
 
+/// The SHA256 fingerprint of the key in `public_key_file`, as OpenSSH prints it.
+std::string fingerprint_of(fs::path const& public_key_file) {
+    auto signers = verify::parse_allowed_signers("x " + read_file(public_key_file), "key");
+    REQUIRE(signers.has_value());
+    REQUIRE(signers->entries.size() == 1);
+    return verify::fingerprint({signers->entries[0].key_type, signers->entries[0].key_blob});
+}
+
 bool held_for(sync::sync_report const& r, std::string const& id, verify_errc why) {
     return std::any_of(r.held.begin(), r.held.end(), [&](auto const& h) { return h.id == id && h.why.code == why; });
 }
@@ -69,14 +77,17 @@ TEST_CASE_FIXTURE(signed_repo, "required: unsigned, untrusted, tampered and wron
     origin.sign(sample.main[1], alice);
     origin.sign(sample.main[2], alice);
     verify_errc expected{};
+    std::string key; // the key the held message names, when the signature names one
     SUBCASE("missing") { expected = verify_errc::missing_signature; }
     SUBCASE("untrusted key") {
         origin.sign(sample.dev_tip, mallory);
         expected = verify_errc::untrusted_key;
+        key = fingerprint_of(mallory.string() + ".pub");
     }
     SUBCASE("wrong namespace") {
         origin.sign(sample.dev_tip, alice, "file");
         expected = verify_errc::namespace_mismatch;
+        key = fingerprint_of(alice.string() + ".pub");
     }
     SUBCASE("version.json changed after signing") {
         origin.sign(sample.dev_tip, alice);
@@ -84,6 +95,7 @@ TEST_CASE_FIXTURE(signed_repo, "required: unsigned, untrusted, tampered and wron
         record.replace(record.find("on dev"), 6, "on DEV");
         write_file(origin.version_dir(sample.dev_tip) / "version.json", record);
         expected = verify_errc::bad_signature;
+        key = fingerprint_of(alice.string() + ".pub");
     }
     SUBCASE("garbage signature") {
         write_file(origin.version_dir(sample.dev_tip) / "version.json.sig", "not a signature");
@@ -92,6 +104,9 @@ TEST_CASE_FIXTURE(signed_repo, "required: unsigned, untrusted, tampered and wron
     auto r = required();
     INFO(describe(r));
     CHECK(held_for(r, sample.dev_tip, expected));
+    for (auto const& h : r.held)
+        if (h.id == sample.dev_tip && !key.empty())
+            CHECK_MESSAGE(h.why.message.find("key " + key) != std::string::npos, h.why.message);
     CHECK(r.exit_code() == 1);
     CHECK(r.published.size() == 3);
     CHECK(ref_of(mirror, "refs/heads/dev").empty());
