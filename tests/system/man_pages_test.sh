@@ -28,6 +28,36 @@ done
 for text in "EXIT STATUS" "--allow-rewind" "--without-key" "--verify-time" "KINDS OF PROBLEMS"; do
   grep -qF -- "$text" "$work/fdl-mirror.1.txt" && pass || fail "fdl-mirror(1) lacks '$text'"
 done
+# The daemon's commands have sections of their own, as sync and verify have: options,
+# signals and exit statuses, each a row of a table (a cell at the start of a row: "│69  │").
+# section COMMAND: the text of the subsection whose title is "fdl-mirror COMMAND …", up to
+# the next subsection or section title.
+section() {
+  awk -v title="   fdl-mirror $1 " 'index($0, title) == 1 { on = 1; next } on && /^(   )?[^ ]/ { exit } on' \
+    "$work/fdl-mirror.1.txt"
+}
+# expect_rows COMMAND CELL...: each CELL starts a row of a table in COMMAND's section.
+expect_rows() {
+  local command=$1 body cell
+  shift
+  body=$(section "$command")
+  [ -n "$body" ] && pass || fail "fdl-mirror(1) has no section 'fdl-mirror $command'"
+  for cell in "$@"; do
+    grep -qE -- "^ *(│|\|) ?$cell +(│|\|)" <<<"$body" && pass ||
+      fail "fdl-mirror(1), section 'fdl-mirror $command': no table row for '$cell'"
+  done
+}
+expect_rows run "--config FILE" "--help, -h" SIGHUP "SIGTERM, SIGINT" SIGPIPE 0 2 69 70 73 78
+expect_rows check-config "--config FILE" "--help, -h" 0 2 70 78
+expect_rows status "--config FILE" --json "--repository NAME" "--help, -h" 0 1 2 70 78
+# And every exit status that `COMMAND --help` gives (": 0 after a stop; 78 …").
+for command in run check-config status; do
+  statuses=$("$FDL_MIRROR" "$command" --help | tr '\n' ' ' | sed -n 's/.*exit status:\(.*\)/\1/p' |
+    grep -oE '(^|[:;]) [0-9]+ ' | tr -dc '0-9\n' || true)
+  [ -n "$statuses" ] && pass || fail "$command --help gives no exit status"
+  # shellcheck disable=SC2086 # one argument per status
+  expect_rows "$command" $statuses
+done
 # fdl-mirror.yaml(5): every top-level key of the example configuration.
 for key in $(sed -n 's/^\([a-z_]*\):.*/\1/p' "$SOURCE_DIR/systemd/config.example.yaml"); do
   grep -qE "(^| )$key( |:|$)" "$work/fdl-mirror.yaml.5.txt" && pass || fail "fdl-mirror.yaml(5) does not describe '$key'"
