@@ -68,6 +68,23 @@ if [ "${FDL_TEST_S3_SERVER:-s3rver}" = rgw ]; then
 else
   [ "$(log_lines_with 0 repo=served 'does not honour conditional writes')" -eq 1 ] && pass ||
     fail "s3rver: no warning that it ignores conditional writes"
+  # A second daemon (another instance, its own state_dir) on the same store sees the first
+  # one's lease and stands by: coordination: auto runs one daemon knowingly on a store that
+  # cannot fence two, and this one writes nothing.
+  first_daemon=("$daemon_pid" "$daemon_port" "$daemon_log" "$daemon_notes")
+  sed -e "s#^state_dir: .*#state_dir: $work/state-second#" \
+    -e 's/^defaults:/coordination: { instance: second }\ndefaults:/' "$work/mirror.yaml" >"$work/second.yaml"
+  start_daemon "$work/second.yaml"
+  wait_for_log 20 "a second daemon on s3rver stands by" 0 repo=served 'standing by'
+  scrape
+  expect_metric 'fdl_mirror_lease_held{repo="served"}' == 0 "the second daemon holds no lease"
+  expect_metric 'fdl_mirror_copied_files_total{repo="served"}' == 0 "the second daemon copied nothing"
+  expect_series 'fdl_mirror_requests_total{repo="served",store="mirror",method="PUT"}' == 0 \
+    "the second daemon wrote nothing to the mirror"
+  stop_daemon TERM 10
+  expect_clean_exit "SIGTERM, the second daemon"
+  daemon_pid=${first_daemon[0]} daemon_port=${first_daemon[1]} daemon_log=${first_daemon[2]}
+  daemon_notes=${first_daemon[3]} daemon_status=
 fi
 
 # --- a new version follows ------------------------------------------------------------------------
