@@ -1,6 +1,8 @@
 #include "daemon/pass_log.hpp"
 
+#include "core/catalog/errors.hpp"
 #include "core/sync/errors.hpp"
+#include "verify/errors.hpp"
 
 #include <doctest/doctest.h>
 
@@ -14,10 +16,11 @@ using daemon::pass_outcome;
 namespace {
 
 /// What log_pass writes, through a real FILE.
-std::string logged(sync::sync_report const& report, finished_pass const& pass, config::log_level level) {
+std::string logged(sync::sync_report const& report, finished_pass const& pass, config::log_level level,
+                   config::log_format format = config::log_format::plain) {
     std::FILE* out = std::tmpfile();
     REQUIRE(out != nullptr);
-    daemon::logger log(config::log_settings{config::log_format::plain, level}, out, daemon::log_sink::journald);
+    daemon::logger log(config::log_settings{format, level}, out, daemon::log_sink::journald);
     daemon::log_pass(log, "population", report, pass);
     std::fflush(out);
     std::rewind(out);
@@ -78,4 +81,38 @@ TEST_CASE("an uneventful pass is one info line") {
     finished_pass pass;
     CHECK(logged(r, pass, config::log_level::info) ==
           "<6>repo=population pass ok in 0.0 s: 0 versions published, 0 files (0 B) copied; 1 of 1 ref in sync\n");
+}
+
+TEST_CASE("a version published with a problem and one no longer verified each have their line") {
+    sync::sync_report r;
+    r.published = {"v2"};
+    r.published_with_problems.push_back(
+        {"v2", make_error(catalog::catalog_errc::index_disagrees, "versions/v2/files.json: lists a file the catalog does not")});
+    r.unverified.push_back({"v1", make_error(verify::verify_errc::missing_signature, "versions/v1: no signature")});
+    r.refs.push_back({"refs/heads/main", "v2", std::string("v2"), 0});
+    finished_pass pass;
+    pass.outcome = pass_outcome::held;
+    pass.duration_seconds = 0.5;
+    auto text = logged(r, pass, config::log_level::info);
+    CHECK(text == "<6>repo=population version=v2 published\n"
+                  "<4>repo=population version=v2 published with a problem: versions/v2/files.json: lists a file the "
+                  "catalog does not\n"
+                  "<3>repo=population version=v1 in the mirror, but its signature is not accepted now: versions/v1: "
+                  "no signature\n"
+                  "<4>repo=population pass held in 0.5 s: 1 version published, 0 files (0 B) copied, 1 version in the "
+                  "mirror not accepted by the policy, 1 problem of published versions; 1 of 1 ref in sync\n");
+    // Both are for someone to act on: they stay at level warning.
+    auto quiet = logged(r, pass, config::log_level::warning);
+    CHECK(quiet.find("version=v2 published with a problem") != std::string::npos);
+    CHECK(quiet.find("version=v1 in the mirror, but its signature is not accepted now") != std::string::npos);
+}
+
+TEST_CASE("the log's fields name the kind of a published version's problem and of an unverified one") {
+    sync::sync_report r;
+    r.published_with_problems.push_back(
+        {"v2", make_error(catalog::catalog_errc::index_disagrees, "versions/v2/files.json: disagrees")});
+    r.unverified.push_back({"v1", make_error(verify::verify_errc::missing_signature, "versions/v1: no signature")});
+    auto text = logged(r, finished_pass{}, config::log_level::info, config::log_format::json);
+    CHECK(text.find("\"error_kind\":\"catalog.index_disagrees\"") != std::string::npos);
+    CHECK(text.find("\"error_kind\":\"verify.missing_signature\"") != std::string::npos);
 }

@@ -1,7 +1,11 @@
 // The reports of verify as evidence: what `verify --json` and the summary state about when,
-// with what and under which keys an audit ran, and the files it examined (issue 17).
+// with what and under which keys an audit ran, and the files it examined (issue 17); and
+// what sync's reports say of versions published with a problem or no longer verified.
 
 #include "daemon/report_output.hpp"
+
+#include "core/catalog/errors.hpp"
+#include "verify/errors.hpp"
 
 #include <boost/json.hpp>
 #include <doctest/doctest.h>
@@ -197,4 +201,58 @@ TEST_CASE("this_build names this program's version and libraries") {
     CHECK_FALSE(facts.version.empty());
     CHECK_FALSE(facts.libssh.empty());
     CHECK_FALSE(facts.openssl.empty());
+}
+
+namespace {
+
+/// A pass that published a version whose files.json disagrees with its catalog, and found
+/// one published earlier (under --signatures off) that the policy now refuses.
+sync::sync_report problems_report() {
+    sync::sync_report r;
+    r.published = {tip};
+    r.published_with_problems.push_back(
+        {tip, make_error(catalog::catalog_errc::index_disagrees,
+                         std::string("versions/") + tip + "/files.json: lists data/main/t/c.parquet, the catalog does not")});
+    r.unverified.push_back(
+        {root, make_error(verify::verify_errc::missing_signature, std::string("versions/") + root + ": no signature")});
+    r.versions_in_mirror = 2;
+    return r;
+}
+
+} // namespace
+
+TEST_CASE("sync --json and the summary report versions published with problems and versions not verified") {
+    auto r = problems_report();
+    auto doc = json::parse(daemon::sync_json(r, "/srv/origin", "/srv/mirror")).as_object();
+    CHECK(doc.at("exit_code").to_number<int>() == 1); // both are problems, neither holds
+    CHECK(doc.at("held").as_array().empty());
+    auto const& with_problems = doc.at("published_with_problems").as_array();
+    REQUIRE(with_problems.size() == 1);
+    CHECK(text(with_problems[0].at("version")) == tip);
+    CHECK(text(with_problems[0].at("kind")) == "catalog.index_disagrees");
+    CHECK(text(with_problems[0].at("message")) ==
+          std::string("versions/") + tip + "/files.json: lists data/main/t/c.parquet, the catalog does not");
+    auto const& unverified = doc.at("unverified").as_array();
+    REQUIRE(unverified.size() == 1);
+    CHECK(text(unverified[0].at("version")) == root);
+    CHECK(text(unverified[0].at("kind")) == "verify.missing_signature");
+    CHECK(text(unverified[0].at("message")) == std::string("versions/") + root + ": no signature");
+
+    auto summary = daemon::sync_summary(r, "/srv/origin", "/srv/mirror");
+    CHECK(summary.find(std::string("published with problems (1):\n  ") + tip +
+                       ": catalog.index_disagrees: versions/" + tip +
+                       "/files.json: lists data/main/t/c.parquet, the catalog does not\n") != std::string::npos);
+    CHECK(summary.find(std::string("published earlier, not accepted by the signature policy now (1):\n  ") + root +
+                       ": verify.missing_signature: versions/" + root + ": no signature\n") != std::string::npos);
+
+    // Without them, neither key holds an entry and the summary has neither section.
+    sync::sync_report clean;
+    clean.published = {tip};
+    auto plain = json::parse(daemon::sync_json(clean, "/srv/origin", "/srv/mirror")).as_object();
+    CHECK(plain.at("exit_code").to_number<int>() == 0);
+    CHECK(plain.at("published_with_problems").as_array().empty());
+    CHECK(plain.at("unverified").as_array().empty());
+    auto plain_summary = daemon::sync_summary(clean, "/srv/origin", "/srv/mirror");
+    CHECK(plain_summary.find("published with problems") == std::string::npos);
+    CHECK(plain_summary.find("not accepted by the signature policy") == std::string::npos);
 }
