@@ -82,6 +82,25 @@ expect_status 3 "a mirror whose .fdl-mirror is a link" -- "$FDL_MIRROR" sync "$w
 expect_output ".fdl-mirror: not a folder (links are not followed)" "the link is named"
 [ -z "$(ls -A "$work/elsewhere")" ] && pass || fail "something was created through the link: $(ls -A "$work/elsewhere")"
 
+# Nor through a link one level down: .fdl-mirror a real folder, its lock a symbolic link to
+# a file outside. Refused; the file there is neither created nor written.
+"$FDL_MIRROR" sync "$work/origin" "$work/mirror6" >/dev/null 2>&1 || true # its dev tip was tampered with above
+mkdir -p "$work/outside"
+rm -rf "$work/mirror6/.fdl-mirror"
+mkdir "$work/mirror6/.fdl-mirror"
+ln -s "$work/outside/lock" "$work/mirror6/.fdl-mirror/lock"
+expect_status 3 "a mirror whose lock is a link to nowhere" -- "$FDL_MIRROR" sync "$work/origin" "$work/mirror6"
+expect_output ".fdl-mirror/lock: is a link (links are not followed)" "the linked lock is named"
+[ -z "$(ls -A "$work/outside")" ] && pass || fail "the lock's link target was created: $(ls -A "$work/outside")"
+printf 'not a lock\n' >"$work/outside/lock"
+touch -d '2020-01-01 00:00:00' "$work/outside/lock"
+before=$(stat -c '%s %Y %a' "$work/outside/lock")
+expect_status 3 "a mirror whose lock is a link to a file" -- "$FDL_MIRROR" sync "$work/origin" "$work/mirror6"
+expect_output ".fdl-mirror/lock: is a link (links are not followed)" "the linked lock is named again"
+[ "$(cat "$work/outside/lock")" = "not a lock" ] && [ "$(stat -c '%s %Y %a' "$work/outside/lock")" = "$before" ] &&
+  pass || fail "the file behind the lock's link was changed"
+[ -L "$work/mirror6/.fdl-mirror/lock" ] && pass || fail "the link itself was replaced"
+
 # A mirror of another repository gets nothing written, not even the lock.
 "$FDL_PUBLISHER" sample "$work/other-origin"
 python3 - "$work/other-origin/fdl.json" <<'PY'
