@@ -379,6 +379,36 @@ TEST_CASE_FIXTURE(faulty_origin, "a body that drips in slower than the minimum r
     CHECK(took < std::chrono::seconds(10)); // 5 attempts of about 0.4 s, not 2,000 s of drip
 }
 
+TEST_CASE_FIXTURE(faulty_origin, "a chunked body that drips in slower than the minimum rate is cut, attempt after attempt") {
+    // Without a Content-Length the deadline grows with the bytes received: body_grace +
+    // received / min_body_rate. A drip of 200 bytes a second against 1,000,000 stays within
+    // a few milliseconds past the grace.
+    server.put("/chunked.bin", std::string(2'000, 'c'));
+    store::http_store_settings settings;
+    settings.allow_plain_http = true;
+    settings.client.backoff_base = std::chrono::milliseconds(1);
+    settings.client.min_body_rate = 1'000'000;
+    settings.client.body_grace = std::chrono::milliseconds(200);
+    auto opened = store::http_store::open(server.url(), settings);
+    REQUIRE(opened.has_value());
+    // Chunked at full speed, the same body arrives whole and in time.
+    server.fail_path("/chunked.bin", chunked_drip_body(std::chrono::milliseconds(0)), 1);
+    CHECK(run_on(store::read_all(**opened, "chunked.bin", SIZE_MAX)).value() == std::string(2'000, 'c'));
+    REQUIRE(server.requests().size() == 1);
+
+    // Each byte a chunk, 5 ms apart: 10 s for the whole body if nothing cut it.
+    server.fail_path("/chunked.bin", chunked_drip_body(std::chrono::milliseconds(5)));
+    auto started = std::chrono::steady_clock::now();
+    auto r = run_on(store::read_all(**opened, "chunked.bin", SIZE_MAX));
+    auto took = std::chrono::steady_clock::now() - started;
+    REQUIRE_MESSAGE(!r, "the drip was read to its end in "
+                            << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms");
+    CHECK(r.error().code == store_errc::transient);
+    CHECK(r.error().message.find("the body came slower than 1000000 bytes a second") != std::string::npos);
+    CHECK(took < std::chrono::seconds(5)); // 5 attempts of about 0.2 s, not 10 s of drip
+    CHECK(server.requests().size() == 1 + 5); // each attempt cut, then given up
+}
+
 TEST_CASE_FIXTURE(faulty_origin, "redirects are followed up to a limit") {
     server.fail_path("/old.json", redirect_to(302, "/fdl.json"));
     CHECK(read("old.json").value() == "{\"fdl\": \"0.1\"}");

@@ -75,7 +75,39 @@ std::optional<byte_range> parse_range(std::string_view range, std::uint64_t size
     return byte_range{*first, std::min(*last, size - 1)};
 }
 
+/// Whether `f` is chunked_drip_body's.
+bool is_chunked_drip(fault const& f) {
+    if (f.what != fault::action::drip_body)
+        return false;
+    for (auto const& [name, value] : f.headers)
+        if (beast::iequals(name, "Transfer-Encoding") && beast::iequals(value, "chunked"))
+            return true;
+    return false;
+}
+
+/// `out` without Content-Length, its body a one-byte chunk every `per_byte`, then the last
+/// chunk. True when the connection may carry another request.
+awaitable<bool> write_chunked_drip(beast::tcp_stream& stream, raw_response out, std::chrono::milliseconds per_byte) {
+    bool sent = co_await detail::send(stream, render_head(out, std::nullopt));
+    if (!out.send_body)
+        co_return sent && out.keep_alive;
+    for (std::size_t i = 0; sent && i < out.body.size(); ++i) {
+        co_await detail::sleep_for(per_byte);
+        std::string chunk = "1\r\n" + out.body.substr(i, 1) + "\r\n";
+        sent = co_await detail::send(stream, std::move(chunk));
+    }
+    std::string last = "0\r\n\r\n";
+    sent = sent && co_await detail::send(stream, std::move(last));
+    co_return sent && out.keep_alive;
+}
+
 } // namespace
+
+fault chunked_drip_body(std::chrono::milliseconds per_byte) {
+    fault f = drip_body(per_byte);
+    f.headers.emplace_back("Transfer-Encoding", "chunked");
+    return f;
+}
 
 std::string fault_http_server::etag_of(std::string_view body) {
     std::uint64_t hash = 14695981039346656037ull; // FNV-1a, 64 bits
@@ -219,6 +251,11 @@ awaitable<void> fault_http_server::serve(tcp::socket socket, std::size_t connect
         out.headers.insert(out.headers.end(), f.headers.begin(), f.headers.end());
         raw_response response{out.status, std::move(out.headers), std::move(out.body), std::nullopt,
                               seen.method != "HEAD", request.keep_alive()};
+        if (is_chunked_drip(f)) {
+            if (!co_await write_chunked_drip(stream, std::move(response), f.stall))
+                co_return;
+            continue;
+        }
         if (out.has_length) // of the body a GET would get, for HEAD too
             response.length = response.body.size();
         if (!co_await detail::write_response(stream, std::move(response), f))

@@ -25,6 +25,12 @@
 
 namespace mirror::test {
 
+/// fault_http_server only (fault_proxy relays its server's framing): the response without
+/// Content-Length, in `Transfer-Encoding: chunked`, each byte of the body a chunk of its own
+/// sent `per_byte` after the one before (a slow drip whose length the client cannot know),
+/// then the last chunk. A drip_body fault carrying that header.
+fault chunked_drip_body(std::chrono::milliseconds per_byte);
+
 /// Serves `objects` (path -> body) on a free port of 127.0.0.1 from its own thread and
 /// io_context. GET and HEAD (else 405); 404 for an unknown path. Each object has a strong
 /// ETag (etag_of), Content-Length, Accept-Ranges; `If-None-Match` with its ETag or "*"
