@@ -37,6 +37,31 @@ wait_for_log 10 "the refused reload logged as an error naming the problem at fil
 running "$daemon_pid" && pass || fail "the daemon exited on a broken configuration"
 scrape
 expect_metric 'fdl_mirror_config_reload_success' == 0 "a refused reload sets the success gauge to 0"
+# The shipped rule on the value the daemon now exports, held for ten minutes.
+mkdir -p "$work/alerts"
+cat >"$work/alerts/reload.test.yml" <<YAML
+rule_files:
+  - $SOURCE_DIR/systemd/fdl-mirror.rules.yml
+evaluation_interval: 1m
+tests:
+  - interval: 1m
+    input_series:
+      - series: 'fdl_mirror_config_reload_success{job="fdl-mirror",instance="mirror-1:9464"}'
+        values: '$(metric 'fdl_mirror_config_reload_success')x10'
+    alert_rule_test:
+      - eval_time: 4m
+        alertname: FdlMirrorReloadRefused
+        exp_alerts: []
+      - eval_time: 6m
+        alertname: FdlMirrorReloadRefused
+        exp_alerts:
+          - exp_labels: { severity: warning, job: fdl-mirror, instance: "mirror-1:9464" }
+            exp_annotations:
+              summary: "fdl-mirror on mirror-1:9464 refused its new configuration"
+              description: "fdl-mirror on mirror-1:9464 refused the configuration file at its last reload and runs the configuration it had: the file on disk is not in force."
+              runbook_url: docs/operations.md#fdlmirrorreloadrefused
+YAML
+expect_rules_test "$work/alerts/reload.test.yml" "the shipped rules fire FdlMirrorReloadRefused on the real daemon's value"
 refused_at=$(metric 'fdl_mirror_config_reload_timestamp_seconds')
 less_than "$(awk -v t="$refused_at" 'BEGIN { print (systime() - t) }')" 30 && pass ||
   fail "the reload timestamp $refused_at is not the refused reload's"
