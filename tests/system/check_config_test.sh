@@ -105,6 +105,23 @@ expect_status 78 "the daemon with a missing systemd credential" -- \
   timeout 10 "$FDL_MIRROR" run --config "$work/example.yaml"
 expect_output "credentials_file: /run/credentials/fdl-mirror.service/s3: does not exist" "the daemon names the missing file"
 
+# The same under the folder that holds $CREDENTIALS_DIRECTORY (systemd's credentials root on
+# another layout): a note while the service's folder is absent, a problem once it exists.
+mkdir -p "$work/credentials-root/check.service"
+sed "s|/run/credentials/fdl-mirror.service/s3|$work/credentials-root/fdl-mirror.service/s3|" "$work/example.yaml" \
+  >"$work/example-elsewhere.yaml"
+expect_status 0 "a credential under \$CREDENTIALS_DIRECTORY's root, its service's folder absent" -- \
+  env CREDENTIALS_DIRECTORY="$work/credentials-root/check.service" "$FDL_MIRROR" check-config --config "$work/example-elsewhere.yaml"
+expect_output "credentials_file: $work/credentials-root/fdl-mirror.service/s3: does not exist now; systemd makes it" \
+  "the credential under \$CREDENTIALS_DIRECTORY's root noted"
+mkdir -p "$work/credentials-root/fdl-mirror.service"
+expect_status 78 "the service's credentials folder exists, the file does not" -- \
+  env CREDENTIALS_DIRECTORY="$work/credentials-root/check.service" "$FDL_MIRROR" check-config --config "$work/example-elsewhere.yaml"
+expect_output "credentials_file: $work/credentials-root/fdl-mirror.service/s3" "the missing credential named"
+rm -r "$work/credentials-root/fdl-mirror.service"
+expect_status 78 "outside any credentials root, a missing credentials_file is a problem" -- \
+  env -u CREDENTIALS_DIRECTORY "$FDL_MIRROR" check-config --config "$work/example-elsewhere.yaml"
+
 expect_status 78 "a missing file" -- "$FDL_MIRROR" check-config --config "$work/absent.yaml"
 expect_output "absent.yaml" "check-config says absent.yaml"
 expect_status 2 "check-config without --config" -- "$FDL_MIRROR" check-config
