@@ -113,6 +113,39 @@ for k in ed25519 rsa3072; do
   p 'carol@example.org,alice@example.org' alice@example.org accept
 done
 
+# 2b. Patterns at OpenSSH's limit (match.c's match_pattern_list): a sub-pattern of 1023 bytes
+# or more, '!' not counted, ends the whole list with no match, whatever matched before it.
+x1021=$(printf 'x%.0s' $(seq 1021)) x1022=${x1021}x x1023=${x1021}xx
+q1022=$(printf '?%.0s' $(seq 1022))
+long_pattern() { # PATTERNS PRINCIPAL EXPECT NAME
+  line "$1" ed25519 >pat
+  case_ "principals $4 for $2" "$3" pat "$2" fdl sig-ed25519 msg
+}
+long_pattern "alice@example.org,$x1022" alice@example.org accept "'alice@example.org,<1022 x>'"
+long_pattern "alice@example.org,$x1023" alice@example.org reject "'alice@example.org,<1023 x>'"
+long_pattern "$x1022,alice@example.org" alice@example.org accept "'<1022 x>,alice@example.org'"
+long_pattern "$x1023,alice@example.org" alice@example.org reject "'<1023 x>,alice@example.org'"
+long_pattern "$x1022" "$x1022" accept "'<1022 x>'"
+long_pattern "$x1023" "$x1023" reject "'<1023 x>'"
+long_pattern "$x1021,$x1022" "$x1022" accept "'<1021 x>,<1022 x>'"
+long_pattern "$q1022" "${x1021}y" accept "'<1022 ?>'"
+long_pattern "$q1022?" "${x1022}y" reject "'<1023 ?>'"
+long_pattern "*$x1021" "y$x1021" accept "'*<1021 x>'"
+long_pattern "*$x1022" "y$x1022" reject "'*<1022 x>'"
+long_pattern "!$x1022,alice@example.org" alice@example.org accept "'!<1022 x>,alice@example.org'"
+long_pattern "!$x1023,alice@example.org" alice@example.org reject "'!<1023 x>,alice@example.org'"
+long_pattern "alice@example.org,!$x1023" alice@example.org reject "'alice@example.org,!<1023 x>'"
+long_pattern "*,!$x1022" "$x1022" reject "'*,!<1022 x>'"
+long_pattern "*,!$x1022" alice@example.org accept "'*,!<1022 x>'"
+long_pattern "*,!$x1023" alice@example.org reject "'*,!<1023 x>'"
+for opt in "fdl,$x1022:accept" "fdl,$x1023:reject" "$x1023,fdl:reject" "*,!$x1022:accept" "*,!$x1023:reject" \
+  "!$x1022,fdl:accept"; do
+  value=${opt%:*} expect=${opt##*:}
+  echo "alice@example.org namespaces=\"$value\" $(cut -d' ' -f1,2 key-ed25519.pub)" >ns
+  shown=${value//$x1023/<1023 x>}; shown=${shown//$x1022/<1022 x>}
+  case_ "namespaces=\"$shown\" for fdl" "$expect" ns alice@example.org fdl sig-ed25519 msg
+done
+
 # 3. namespaces= options.
 for opt in 'namespaces="fdl"' 'namespaces="f*"' 'namespaces="file,fdl"'; do
   echo "alice@example.org $opt $(cut -d' ' -f1,2 key-ed25519.pub)" >ns
@@ -381,6 +414,121 @@ for kt in sk-ed25519 sk-ecdsa; do
   case_ "$kt certificate, wrong principal" reject sk-ca.allowed bob@example.com fdl "sig-$kt-cert-1" msg
 done
 
+# 8c. Integers and lengths inside the signature, as OpenSSH 9.2 reads them: ssh-keygen's own
+# signatures (and fdl-test-sshsig's security-key ones) with the inner signature re-encoded.
+# resig OP IN OUT: IN's inner signature rewritten by OP, armored again into OUT; exit 3 when
+# IN does not suit OP. OPs: {r,s}-negative (a mpint that starts with a zero byte, for its
+# top bit, loses it: read unsigned it is still the right value), {r,s}-empty, {r,s}-zero
+# and {r,s}-zeros (one and two superfluous leading zero bytes), {r,s}-pad:N (zero bytes in
+# front up to N bytes), short (the last byte dropped), long (a zero byte appended),
+# prefix-zero (a zero byte in front: the same integer, one byte longer).
+resig() {
+  python3 - "$@" <<'PY'
+import base64, struct, sys
+op, src, dst = sys.argv[1:]
+body = "".join(l for l in open(src).read().splitlines() if l and not l.startswith("-----"))
+blob = base64.b64decode(body)
+def take(b, i):
+    n = struct.unpack(">I", b[i:i + 4])[0]
+    return b[i + 4:i + 4 + n], i + 4 + n
+def put(x):
+    return struct.pack(">I", len(x)) + x
+assert blob[:6] == b"SSHSIG", "no SSHSIG preamble"
+fields, i = [], 10  # after the preamble and the version: key, namespace, reserved, hash, signature
+for _ in range(5):
+    f, i = take(blob, i)
+    fields.append(f)
+assert i == len(blob), "bytes after the signature"
+algorithm, j = take(fields[4], 0)
+inner, j = take(fields[4], j)
+rest = fields[4][j:]  # a security key's flags and counter
+if op[:2] in ("r-", "s-"):
+    r, k = take(inner, 0)
+    s, k = take(inner, k)
+    assert k == len(inner), "not two mpints"
+    ints = {"r": r, "s": s}
+    which, how = op.split("-", 1)
+    m = ints[which]
+    if how == "negative":
+        if not (len(m) > 1 and m[0] == 0 and m[1] & 0x80):
+            sys.exit(3)
+        m = m[1:]
+    elif how == "empty":
+        m = b""
+    elif how == "zero":
+        m = b"\0" + m
+    elif how == "zeros":
+        m = b"\0\0" + m
+    elif how.startswith("pad:"):
+        m = b"\0" * (int(how[4:]) - len(m)) + m
+    else:
+        sys.exit(f"resig: unknown OP {op}")
+    ints[which] = m
+    inner = put(ints["r"]) + put(ints["s"])
+elif op == "short":
+    inner = inner[:-1]
+elif op == "long":
+    inner = inner + b"\0"
+elif op == "prefix-zero":
+    inner = b"\0" + inner
+else:
+    sys.exit(f"resig: unknown OP {op}")
+fields[4] = put(algorithm) + put(inner) + rest
+text = base64.b64encode(blob[:10] + b"".join(put(f) for f in fields)).decode()
+with open(dst, "w") as out:
+    out.write("-----BEGIN SSH SIGNATURE-----\n")
+    for n in range(0, len(text), 70):
+        out.write(text[n:n + 70] + "\n")
+    out.write("-----END SSH SIGNATURE-----\n")
+PY
+}
+# resigned_case NAME EXPECT ALLOWED OP SIGN...: runs SIGN (which writes fresh.sig) until OP
+# applies to its signature (a fresh ECDSA signature has an r or s with a zero byte in front
+# about one time in two to four), then the case on the result.
+resigned_case() {
+  local name=$1 expect=$2 allowed=$3 op=$4 try rc
+  shift 4
+  for try in $(seq 100); do
+    "$@"
+    rc=0
+    resig "$op" fresh.sig resigned.sig || rc=$?
+    if [ "$rc" = 0 ]; then case_ "$name" "$expect" "$allowed" alice@example.org fdl resigned.sig msg; return; fi
+    [ "$rc" = 3 ] || { fail "$name: resig $op failed ($rc)"; return; }
+  done
+  fail "$name: no signature in 100 that suits $op"
+}
+keygen_sign() { ssh-keygen -Y sign -q -f "key-$1" -n fdl <msg >fresh.sig; }
+sk_sign() { "$FDL_SSHSIG" sk-ecdsa msg fdl fresh.sig x.pub key-file=sk-ecdsa.pem; }
+for k in ecdsa256 ecdsa384 ecdsa521; do
+  for int in r s; do
+    resig "$int-zero" "sig-$k" int.sig; case_ "$k $int with a superfluous leading zero" accept all alice@example.org fdl int.sig msg
+    resig "$int-zeros" "sig256-$k" int.sig; case_ "$k $int with two superfluous leading zeros (sha256)" accept all alice@example.org fdl int.sig msg
+    resig "$int-empty" "sig-$k" int.sig; case_ "$k $int an empty mpint" reject all alice@example.org fdl int.sig msg
+    resig "$int-pad:2049" "sig-$k" int.sig; case_ "$k $int zero-padded to 2049 bytes" accept all alice@example.org fdl int.sig msg
+    resig "$int-pad:2050" "sig-$k" int.sig; case_ "$k $int zero-padded to 2050 bytes" reject all alice@example.org fdl int.sig msg
+    resig "$int-zero" "sig-$k" int.sig; case_ "$k $int with a leading zero, tampered message" reject all alice@example.org fdl int.sig tampered
+    resigned_case "$k $int negative (its zero byte dropped)" reject all "$int-negative" keygen_sign "$k"
+  done
+done
+for int in r s; do
+  resig "$int-zero" sig-sk-ecdsa-1 int.sig; case_ "sk-ecdsa $int with a superfluous leading zero" accept sk-ecdsa.allowed alice@example.org fdl int.sig msg
+  resig "$int-empty" sig-sk-ecdsa-1 int.sig; case_ "sk-ecdsa $int an empty mpint" reject sk-ecdsa.allowed alice@example.org fdl int.sig msg
+  resig "$int-pad:2050" sig-sk-ecdsa-1 int.sig; case_ "sk-ecdsa $int zero-padded to 2050 bytes" reject sk-ecdsa.allowed alice@example.org fdl int.sig msg
+  resigned_case "sk-ecdsa $int negative (its zero byte dropped)" reject sk-ecdsa.allowed "$int-negative" sk_sign
+done
+for s in sig-ed25519 sig256-ed25519; do
+  resig short "$s" len.sig; case_ "ed25519 signature of 63 bytes ($s)" reject all alice@example.org fdl len.sig msg
+  resig long "$s" len.sig; case_ "ed25519 signature of 65 bytes ($s)" reject all alice@example.org fdl len.sig msg
+  resig prefix-zero "$s" len.sig; case_ "ed25519 signature of 65 bytes, a zero in front ($s)" reject all alice@example.org fdl len.sig msg
+done
+resig short sig-sk-ed25519-1 len.sig; case_ "sk-ed25519 signature of 63 bytes" reject sk-ed25519.allowed alice@example.org fdl len.sig msg
+resig long sig-sk-ed25519-1 len.sig; case_ "sk-ed25519 signature of 65 bytes" reject sk-ed25519.allowed alice@example.org fdl len.sig msg
+for s in sig-rsa3072 sig256-rsa3072; do
+  resig prefix-zero "$s" len.sig; case_ "RSA signature one byte longer than the modulus, a zero in front ($s)" reject all alice@example.org fdl len.sig msg
+  resig long "$s" len.sig; case_ "RSA signature one byte longer than the modulus, a zero behind ($s)" reject all alice@example.org fdl len.sig msg
+  resig short "$s" len.sig; case_ "RSA signature with its last byte dropped ($s)" reject all alice@example.org fdl len.sig msg
+done
+
 # 9. find-principals against ssh-keygen -Y find-principals: the same principals, in order.
 find_case() { # NAME ALLOWED SIG [TIME]
   local name=$1 extra_k=() extra_m=()
@@ -420,6 +568,23 @@ echo "dave@example.org cert-authority $(cut -d' ' -f1,2 ca.pub)" >ca-nomatch.all
 { cat ca-nomatch.allowed; cat ca.allowed; } >ca-second.allowed
 find_case "the first CA line matches no principal, the second does" ca-second.allowed cert-three.sig
 find_case "no CA line matches a principal" ca-nomatch.allowed cert-three.sig
+# Long patterns (section 2b): a plain line's principals are printed as written; a certificate's
+# are matched one pattern at a time with match_pattern, which has no length limit.
+line "alice@example.org,$x1023" ed25519 >long-plain
+find_case "a plain line with a 1023-byte principal" long-plain sig-ed25519
+line "$x1023,alice@example.org" ed25519 >long-plain-first
+find_case "a plain line whose first principal has 1023 bytes" long-plain-first sig-ed25519
+certsign ed25519 cert-long.sig -n "alice@example.org,$x1023"
+echo "alice@example.org,$x1023 cert-authority $(cut -d' ' -f1,2 ca.pub)" >ca-long.allowed
+find_case "a certificate, a CA line with a 1023-byte pattern" ca-long.allowed cert-long.sig
+echo "$x1022,$x1023 cert-authority $(cut -d' ' -f1,2 ca.pub)" >ca-long2.allowed
+find_case "a certificate, a CA line with a 1022- and a 1023-byte pattern" ca-long2.allowed cert-long.sig
+# The same lines to verify: there match_pattern_list reads the whole list, limit included.
+case_ "certificate, CA line 'alice@example.org,<1023 x>'" reject ca-long.allowed alice@example.org fdl cert-long.sig msg
+case_ "certificate, CA line 'alice@example.org,<1023 x>', principal <1023 x>" reject ca-long.allowed "$x1023" fdl cert-long.sig msg
+echo "alice@example.org,$x1022 cert-authority $(cut -d' ' -f1,2 ca.pub)" >ca-long3.allowed
+case_ "certificate, CA line 'alice@example.org,<1022 x>'" accept ca-long3.allowed alice@example.org fdl cert-long.sig msg
+find_case "a certificate, a CA line 'alice@example.org,<1022 x>'" ca-long3.allowed cert-long.sig
 # Lines whose window excludes now are passed over for the next.
 { echo "old@example.org valid-before=\"20200101\" $(cut -d' ' -f1,2 key-ed25519.pub)"; line new@example.org ed25519; } >window-then-plain
 find_case "an expired line then a current one" window-then-plain sig-ed25519

@@ -168,4 +168,51 @@ for v in r["versions"]:
     sig = [f for f in v["files"] if f["role"] == "version.json.sig"]
     assert len(sig) == 1 and sig[0]["vouched_by"] == "observed" and sig[0]["sha256"] is None, sig
 PY
+
+# A line of allowed_signers that does not parse is skipped, as ssh-keygen skips it, and said
+# loudly: the warning names file:line and the reason, in verify's summary and in --json's
+# warnings, and on stderr of check-signature and find-principals (whose stdout stays
+# ssh-keygen's). The good line still trusts alice.
+typo_signers=$work/keys/allowed_signers_with_typos
+{
+  echo "bob@example.org frobnicate $(cut -d' ' -f1,2 "$work/keys/alice.pub")"
+  cat "$signers"
+  echo "carol@example.org namespaces=\"fdl $(cut -d' ' -f1,2 "$work/keys/alice.pub")"
+} >"$typo_signers"
+skipped="(this line of allowed_signers is skipped: it grants nothing)"
+first_warning="$typo_signers:1: unknown option 'frobnicate' $skipped"
+third_warning="$typo_signers:3: unterminated quote in the options $skipped"
+expect_status 0 "verify with malformed lines beside a good one" -- "$FDL_MIRROR" verify "$mirror" --allowed-signers "$typo_signers"
+for w in "$first_warning" "$third_warning"; do
+  grep -qxF "warning: $w" "$work/out" && pass || fail "verify's summary lacks the warning '$w'"
+done
+expect_status 0 "verify --json with malformed lines beside a good one" -- "$FDL_MIRROR" verify "$mirror" --allowed-signers "$typo_signers" --json
+python3 - "$work/out" "$first_warning" "$third_warning" "$skipped" <<'PY' && pass || fail "verify --json's warnings lack the skipped lines"
+import json, sys
+r = json.load(open(sys.argv[1]))
+first, third, skipped = sys.argv[2:]
+assert [w for w in r["warnings"] if w.endswith(" " + skipped)] == [first, third], r["warnings"]
+assert r["exit_code"] == 0 and all(v["signer"]["principals"] == "alice@example.org" for v in r["versions"]), r
+PY
+# Only the malformed line: nothing is trusted, and the warning says why.
+head -1 "$typo_signers" >"$work/keys/only_typo"
+expect_status 1 "verify when the only line is malformed" -- "$FDL_MIRROR" verify "$mirror" --allowed-signers "$work/keys/only_typo" --json
+python3 - "$work/out" "$work/keys/only_typo:1: unknown option 'frobnicate' $skipped" <<'PY' && pass || fail "verify --json without a good line lacks the warning"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert sys.argv[2] in r["warnings"], r["warnings"]
+PY
+version_dir=$mirror/versions/$main_tip
+expect_status 0 "check-signature with malformed lines beside a good one" -- "$FDL_MIRROR" check-signature -f "$typo_signers" \
+  -I alice@example.org -n fdl -s "$version_dir/version.json.sig" <"$version_dir/version.json"
+for w in "$first_warning" "$third_warning"; do
+  grep -qxF "warning: $w" "$work/err" && pass || fail "check-signature's stderr lacks '$w'"
+done
+! grep -q "^warning:" "$work/out" && pass || fail "check-signature warned on stdout"
+expect_status 0 "find-principals with malformed lines beside a good one" -- "$FDL_MIRROR" find-principals -f "$typo_signers" \
+  -s "$version_dir/version.json.sig"
+for w in "$first_warning" "$third_warning"; do
+  grep -qxF "warning: $w" "$work/err" && pass || fail "find-principals' stderr lacks '$w'"
+done
+[ "$(cat "$work/out")" = alice@example.org ] && pass || fail "find-principals' stdout is not the principal alone: $(cat "$work/out")"
 finish
