@@ -332,6 +332,8 @@ std::variant<command, usage_error> parse_command_line(std::vector<std::string> c
         if (in.done())
             return command(help_command{});
         std::string const& topic = in.take();
+        if ((topic == "--help" || topic == "-h") && in.done())
+            return command(help_command{});
         if (std::find(names.begin(), names.end(), topic) == names.end() || !in.done())
             return usage_error{"help: '" + topic + "' is not a command"};
         return command(help_command{topic});

@@ -219,6 +219,11 @@ TEST_CASE("every command takes --help and -h, anywhere among its arguments, and 
     CHECK(usage_message(parse_command_line(args{"help", "frobnicate"})).find("'frobnicate' is not a command") !=
           std::string::npos);
     CHECK(parsed_as<help_command>(parse_command_line(args{"help"}))->command.empty());
+    for (char const* flag : {"--help", "-h"}) { // help's own --help is the overview
+        auto help = parsed_as<help_command>(parse_command_line(args{"help", flag}));
+        REQUIRE(help);
+        CHECK(help->command.empty());
+    }
 }
 
 TEST_CASE("no command, or an unknown one, is a usage error") {
