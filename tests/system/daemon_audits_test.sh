@@ -139,14 +139,8 @@ stop_daemon TERM 10
 expect_clean_exit "SIGTERM"
 
 # FdlMirrorScrubFinding on what the daemon emitted: the counter before and after the finding.
-mkdir -p "$work/alerts"
-cat >"$work/alerts/scrub.test.yml" <<YAML
-rule_files:
-  - $SOURCE_DIR/systemd/fdl-mirror.rules.yml
-evaluation_interval: 1m
-tests:
-  - interval: 1m
-    input_series:
+rules_test_preamble "$work/alerts/scrub.test.yml"
+cat >>"$work/alerts/scrub.test.yml" <<YAML
       - series: 'fdl_mirror_scrub_findings_total{job="fdl-mirror",instance="m:9464",repo="scrubbed",kind="sha256_mismatch"}'
         values: '${findings_before}x5 ${found}x10'
     alert_rule_test:

@@ -53,14 +53,8 @@ stop_daemon TERM 10
 # hold happened at minute 1; life 2 for 20 minutes, a restart missing two scrapes, then life 3.
 shift=$(awk -v s="$held_since" 'BEGIN { printf "%.3f", s - 60 }')
 at() { awk -v v="$1" -v s="$shift" 'BEGIN { printf "%.3f", v - s }'; }
-mkdir -p "$work/alerts"
-cat >"$work/alerts/clocks.test.yml" <<YAML
-rule_files:
-  - $SOURCE_DIR/systemd/fdl-mirror.rules.yml
-evaluation_interval: 1m
-tests:
-  - interval: 1m
-    input_series:
+rules_test_preamble "$work/alerts/clocks.test.yml"
+cat >>"$work/alerts/clocks.test.yml" <<YAML
       - series: 'fdl_mirror_ref_behind_since_timestamp_seconds{job="fdl-mirror",instance="m:9464",repo="population",ref="refs/heads/main"}'
         values: '_ $(at "$behind_since")x20 _ _ $(at "$behind_since")x60'
       - series: 'fdl_mirror_version_held_since_timestamp_seconds{job="fdl-mirror",instance="m:9464",repo="population",version="$held",reason="size_mismatch"}'

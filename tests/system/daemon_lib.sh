@@ -307,6 +307,20 @@ find_promtool() {
 
 # expect_rules_test FILE DESCRIPTION: `promtool test rules FILE` passes (a unit test of the
 # shipped rules written from what the real daemon emitted).
+# rules_test_preamble FILE: starts a promtool rule test of the shipped rules in FILE (its
+# folder made): one test, a minute between samples; the caller appends its input_series.
+rules_test_preamble() {
+  mkdir -p "$(dirname "$1")"
+  cat >"$1" <<YAML
+rule_files:
+  - $SOURCE_DIR/systemd/fdl-mirror.rules.yml
+evaluation_interval: 1m
+tests:
+  - interval: 1m
+    input_series:
+YAML
+}
+
 expect_rules_test() {
   local promtool
   promtool=$(find_promtool)

@@ -83,14 +83,8 @@ PY
 shifted=$(awk -v s="${since[0]}" -v first="$first_scrape" 'BEGIN { printf "%.0f", 1800 + (s - first) * 60 }')
 failing_for=$((65 * 60 - shifted)) # at minute 65, under an hour
 failing_for="$((failing_for / 60))m $((failing_for % 60))s"
-mkdir -p "$work/alerts"
-cat >"$work/alerts/never.test.yml" <<YAML
-rule_files:
-  - $SOURCE_DIR/systemd/fdl-mirror.rules.yml
-evaluation_interval: 1m
-tests:
-  - interval: 1m
-    input_series:
+rules_test_preamble "$work/alerts/never.test.yml"
+cat >>"$work/alerts/never.test.yml" <<YAML
       - series: 'fdl_mirror_failing_since_timestamp_seconds{job="fdl-mirror",instance="mirror-1:9464",repo="population"}'
         values: '${shifted}x70'
       - series: 'fdl_mirror_last_success_timestamp_seconds{job="fdl-mirror",instance="mirror-1:9464",repo="population"}'

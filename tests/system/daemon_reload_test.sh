@@ -38,14 +38,8 @@ running "$daemon_pid" && pass || fail "the daemon exited on a broken configurati
 scrape
 expect_metric 'fdl_mirror_config_reload_success' == 0 "a refused reload sets the success gauge to 0"
 # The shipped rule on the value the daemon now exports, held for ten minutes.
-mkdir -p "$work/alerts"
-cat >"$work/alerts/reload.test.yml" <<YAML
-rule_files:
-  - $SOURCE_DIR/systemd/fdl-mirror.rules.yml
-evaluation_interval: 1m
-tests:
-  - interval: 1m
-    input_series:
+rules_test_preamble "$work/alerts/reload.test.yml"
+cat >>"$work/alerts/reload.test.yml" <<YAML
       - series: 'fdl_mirror_config_reload_success{job="fdl-mirror",instance="mirror-1:9464"}'
         values: '$(metric 'fdl_mirror_config_reload_success')x10'
     alert_rule_test:

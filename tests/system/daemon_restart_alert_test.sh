@@ -27,14 +27,8 @@ less_than "$(awk -v s="${starts[0]}" 'BEGIN { print (systime() - s) }')" 600 && 
   fail "the first life's start time ${starts[0]} is not within the last 10 minutes"
 
 # One scrape a minute: the four lives, then the last one for six more minutes.
-mkdir -p "$work/alerts"
-cat >"$work/alerts/restarts.test.yml" <<YAML
-rule_files:
-  - $SOURCE_DIR/systemd/fdl-mirror.rules.yml
-evaluation_interval: 1m
-tests:
-  - interval: 1m
-    input_series:
+rules_test_preamble "$work/alerts/restarts.test.yml"
+cat >>"$work/alerts/restarts.test.yml" <<YAML
       - series: 'process_start_time_seconds{job="fdl-mirror",instance="mirror-1:9464"}'
         values: '${starts[0]} ${starts[1]} ${starts[2]} ${starts[3]}x6'
       - series: 'fdl_mirror_passes_total{job="fdl-mirror",instance="mirror-1:9464",repo="population",result="ok"}'
