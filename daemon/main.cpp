@@ -15,6 +15,7 @@
 #include "daemon/sync_lease.hpp"
 #include "daemon/terminal_text.hpp"
 
+#include "core/catalog/catalog_worker.hpp"
 #include "core/store/errors.hpp"
 #include "core/store/fault_store.hpp"
 #include "core/store/open_store.hpp"
@@ -294,6 +295,9 @@ std::string version_text() {
 } // namespace
 
 int main(int argc, char** argv) {
+    // This program is also its own sandboxed catalog reader: then it does nothing else.
+    if (auto served = catalog::serve_catalog_worker_if_asked(argc, argv))
+        return *served;
     std::vector<std::string> args(argv + 1, argv + argc);
     auto parsed = daemon::parse_command_line(args);
     if (auto const* problem = std::get_if<daemon::usage_error>(&parsed)) {

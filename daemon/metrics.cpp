@@ -104,8 +104,20 @@ struct metrics::impl {
                                    .Help("The batches those catalogs were read in (catalogs waiting are read together)")
                                    .Register(*registry)
                                    .Add({});
+    Family<Counter>& reader_failures = prometheus::BuildCounter()
+                                           .Name("fdl_mirror_catalog_reader_failures_total")
+                                           .Help("Catalogs whose sandboxed reader crashed or went past a limit")
+                                           .Register(*registry);
+    Counter& readers_crashed = reader_failures.Add({{"kind", "crashed"}});
+    Counter& readers_limited = reader_failures.Add({{"kind", "limit"}});
+    Counter& readers_started = prometheus::BuildCounter()
+                                   .Name("fdl_mirror_catalog_readers_started_total")
+                                   .Help("Sandboxed catalog reader processes started")
+                                   .Register(*registry)
+                                   .Add({});
     std::uint64_t catalog_reads_seen = 0;   ///< the totals last given to set_catalog_reads
     std::uint64_t catalog_batches_seen = 0;
+    catalog_reader_totals readers_seen;     ///< the totals last given to set_catalog_readers
     Gauge& process_resident = single_gauge("process_resident_memory_bytes", "Resident memory size in bytes");
     Gauge& process_virtual = single_gauge("process_virtual_memory_bytes", "Virtual memory size in bytes");
     Gauge& process_open_fds = single_gauge("process_open_fds", "Number of open file descriptors");
@@ -410,6 +422,17 @@ void metrics::set_catalog_reads(std::uint64_t catalogs, std::uint64_t batches) {
         impl_->catalog_batches.Increment(static_cast<double>(batches - impl_->catalog_batches_seen));
     impl_->catalog_reads_seen = std::max(impl_->catalog_reads_seen, catalogs);
     impl_->catalog_batches_seen = std::max(impl_->catalog_batches_seen, batches);
+}
+
+void metrics::set_catalog_readers(catalog_reader_totals totals) {
+    auto advance = [](Counter& counter, std::uint64_t now, std::uint64_t& seen) {
+        if (now > seen)
+            counter.Increment(static_cast<double>(now - seen));
+        seen = std::max(seen, now);
+    };
+    advance(impl_->readers_crashed, totals.crashed, impl_->readers_seen.crashed);
+    advance(impl_->readers_limited, totals.limited, impl_->readers_seen.limited);
+    advance(impl_->readers_started, totals.started, impl_->readers_seen.started);
 }
 
 void metrics::set_passes(std::size_t running, std::size_t waiting, std::size_t max) {

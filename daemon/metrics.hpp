@@ -40,6 +40,13 @@ struct repository_info {
 
 enum class pass_outcome { ok, failed, held, timeout };
 
+/// The sandboxed catalog readers' totals (metrics::set_catalog_readers).
+struct catalog_reader_totals {
+    std::uint64_t crashed = 0;
+    std::uint64_t limited = 0;
+    std::uint64_t started = 0;
+};
+
 /// One finished pass, as the metrics take it.
 struct finished_pass {
     pass_outcome outcome = pass_outcome::ok;
@@ -75,6 +82,10 @@ public:
     /// The catalog gate's totals since the start (sync::catalog_readers::process_counts):
     /// catalogs read, and the batches they were read in.
     void set_catalog_reads(std::uint64_t catalogs, std::uint64_t batches);
+    /// The sandboxed catalog readers' totals since the start
+    /// (catalog::sandboxed_reader::process_failures): catalogs whose reader crashed or went
+    /// past a limit, and reader processes started.
+    void set_catalog_readers(catalog_reader_totals totals);
     /// How many daemons share the repositories, as this one last saw (1 when alone).
     void set_members(std::size_t live);
     /// The times a previous run of the daemon recorded for `repo` (its state file), so that

@@ -13,6 +13,7 @@
 #include "daemon/status_server.hpp"
 
 #include "core/catalog/catalog_reader.hpp"
+#include "core/catalog/sandboxed_reader.hpp"
 #include "core/store/blocking_pool.hpp"
 #include "core/store/open_store.hpp"
 #include "verify/sshsig.hpp"
@@ -109,6 +110,8 @@ public:
                                                               memory_.waiting());
                                    auto const catalogs = sync::catalog_readers::process_counts();
                                    stats_.set_catalog_reads(catalogs.catalogs, catalogs.batches);
+                                   auto const readers = catalog::sandboxed_reader::process_failures();
+                                   stats_.set_catalog_readers({readers.crashed, readers.limited, readers.started});
                                    return stats_.text();
                                },
                                [this] { return not_ready(); },

@@ -26,7 +26,7 @@ catalog_readers::catalog_readers(std::filesystem::path scratch_parent, std::size
 
 catalog_readers::~catalog_readers() {
     threads_.reset(); // joined: no read is left
-    readers_.clear(); // each database closed before its folder goes
+    readers_.clear(); // each reader process stopped before its folder goes
     if (!root_.empty()) {
         std::error_code ignored;
         std::filesystem::remove_all(root_, ignored);
@@ -44,10 +44,9 @@ result<std::filesystem::path> catalog_readers::make_folder() {
             return make_error(store::store_errc::access_denied,
                               "cannot make a private folder for catalog copies in " + parent.string());
         root_ = pattern;
-        // The readers are made now that their folder is known; each makes its database on
-        // its first read.
+        // Each reader starts its process on its first read.
         for (auto& reader : readers_) {
-            reader = std::make_unique<catalog::catalog_reader>(root_);
+            reader = std::make_unique<catalog::sandboxed_reader>(reader_settings_);
             free_.push_back(reader.get());
         }
     }
@@ -57,6 +56,18 @@ result<std::filesystem::path> catalog_readers::make_folder() {
                           "cannot make a private folder for catalog copies in " + root_.string());
     return std::filesystem::path(pattern);
 }
+
+void catalog_readers::set_reader_settings(catalog::reader_process_settings settings) {
+    reader_settings_ = std::move(settings);
+}
+
+namespace {
+/// Whose catalog a copy is: the pass folder (of make_folder()) it lies in.
+std::string tenant_of(std::filesystem::path const& root, std::filesystem::path const& file) {
+    auto relative = file.lexically_relative(root);
+    return relative.empty() ? std::string() : relative.begin()->string();
+}
+} // namespace
 
 struct catalog_readers::request {
     catalog::catalog_reader::batch_item item;
@@ -83,7 +94,7 @@ awaitable<result<catalog::catalog_contents>> catalog_readers::read(std::filesyst
 }
 
 void catalog_readers::serve(request& mine) {
-    catalog::catalog_reader* reader = nullptr;
+    catalog::sandboxed_reader* reader = nullptr;
     {
         // As many threads as readers: one is always free for the thread that runs this.
         std::lock_guard lock(free_mutex_);
@@ -92,7 +103,7 @@ void catalog_readers::serve(request& mine) {
     }
     struct give_back {
         catalog_readers& owner;
-        catalog::catalog_reader* reader;
+        catalog::sandboxed_reader* reader;
         ~give_back() {
             std::lock_guard lock(owner.free_mutex_);
             owner.free_.push_back(reader);
@@ -106,10 +117,16 @@ void catalog_readers::serve(request& mine) {
             queue_changed_.wait(lock);
             continue;
         }
+        // A batch is one pass's: its reader process never sees another's catalogs.
         std::vector<request*> batch;
-        while (!waiting_.empty() && batch.size() < max_batch) {
-            batch.push_back(waiting_.front());
-            waiting_.pop_front();
+        std::string tenant = tenant_of(root_, waiting_.front()->item.file);
+        for (auto at = waiting_.begin(); at != waiting_.end() && batch.size() < max_batch;) {
+            if (tenant_of(root_, (*at)->item.file) != tenant) {
+                ++at;
+                continue;
+            }
+            batch.push_back(*at);
+            at = waiting_.erase(at);
         }
         lock.unlock();
         std::vector<catalog::catalog_reader::batch_item> items;
@@ -118,7 +135,7 @@ void catalog_readers::serve(request& mine) {
         std::vector<result<catalog::catalog_contents>> outcomes;
         std::exception_ptr failure;
         try {
-            outcomes = reader->read_batch(items);
+            outcomes = reader->read_batch(items, root_ / tenant);
         } catch (...) {
             failure = std::current_exception(); // std::bad_alloc: each of the batch sees it
         }

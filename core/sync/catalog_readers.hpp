@@ -1,12 +1,14 @@
 #pragma once
-// The catalog readers of a process: a fixed number of threads, each with one DuckDB
-// database, that read the catalogs of every pass and audit in the order asked. However
-// many repositories pass at once, catalogs cost these threads and these databases (each
-// within its memory limit), never one per pass. Catalogs waiting when a reader comes free
-// are read together (catalog_reader::read_batch), which costs each a fraction of a read
-// alone: the busier the readers, the cheaper each read.
+// The catalog readers of a process: a fixed number of threads, each driving one sandboxed
+// reader process (catalog/sandboxed_reader.hpp) with one DuckDB database, that read the
+// catalogs of every pass and audit in the order asked. However many repositories pass at
+// once, catalogs cost these threads and these processes (each within its limits), never
+// one per pass. Catalogs of one pass waiting when a reader comes free are read together
+// (catalog_reader::read_batch), which costs each a fraction of a read alone. A reader
+// process serves one pass at a time: another pass's catalogs get a new one.
 
 #include "core/catalog/catalog_reader.hpp"
+#include "core/catalog/sandboxed_reader.hpp"
 #include "core/net.hpp"
 #include "verify/error.hpp"
 
@@ -58,6 +60,9 @@ public:
         std::uint64_t catalogs = 0;
         std::uint64_t batches = 0;
     };
+    /// The reader processes that ran for a test (a program of its own); applies to the
+    /// readers started after the call. Call it before the first read.
+    void set_reader_settings(catalog::reader_process_settings settings);
     counts read_counts() const;
     /// The same for every catalog_readers of the process since it started (the daemon's
     /// metrics: a reload replaces its readers). Thread-safe.
@@ -70,8 +75,9 @@ private:
     std::filesystem::path parent_;
     std::filesystem::path root_; ///< made on the first make_folder()
     std::mutex free_mutex_;
-    std::vector<std::unique_ptr<catalog::catalog_reader>> readers_;
-    std::vector<catalog::catalog_reader*> free_; ///< under free_mutex_: readers no thread is using
+    catalog::reader_process_settings reader_settings_;
+    std::vector<std::unique_ptr<catalog::sandboxed_reader>> readers_;
+    std::vector<catalog::sandboxed_reader*> free_; ///< under free_mutex_: readers no thread is using
     mutable std::mutex queue_mutex_;
     std::condition_variable queue_changed_; ///< a read was asked, or a batch was read
     std::deque<request*> waiting_;          ///< under queue_mutex_, first come first

@@ -1,0 +1,146 @@
+#include "core/catalog/catalog_worker.hpp"
+
+#include "core/catalog/catalog_reader.hpp"
+#include "core/catalog/detail/worker_socket.hpp"
+#include "core/catalog/errors.hpp"
+#include "core/catalog/sandbox.hpp"
+#include "core/catalog/worker_protocol.hpp"
+
+#include <charconv>
+#include <memory>
+#include <csignal>
+#include <cstdio>
+#include <new>
+#include <string>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+namespace mirror::catalog {
+
+namespace {
+
+constexpr int socket_fd = 3;
+constexpr int exit_sandbox = 70; // EX_SOFTWARE
+constexpr int exit_request = 65; // EX_DATAERR
+/// A request names at most a batch of catalogs: a few KiB. Anything near this is garbage.
+constexpr std::uint64_t max_request_bytes = 16 * 1024 * 1024;
+
+std::optional<std::uint64_t> number(char const* text) {
+    std::string_view s(text);
+    std::uint64_t value = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+    if (ec != std::errc() || end != s.data() + s.size())
+        return std::nullopt;
+    return value;
+}
+
+/// DuckDB reports its own memory limit as a failed query: here it is a limit reached.
+void classify_memory(result<catalog_contents>& outcome) {
+    if (!outcome && outcome.error().code == catalog_errc::query_failed &&
+        outcome.error().message.find("Out of Memory") != std::string::npos)
+        outcome = make_error(catalog_errc::reader_limit, outcome.error().message);
+}
+
+/// Where the file behind `fd` lies: DuckDB opens a catalog by path, and resolves links
+/// before it checks the path against the folder it may read.
+std::optional<std::string> path_of(int fd, std::string const& folder) {
+    std::string link = "/proc/self/fd/" + std::to_string(fd);
+    std::string target(4096, '\0');
+    ssize_t n = ::readlink(link.c_str(), target.data(), target.size());
+    if (n <= 0 || static_cast<std::size_t>(n) >= target.size())
+        return std::nullopt;
+    target.resize(static_cast<std::size_t>(n));
+    if (!target.starts_with(folder + "/"))
+        return std::nullopt;
+    return target;
+}
+
+std::vector<result<catalog_contents>> read_items(catalog_reader& reader, worker_request const& request,
+                                                 std::vector<int> const& fds) {
+    auto const& items = request.items;
+    std::vector<catalog_reader::batch_item> batch;
+    std::vector<std::optional<error>> refused(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        auto path = path_of(fds[i], request.folder);
+        if (!path) {
+            refused[i] = make_error(catalog_errc::cannot_open, items[i].name + ": its file lies outside " + request.folder);
+            continue;
+        }
+        batch.push_back({*path, items[i].name, items[i].options});
+    }
+    std::vector<result<catalog_contents>> outcomes;
+    try {
+        outcomes = reader.read_batch(batch);
+    } catch (std::bad_alloc const&) {
+        // The address space limit: no catalog of the batch has an answer.
+        outcomes.clear();
+        for (auto const& item : batch)
+            outcomes.emplace_back(make_error(catalog_errc::reader_limit,
+                                             item.name + ": the catalog reader ran out of memory"));
+    }
+    for (auto& outcome : outcomes)
+        classify_memory(outcome);
+    std::vector<result<catalog_contents>> out;
+    for (std::size_t i = 0, next = 0; i < items.size(); ++i)
+        out.push_back(refused[i] ? result<catalog_contents>(std::move(*refused[i])) : std::move(outcomes[next++]));
+    return out;
+}
+
+int serve(int parent, sandbox_limits limits) {
+    // The reader must not outlive its parent, even one killed with SIGKILL.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent)
+        return 0;
+    if (auto sandboxed = enter_catalog_sandbox(limits); !sandboxed) {
+        std::fprintf(stderr, "fdl-mirror catalog reader: %s\n", sandboxed.error().message.c_str());
+        return exit_sandbox;
+    }
+    if (detail::send_frame(socket_fd, encode_frame_header(frame_kind::hello, 0), {}, std::nullopt) !=
+        detail::socket_outcome::done)
+        return 0;
+    // Made on the first request: the folder of its pass is the only one DuckDB may read,
+    // and every later request must name the same one.
+    std::unique_ptr<catalog_reader> reader;
+    std::string folder;
+    for (;;) {
+        std::string header, payload;
+        std::vector<int> fds;
+        auto got = detail::receive_exact(socket_fd, worker_frame_header_bytes, header, &fds, std::nullopt);
+        if (got != detail::socket_outcome::done)
+            return 0; // the parent closed the socket: it needs this reader no more
+        auto frame = decode_frame_header(header, frame_kind::request, max_request_bytes, "request");
+        if (!frame || detail::receive_exact(socket_fd, frame->length, payload, &fds, std::nullopt) !=
+                          detail::socket_outcome::done)
+            return exit_request;
+        auto request = decode_request(payload);
+        if (!request || request->items.size() != fds.size() || request->folder.empty() ||
+            (reader && request->folder != folder))
+            return exit_request;
+        if (!reader) {
+            folder = request->folder;
+            reader = std::make_unique<catalog_reader>(folder);
+        }
+        auto answer = encode_answer(read_items(*reader, *request, fds));
+        detail::close_all(fds);
+        if (detail::send_frame(socket_fd, encode_frame_header(frame_kind::answer, answer.size()) + answer, {},
+                               std::nullopt) != detail::socket_outcome::done)
+            return 0;
+    }
+}
+
+} // namespace
+
+std::optional<int> serve_catalog_worker_if_asked(int argc, char** argv) {
+    if (argc < 2 || argv[1] != worker_flag)
+        return std::nullopt;
+    auto parent = argc == 5 ? number(argv[2]) : std::nullopt;
+    auto address_space = argc == 5 ? number(argv[3]) : std::nullopt;
+    auto cpu = argc == 5 ? number(argv[4]) : std::nullopt;
+    if (!parent || !address_space || !cpu) {
+        std::fprintf(stderr, "fdl-mirror catalog reader: started without its parent's pid and limits\n");
+        return exit_request;
+    }
+    return serve(static_cast<int>(*parent), {*address_space, *cpu});
+}
+
+} // namespace mirror::catalog

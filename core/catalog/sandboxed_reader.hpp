@@ -1,0 +1,91 @@
+#pragma once
+// Reads catalogs in a sandboxed reader process (catalog_worker.hpp) and takes its answers
+// as outside input: what a catalog does to DuckDB there (a crash, a hang, memory without
+// bound, a subverted reader answering lies about paths) becomes a failure of that catalog,
+// never of this process (docs/design.md, "The catalog sandbox").
+
+#include "core/catalog/catalog_reader.hpp"
+#include "verify/error.hpp"
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace mirror::catalog {
+
+struct reader_process_settings {
+    /// The program to run as the reader; it must call serve_catalog_worker_if_asked() first
+    /// thing in main(). This process's own binary unless a test says otherwise.
+    std::filesystem::path program = "/proc/self/exe";
+    /// Catalogs a reader serves before it is replaced (which bounds its CPU limit).
+    std::size_t max_catalogs = 64;
+    /// The largest answer accepted (a catalog of a million files is about 100 MiB of it).
+    std::uint64_t max_answer_bytes = std::uint64_t{512} << 20;
+    /// How long a new reader may take to say it is sandboxed and ready.
+    std::chrono::milliseconds startup_limit{15'000};
+    /// Past each catalog's time limit, how long the reader may take before it is killed
+    /// (its own watchdog interrupts DuckDB at the limit; this is the last resort).
+    std::chrono::milliseconds grace{5'000};
+};
+
+/// The address space a reader gets for DuckDB's `memory_limit` ("256MB", "1GiB"): that plus
+/// what the program and its libraries map; 0 (no limit) in sanitized builds or when the
+/// text is not a size.
+std::uint64_t reader_address_space(std::string const& memory_limit);
+
+/// One reader process at a time, started on first need and replaced when it failed, served
+/// another tenant, asked for another memory limit, or served max_catalogs. Blocking, and
+/// not thread-safe: use it from one thread at a time, off the I/O thread.
+class sandboxed_reader {
+public:
+    explicit sandboxed_reader(reader_process_settings settings = {});
+    /// Kills the reader, if any, and reaps it.
+    ~sandboxed_reader();
+    sandboxed_reader(sandboxed_reader const&) = delete;
+    sandboxed_reader& operator=(sandboxed_reader const&) = delete;
+
+    /// What catalog_reader::read_batch gives, read in the reader process. The files lie in
+    /// `folder` (a pass's private folder), the only one the reader may open files in; a
+    /// reader never serves two folders, so one subverted by a catalog cannot answer for
+    /// another pass's. Each file is opened here (never through a link) and passed as a
+    /// descriptor.
+    /// When the reader dies, overruns or answers garbage, the batch is read again one
+    /// catalog per new reader, so that the failure lands on the catalog that caused it:
+    /// catalog_errc::reader_crashed (naming the signal or exit status, or the garbage) or
+    /// reader_limit (a time, CPU or memory limit, or an answer past max_answer_bytes).
+    std::vector<result<catalog_contents>> read_batch(std::vector<catalog_reader::batch_item> const& items,
+                                                     std::filesystem::path const& folder);
+
+    /// Readers that failed, process-wide, since it started (the daemon's metrics).
+    struct failure_counts {
+        std::uint64_t crashed = 0;
+        std::uint64_t limited = 0;
+        std::uint64_t started = 0;
+    };
+    static failure_counts process_failures();
+
+private:
+    /// Starts a reader for DuckDB's `memory_limit`, with CPU for catalogs of `time_limit`.
+    result<void> start(std::string const& memory_limit, std::chrono::milliseconds time_limit);
+    /// Kills the reader (when still running) and reaps it; returns its wait status.
+    int stop();
+    /// One request and its answer, on the running reader; an error when it failed.
+    result<std::vector<result<catalog_contents>>> exchange(std::vector<catalog_reader::batch_item> const& items,
+                                                           std::string const& folder);
+    /// The reader failed (reading for `who`): kills and reaps it, and says why.
+    error failure(std::string const& who, bool timed_out, std::string const& detail = {});
+
+    reader_process_settings settings_;
+    pid_t pid_ = -1;
+    int socket_ = -1;
+    std::string folder_; ///< the one the running reader serves
+    std::string memory_limit_;
+    std::chrono::milliseconds time_limit_{0};
+    std::size_t served_ = 0;
+};
+
+} // namespace mirror::catalog

@@ -1,0 +1,193 @@
+#include "core/catalog/sandboxed_reader.hpp"
+#include <doctest/doctest.h>
+
+#include "core/catalog/errors.hpp"
+#include "core/catalog/sandbox.hpp"
+#include "tests/support/ducklake_writer.hpp"
+#include "tests/support/temp_dir.hpp"
+
+#include <cerrno>
+#include <fcntl.h>
+#include <fstream>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace mirror;
+using namespace mirror::catalog;
+using namespace mirror::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+catalog_model one_file(std::string const& name) {
+    catalog_model m;
+    m.data_path = "/data/";
+    m.snapshots = {0, 1};
+    model_table t;
+    t.name = "towns";
+    t.columns = {{1, "id"}};
+    t.files = {model_file{name, true, 1, 123, 10, 1}};
+    m.tables = {t};
+    return m;
+}
+
+catalog_reader::batch_item item(fs::path file, std::string name, std::chrono::milliseconds limit = std::chrono::seconds(30)) {
+    read_options options;
+    options.time_limit = limit;
+    return {std::move(file), std::move(name), options};
+}
+
+/// A stand-in for the reader program, for what no real catalog makes DuckDB do on cue:
+/// `body` runs with the socket on descriptor 3.
+fs::path fake_reader(temp_dir const& tmp, std::string const& body) {
+    auto path = tmp / "fake-reader.sh";
+    std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
+    fs::permissions(path, fs::perms::owner_all);
+    return path;
+}
+
+/// The hello frame of protocol version 1, as printf writes it.
+constexpr char const* hello = "printf 'WLDF\\001\\000\\000\\000HLDF\\000\\000\\000\\000\\000\\000\\000\\000' >&3";
+
+error only_error(std::vector<result<catalog_contents>> const& out) {
+    REQUIRE(out.size() == 1);
+    REQUIRE(!out[0].has_value());
+    return out[0].error();
+}
+
+} // namespace
+
+TEST_CASE("a catalog read in the sandboxed reader gives what a read in this process gives") {
+    temp_dir tmp;
+    write_catalog(tmp / "a.duckdb", one_file("a.parquet"));
+    write_catalog(tmp / "b.duckdb", one_file("b.parquet"));
+    std::ofstream(tmp / "junk.duckdb") << "not a database";
+    sandboxed_reader reader;
+    auto out = reader.read_batch({item(tmp / "a.duckdb", "a"), item(tmp / "junk.duckdb", "junk"),
+                                  item(tmp / "b.duckdb", "b")},
+                                 tmp.path());
+    REQUIRE(out.size() == 3);
+    auto local = read_catalog(tmp / "a.duckdb", "a");
+    REQUIRE(local.has_value());
+    REQUIRE_MESSAGE(out[0].has_value(), (out[0] ? "" : out[0].error().message));
+    REQUIRE(out[0]->needed.size() == 1);
+    CHECK(out[0]->needed[0].path == local->needed[0].path);
+    CHECK(out[0]->needed[0].bytes == 123);
+    CHECK(out[0]->format == local->format);
+    CHECK(out[0]->last_snapshot == local->last_snapshot);
+    REQUIRE(!out[1].has_value());
+    CHECK(out[1].error().code == catalog_errc::cannot_open);
+    CHECK(out[1].error().message.find("junk: ") == 0);
+    REQUIRE(out[2].has_value());
+    CHECK(out[2]->needed[0].path == "main/towns/b.parquet");
+    // A refused file costs no process: the next read is served by the same reader.
+    auto started = sandboxed_reader::process_failures().started;
+    CHECK(reader.read_batch({item(tmp / "b.duckdb", "b")}, tmp.path())[0].has_value());
+    CHECK(sandboxed_reader::process_failures().started == started);
+    // Another folder gets another process, which reads nothing outside it.
+    temp_dir other;
+    write_catalog(other / "c.duckdb", one_file("c.parquet"));
+    CHECK(reader.read_batch({item(other / "c.duckdb", "c")}, other.path())[0].has_value());
+    CHECK(sandboxed_reader::process_failures().started == started + 1);
+    auto outside = only_error(reader.read_batch({item(tmp / "b.duckdb", "b")}, other.path()));
+    CHECK(outside.code == catalog_errc::cannot_open);
+    CHECK(outside.message.find("lies outside") != std::string::npos);
+}
+
+TEST_CASE("a link is never followed to a catalog") {
+    temp_dir tmp;
+    write_catalog(tmp / "a.duckdb", one_file("a.parquet"));
+    fs::create_symlink(tmp / "a.duckdb", tmp / "link.duckdb");
+    sandboxed_reader reader;
+    auto e = only_error(reader.read_batch({item(tmp / "link.duckdb", "link")}, tmp.path()));
+    CHECK(e.code == catalog_errc::cannot_open);
+}
+
+TEST_CASE("a reader that dies, hangs or answers garbage fails that catalog, and the next read has a new reader") {
+    temp_dir tmp;
+    write_catalog(tmp / "a.duckdb", one_file("a.parquet"));
+    reader_process_settings settings;
+    settings.grace = std::chrono::milliseconds(200);
+    settings.startup_limit = std::chrono::milliseconds(3000);
+    auto before = sandboxed_reader::process_failures();
+    SUBCASE("killed by a signal while reading") {
+        settings.program = fake_reader(tmp, std::string(hello) + "\nhead -c 20 <&3 >/dev/null\nkill -SEGV $$");
+        sandboxed_reader reader(settings);
+        auto e = only_error(reader.read_batch({item(tmp / "a.duckdb", "versions/x/ducklake.duckdb")}, tmp.path()));
+        CHECK(e.code == catalog_errc::reader_crashed);
+        CHECK(e.message.find("versions/x/ducklake.duckdb: ") == 0);
+        CHECK(e.message.find("SIGSEGV") != std::string::npos);
+        CHECK(sandboxed_reader::process_failures().crashed == before.crashed + 1);
+    }
+    SUBCASE("an exit before its hello") {
+        settings.program = fake_reader(tmp, "exit 3");
+        sandboxed_reader reader(settings);
+        auto e = only_error(reader.read_batch({item(tmp / "a.duckdb", "a")}, tmp.path()));
+        CHECK(e.code == catalog_errc::reader_crashed);
+        CHECK(e.message.find("with status 3") != std::string::npos);
+    }
+    SUBCASE("no answer within the time limit") {
+        settings.program = fake_reader(tmp, std::string(hello) + "\nexec sleep 30");
+        sandboxed_reader reader(settings);
+        auto start = std::chrono::steady_clock::now();
+        auto e = only_error(reader.read_batch({item(tmp / "a.duckdb", "a", std::chrono::milliseconds(300))}, tmp.path()));
+        CHECK(e.code == catalog_errc::reader_limit);
+        CHECK(e.message.find("took too long") != std::string::npos);
+        CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+        CHECK(sandboxed_reader::process_failures().limited == before.limited + 1);
+    }
+    SUBCASE("garbage for an answer") {
+        settings.program = fake_reader(tmp, std::string(hello) +
+                                                "\nhead -c 20 <&3 >/dev/null\nprintf 'HTTP/1.1 200 OK\\r\\nServer: x\\r\\n\\r\\n' >&3\nexec sleep 30");
+        sandboxed_reader reader(settings);
+        auto e = only_error(reader.read_batch({item(tmp / "a.duckdb", "a")}, tmp.path()));
+        CHECK(e.code == catalog_errc::reader_crashed);
+        CHECK(e.message.find("garbage") != std::string::npos);
+    }
+    SUBCASE("a program that does not serve readers") {
+        settings.program = "/bin/true";
+        sandboxed_reader reader(settings);
+        CHECK(only_error(reader.read_batch({item(tmp / "a.duckdb", "a")}, tmp.path())).code == catalog_errc::reader_crashed);
+    }
+}
+
+TEST_CASE("the sandbox refuses the network, exec, processes and writes, and lets threads and reads through") {
+    temp_dir tmp;
+    std::ofstream(tmp / "readable") << "x";
+    pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        // Each bit set is a refusal that did not happen, or an allowed call that failed.
+        int wrong = 0;
+        if (!enter_catalog_sandbox({}))
+            ::_exit(100);
+        if (::socket(AF_INET, SOCK_STREAM, 0) >= 0 || errno != EPERM)
+            wrong |= 1;
+        if (::open((tmp / "new").c_str(), O_WRONLY | O_CREAT, 0600) >= 0 || errno != EPERM)
+            wrong |= 2;
+        if (::open((tmp / "readable").c_str(), O_RDWR) >= 0 || errno != EPERM)
+            wrong |= 4;
+        if (::open((tmp / "readable").c_str(), O_RDONLY) < 0)
+            wrong |= 8;
+        char const* argv[] = {"/bin/true", nullptr};
+        if (::execv("/bin/true", const_cast<char**>(argv)) == 0 || errno != EPERM)
+            wrong |= 16;
+        if (::fork() >= 0)
+            wrong |= 32;
+        bool ran = false;
+        std::thread([&] { ran = true; }).join();
+        if (!ran)
+            wrong |= 64;
+        if (::kill(::getppid(), 0) == 0 || ::unlink((tmp / "readable").c_str()) == 0)
+            wrong |= 128;
+        ::_exit(wrong);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(fs::exists(tmp / "readable"));
+    CHECK(!fs::exists(tmp / "new"));
+}
