@@ -8,6 +8,10 @@
 #include <cstring>
 #include <fcntl.h>
 #include <initializer_list>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/mman.h>
+#include <vector>
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -77,7 +81,30 @@ public:
             add(seccomp_rule_add(ctx_, SCMP_ACT_ERRNO(EPERM), nr, 1, SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, bits, 0)));
     }
 
-    int load() { return failed_ != 0 ? failed_ : seccomp_load(ctx_); }
+    /// Loads the filter; 0 or a negative errno.
+    int load() {
+        if (failed_ != 0)
+            return failed_;
+        if (seccomp_load(ctx_) == 0)
+            return 0;
+        // A service's own filter may refuse seccomp() itself (systemd's @system-service
+        // does not list it) while it allows prctl: load the same program that way.
+        int bpf = ::memfd_create("fdl-mirror-catalog-filter", MFD_CLOEXEC);
+        if (bpf < 0)
+            return -errno;
+        int rc = seccomp_export_bpf(ctx_, bpf);
+        std::vector<sock_filter> program;
+        if (rc == 0) {
+            program.resize(static_cast<std::size_t>(::lseek(bpf, 0, SEEK_END)) / sizeof(sock_filter));
+            if (::pread(bpf, program.data(), program.size() * sizeof(sock_filter), 0) < 0)
+                rc = -errno;
+        }
+        ::close(bpf);
+        if (rc != 0 || program.empty() || program.size() > 0xffff)
+            return rc != 0 ? rc : -EINVAL;
+        sock_fprog loaded{static_cast<unsigned short>(program.size()), program.data()};
+        return ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &loaded) == 0 ? 0 : -errno;
+    }
 
 private:
     void add(int rc) {

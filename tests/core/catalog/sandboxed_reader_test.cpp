@@ -6,7 +6,13 @@
 #include "tests/support/ducklake_writer.hpp"
 #include "tests/support/temp_dir.hpp"
 
+#include <seccomp.h>
+
 #include <cerrno>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <fcntl.h>
 #include <fstream>
 #include <sys/socket.h>
@@ -190,4 +196,37 @@ TEST_CASE("the sandbox refuses the network, exec, processes and writes, and lets
     CHECK(WEXITSTATUS(status) == 0);
     CHECK(fs::exists(tmp / "readable"));
     CHECK(!fs::exists(tmp / "new"));
+}
+
+TEST_CASE("the sandbox is entered under the service unit's own filter, which denies seccomp() and setrlimit") {
+    pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        // As systemd's SystemCallFilter=@system-service with ~@resources, EPERM for the rest,
+        // loaded as systemd loads it (raw BPF, before the program runs): libseccomp then
+        // finds seccomp() refused and loads through prctl, and the limits go through prlimit64.
+        ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+        scmp_filter_ctx unit = seccomp_init(SCMP_ACT_ALLOW);
+        seccomp_rule_add(unit, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(seccomp), 0);
+        seccomp_rule_add(unit, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setrlimit), 0);
+        int bpf = ::memfd_create("unit-filter", 0);
+        if (bpf < 0 || seccomp_export_bpf(unit, bpf) != 0)
+            ::_exit(100);
+        std::vector<sock_filter> program(static_cast<std::size_t>(::lseek(bpf, 0, SEEK_END)) / sizeof(sock_filter));
+        if (::pread(bpf, program.data(), program.size() * sizeof(sock_filter), 0) < 0)
+            ::_exit(100);
+        sock_fprog loaded{static_cast<unsigned short>(program.size()), program.data()};
+        if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &loaded) != 0)
+            ::_exit(100);
+        if (auto entered = enter_catalog_sandbox({std::uint64_t{8} << 30, 100}); !entered) {
+            std::fprintf(stderr, "%s\n", entered.error().message.c_str());
+            ::_exit(101);
+        }
+        bool confined = ::socket(AF_UNIX, SOCK_STREAM, 0) < 0 && errno == EPERM;
+        ::_exit(confined ? 0 : 102);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
 }
