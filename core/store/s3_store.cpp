@@ -1,14 +1,18 @@
 #include "core/store/s3_store.hpp"
 
+#include "core/s3/xml_shape.hpp"
+
 #include "core/fdl/paths.hpp"
 #include "core/s3/aws_config.hpp"
 #include "core/s3/s3_error.hpp"
+#include "core/s3/xml_shape.hpp"
 #include "core/store/detail/s3_exchange.hpp"
 #include "core/store/errors.hpp"
 #include "core/store/s3_writer.hpp"
 #include "verify/sha256.hpp"
 
 #include <charconv>
+#include <set>
 
 namespace mirror::store {
 
@@ -203,9 +207,59 @@ awaitable<result<std::string>> s3_store::write_conditional(std::string key, std:
                              (if_tag ? "since it was read (If-Match " + *if_tag + ")" : "(it exists now)"));
 }
 
+namespace {
+
+/// What keeps one listing finite: a page count, a key count, a deadline, and never the
+/// same continuation token twice (a server that gives one again would list for ever).
+class listing_guard {
+public:
+    listing_guard(s3_store_settings const& settings, std::string what)
+        : settings_(settings), what_(std::move(what)),
+          deadline_(std::chrono::steady_clock::now() + settings.listing_time_limit) {}
+
+    /// Checks a page's shape before anything is read from it.
+    std::optional<error> page(std::string_view xml, std::string_view root) {
+        if (auto problem = s3::xml_shape_problem(xml, root))
+            return make_error(store_errc::rejected, what_ + ": a listing page that is not well-formed XML: " + *problem);
+        return std::nullopt;
+    }
+    /// Counts a key; an error past the limit.
+    std::optional<error> key() {
+        if (++keys_ <= settings_.max_listing_keys)
+            return std::nullopt;
+        return cut("more than " + std::to_string(settings_.max_listing_keys) + " keys");
+    }
+    /// Takes the token (or marker) of the next page; an error when it must not be asked for.
+    std::optional<error> next(std::string const& token) {
+        if (!tokens_.insert(token).second)
+            return cut("the server gave the same continuation token twice, after " + std::to_string(pages_) +
+                       " pages");
+        if (++pages_ >= settings_.max_listing_pages)
+            return cut("more than " + std::to_string(settings_.max_listing_pages) + " pages");
+        if (std::chrono::steady_clock::now() >= deadline_)
+            return cut("still listing after " + std::to_string(settings_.listing_time_limit.count() / 1000) + " s");
+        return std::nullopt;
+    }
+
+private:
+    error cut(std::string const& why) const {
+        return make_error(store_errc::rejected, what_ + ": the listing was cut: " + why + " (" +
+                                                     std::to_string(keys_) + " keys listed)");
+    }
+    s3_store_settings const& settings_;
+    std::string what_;
+    std::chrono::steady_clock::time_point deadline_;
+    std::set<std::string> tokens_;
+    std::size_t pages_ = 1;
+    std::uint64_t keys_ = 0;
+};
+
+} // namespace
+
 awaitable<result<void>> s3_store::list(std::string prefix, std::function<result<void>(list_entry)> each) {
     if (auto problem = prefix_problem(prefix))
         co_return make_error(store_errc::rejected, describe() + ": " + *problem);
+    listing_guard guard(settings_, describe() + prefix);
     std::optional<std::string> token;
     do {
         std::vector<std::pair<std::string, std::string>> query{{"list-type", "2"}, {"prefix", prefix_ + prefix}};
@@ -224,6 +278,8 @@ awaitable<result<void>> s3_store::list(std::string prefix, std::function<result<
             co_return listed.error();
         // One page at a time: a listing of any length never sits in memory whole.
         std::string_view xml = page.text;
+        if (auto malformed = guard.page(xml, "ListBucketResult"))
+            co_return *malformed;
         for (auto at = xml.find("<Contents>"); at != std::string_view::npos; at = xml.find("<Contents>", at + 1)) {
             auto end = xml.find("</Contents>", at);
             if (end == std::string_view::npos)
@@ -239,6 +295,8 @@ awaitable<result<void>> s3_store::list(std::string prefix, std::function<result<
             // or a hostile one) must not make them this folder's.
             if (!key->starts_with(prefix_ + prefix))
                 continue;
+            if (auto over = guard.key())
+                co_return *over;
             if (auto taken = each({key->substr(prefix_.size()), size}); !taken)
                 co_return taken;
         }
@@ -247,6 +305,8 @@ awaitable<result<void>> s3_store::list(std::string prefix, std::function<result<
             token = s3::xml_text(xml, "NextContinuationToken");
             if (!token || token->empty())
                 co_return make_error(store_errc::rejected, describe() + prefix + ": a truncated listing without a token");
+            if (auto cut = guard.next(*token))
+                co_return *cut;
         }
     } while (token);
     co_return result<void>();
@@ -271,6 +331,7 @@ awaitable<result<void>> s3_store::remove(std::string key) {
 awaitable<result<std::size_t>> s3_store::discard_incomplete_writes() {
     std::size_t aborted = 0;
     std::optional<std::string> key_marker, id_marker;
+    listing_guard guard(settings_, describe() + " (incomplete uploads)");
     do {
         std::vector<std::pair<std::string, std::string>> query{{"uploads", ""}, {"prefix", prefix_}};
         if (key_marker)
@@ -285,6 +346,8 @@ awaitable<result<std::size_t>> s3_store::discard_incomplete_writes() {
         if (!listed)
             co_return with_context(listed.error(), "listing incomplete uploads");
         std::string_view xml = page.text;
+        if (auto malformed = guard.page(xml, "ListMultipartUploadsResult"))
+            co_return *malformed;
         for (auto at = xml.find("<Upload>"); at != std::string_view::npos; at = xml.find("<Upload>", at + 1)) {
             auto end = xml.find("</Upload>", at);
             if (end == std::string_view::npos)
@@ -310,6 +373,8 @@ awaitable<result<std::size_t>> s3_store::discard_incomplete_writes() {
             if (!key_marker || key_marker->empty())
                 co_return make_error(store_errc::rejected,
                                      describe() + ": a truncated list of incomplete uploads without a marker");
+            if (auto cut = guard.next(*key_marker + "\n" + id_marker.value_or("")))
+                co_return *cut;
         }
     } while (key_marker);
     co_return aborted;

@@ -36,6 +36,13 @@ struct s3_store_settings {
     /// a part in memory. 0 sends each part before taking more bytes.
     std::size_t parallel_parts = 4;
     std::size_t max_page_bytes = 16 * 1024 * 1024; ///< a ListObjectsV2 page larger than this is refused
+    /// What keeps one listing finite, whatever a server answers (pages that are never the
+    /// last, continuation tokens given again): past any of these the listing fails, saying
+    /// which was reached. A repository's own limits (refs, versions, files of a version)
+    /// stay far below them: S3 gives up to 1,000 keys a page.
+    std::size_t max_listing_pages = 20'000;
+    std::uint64_t max_listing_keys = 10'000'000;
+    std::chrono::milliseconds listing_time_limit{30 * 60 * 1000};
     /// The process's memory budget: each upload buffer past 256 KiB (a part, or a small
     /// object's bytes) is granted from it. Null: no budget.
     memory_budget* memory = nullptr;

@@ -135,6 +135,11 @@ fault_http_server::~fault_http_server() {
     // io_'s destructor then destroys the suspended connections, closing their sockets.
 }
 
+void fault_http_server::put_generated(std::string path, std::function<std::string(std::size_t)> make) {
+    std::lock_guard lock(mutex_);
+    generated_[std::move(path)] = {std::move(make), 0};
+}
+
 void fault_http_server::put(std::string path, std::string body) {
     std::lock_guard lock(mutex_);
     objects_[std::move(path)] = std::move(body);
@@ -198,10 +203,14 @@ auto fault_http_server::answer(std::string_view method, std::string const& path,
     std::string body;
     {
         std::lock_guard lock(mutex_);
-        auto it = objects_.find(path);
-        if (it == objects_.end())
-            return {404, {}, "not found\n"};
-        body = it->second;
+        if (auto made = generated_.find(path); made != generated_.end()) {
+            body = made->second.first(++made->second.second);
+        } else {
+            auto it = objects_.find(path);
+            if (it == objects_.end())
+                return {404, {}, "not found\n"};
+            body = it->second;
+        }
     }
     std::string etag = etag_of(body);
     if (if_none_match == "*" || (!if_none_match.empty() && if_none_match.find(etag) != std::string_view::npos))

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -49,6 +50,9 @@ public:
 
     /// Adds or replaces an object ("/data/a.parquet").
     void put(std::string path, std::string body);
+    /// Serves at `path` a body made anew for each request: `make(n)` for the n-th one (from
+    /// 1). For an origin that answers differently every time (an endless listing).
+    void put_generated(std::string path, std::function<std::string(std::size_t)> make);
     /// Applies `f` to the n-th request the server reads (from 1, over all connections).
     /// Wins over a fault by path.
     void fail_request(std::size_t n, fault f);
@@ -78,6 +82,7 @@ private:
 
     mutable std::mutex mutex_; // the test's thread and the server's thread share what follows
     std::map<std::string, std::string> objects_;
+    mutable std::map<std::string, std::pair<std::function<std::string(std::size_t)>, std::size_t>> generated_;
     std::map<std::size_t, fault> by_number_;
     std::map<std::string, std::pair<fault, std::size_t>> by_path_;
     std::vector<recorded_request> requests_;
