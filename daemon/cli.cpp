@@ -104,6 +104,18 @@ void take_memory_limit(arg_reader& in, std::uint64_t& limit, std::optional<usage
     }
 }
 
+/// --deadline DURATION (sync, verify): a duration of at least a second.
+void take_deadline(arg_reader& in, std::optional<std::chrono::milliseconds>& deadline,
+                   std::optional<usage_error>& problem) {
+    if (auto value = in.value_for("--deadline", problem)) {
+        auto d = config::parse_duration(*value);
+        if (!d || *d < std::chrono::seconds(1))
+            problem = usage_error{"--deadline: '" + *value + "' is not a duration of at least 1s (30s, 10m, 2h)"};
+        else
+            deadline = *d;
+    }
+}
+
 std::variant<command, usage_error> parse_sync(arg_reader& in) {
     sync_command cmd;
     std::vector<std::string> positional;
@@ -139,6 +151,8 @@ std::variant<command, usage_error> parse_sync(arg_reader& in) {
             }
         } else if (arg == "--memory-limit") {
             take_memory_limit(in, cmd.memory_limit, problem);
+        } else if (arg == "--deadline") {
+            take_deadline(in, cmd.deadline, problem);
         } else if (arg.starts_with("-")) {
             problem = usage_error{"sync: unknown option " + arg};
         } else {
@@ -179,6 +193,8 @@ std::variant<command, usage_error> parse_verify(arg_reader& in) {
             cmd.concurrency = take_concurrency(in, problem);
         else if (arg == "--memory-limit")
             take_memory_limit(in, cmd.memory_limit, problem);
+        else if (arg == "--deadline")
+            take_deadline(in, cmd.deadline, problem);
         else if (arg == "--without-key") {
             if (auto value = in.value_for(arg, problem)) {
                 if (!value->starts_with("SHA256:"))

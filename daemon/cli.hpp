@@ -4,6 +4,7 @@
 #include "config/values.hpp"
 #include "daemon/help_text.hpp"
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -50,6 +51,8 @@ struct sync_command {
     /// six parts of 5 MiB in flight as with twelve of 16 MiB (s3_parts.hpp,
     /// docs/benchmarks.md).
     std::uint64_t memory_limit = std::uint64_t{48} << 20;
+    /// --deadline DURATION: the whole sync is cut past it (exit 3); none by default.
+    std::optional<std::chrono::milliseconds> deadline;
 };
 
 struct verify_command {
@@ -69,6 +72,8 @@ struct verify_command {
     std::optional<std::size_t> concurrency;
     /// --memory-limit: as sync's; the read buffers of many checks at once stay within it.
     std::uint64_t memory_limit = std::uint64_t{48} << 20;
+    /// --deadline DURATION: as sync's.
+    std::optional<std::chrono::milliseconds> deadline;
 };
 
 /// `check-signature`: like `ssh-keygen -Y verify`; the message comes on standard input.

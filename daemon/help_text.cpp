@@ -19,12 +19,15 @@ constexpr char const* sync_options = R"(sync options:
                                  rest are refused and reported
   --max-ref-name-length N        refuse ref names longer than N bytes (default 255)
   --memory-limit SIZE            DuckDB and buffers in flight stay within SIZE (default 48MiB)
+  --deadline DURATION            cut the whole sync after DURATION (30s, 10m, 2h; exit 3): what
+                                 was published stays, nothing half-copied is visible
 )";
 
 constexpr char const* verify_options = R"(verify options:
   --concurrency N                data files checked at once, at most (default 4; with --config,
                                  the repository's concurrency)
   --memory-limit SIZE            DuckDB and read buffers stay within SIZE (default 48MiB)
+  --deadline DURATION            cut the whole audit after DURATION (30s, 10m, 2h; exit 3)
   --without-key FINGERPRINT      show which versions would lose their trusted signature if that
                                  key were revoked (repeatable)
   --config FILE --repository NAME

@@ -15,6 +15,7 @@
 #include "daemon/sync_lease.hpp"
 #include "daemon/terminal_text.hpp"
 
+#include "config/units.hpp"
 #include "core/catalog/catalog_worker.hpp"
 #include "core/store/errors.hpp"
 #include "core/store/fault_store.hpp"
@@ -25,7 +26,10 @@
 #include "verify/signature_policy.hpp"
 #include "verify/sshsig.hpp"
 
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/io_context.hpp>
 
 #include <algorithm>
@@ -44,20 +48,45 @@ using namespace mirror;
 constexpr int exit_usage = 2;
 constexpr int exit_io = 3;
 
-/// Runs one coroutine to completion on `io` (which outlives the stores) and returns its value.
+/// Runs one coroutine to completion on `io` (which outlives the stores) and returns its
+/// value; nullopt when `deadline` passed first and cut it (as the daemon cuts a pass: the
+/// object in hand is finished or left unpublished, never half visible).
 template <class T>
-T run_to_completion(net::io_context& io, awaitable<T> work) {
+std::optional<T> run_within(net::io_context& io, awaitable<T> work, std::optional<std::chrono::milliseconds> deadline) {
     std::optional<T> out;
     std::exception_ptr failure;
-    net::co_spawn(io, std::move(work), [&](std::exception_ptr e, T value) {
-        failure = e;
-        if (!e)
-            out = std::move(value);
-    });
+    bool finished = false, cut = false;
+    net::cancellation_signal cutter;
+    net::steady_timer timer(io);
+    if (deadline) {
+        timer.expires_after(*deadline);
+        timer.async_wait([&](boost::system::error_code ec) {
+            if (!ec && !finished) {
+                cut = true;
+                cutter.emit(net::cancellation_type::terminal);
+            }
+        });
+    }
+    net::co_spawn(io, std::move(work), net::bind_cancellation_slot(cutter.slot(), [&](std::exception_ptr e, T value) {
+                      finished = true;
+                      timer.cancel();
+                      failure = e;
+                      if (!e)
+                          out = std::move(value);
+                  }));
     io.run();
-    if (failure)
+    if (failure && !cut)
         std::rethrow_exception(failure); // a bug: main reports it and exits non-zero
-    return std::move(*out);
+    if (cut)
+        return std::nullopt;
+    return out;
+}
+
+/// What a command cut at its --deadline says, and its exit status.
+int cut_at_deadline(std::string const& command, std::chrono::milliseconds deadline) {
+    daemon::print_error(command + ": cut at its --deadline of " + config::format_duration(deadline) +
+                        ": what was published stays, nothing half-copied is visible; run it again to go on");
+    return exit_io;
 }
 
 /// Builds an origin's signature settings from the command line: the keys are read and
@@ -181,9 +210,12 @@ int run_sync_command(daemon::sync_command const& cmd) {
     std::optional<daemon::mirror_lock> lock;
     options.before_first_write = daemon::folder_lock_step(cmd.mirror, lock);
     // Into S3, the pass holds the repository's lease, as the daemons' passes do.
-    auto report =
-        run_to_completion(io, daemon::sync_holding_lease(**origin, **mirror, *target, options, progress.get()));
+    auto finished = run_within(io, daemon::sync_holding_lease(**origin, **mirror, *target, options, progress.get()),
+                               cmd.deadline);
     progress.reset();
+    if (!finished)
+        return cut_at_deadline("sync", *cmd.deadline);
+    auto& report = *finished;
     std::string out = cmd.json ? daemon::sync_json(report, cmd.origin, cmd.mirror)
                                : daemon::sync_summary(report, cmd.origin, cmd.mirror);
     std::fwrite(out.data(), 1, out.size(), stdout);
@@ -262,8 +294,11 @@ int run_verify_command(daemon::verify_command const& cmd) {
     } else {
         options.data_manifest = &dropped;
     }
-    auto report = run_to_completion(io, sync::run_audit(**repo, progress.get(), &pool, std::move(options)));
+    auto finished = run_within(io, sync::run_audit(**repo, progress.get(), &pool, std::move(options)), cmd.deadline);
     progress.reset();
+    if (!finished)
+        return cut_at_deadline("verify", *cmd.deadline);
+    auto& report = *finished;
     auto to_stdout = [](std::string_view piece) { std::fwrite(piece.data(), 1, piece.size(), stdout); };
     std::string problem;
     bool written = cmd.json ? daemon::write_audit_json(report, setup, spill.get(), to_stdout, problem)

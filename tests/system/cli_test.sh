@@ -167,4 +167,20 @@ rm "$work"/m4/versions/*/version.json.sig
 expect_status 1 "verify a mirror whose signatures were removed" -- "$FDL_MIRROR" verify "$work/m4" --allowed-signers "$work/signers"
 expect_output "missing_signature" "verify reports removed signatures"
 
+# --deadline cuts a whole sync or verify: exit 3, a message naming it, and a mirror in
+# which nothing half-copied is visible.
+"$FDL_PUBLISHER" sample "$work/slow"
+"$FDL_PUBLISHER" add "$work/slow" main 4194304 >/dev/null
+expect_status 2 "a deadline under a second" -- "$FDL_MIRROR" sync "$work/slow" "$work/m5" --deadline 10ms
+expect_output "--deadline: '10ms' is not a duration of at least 1s" "the deadline's floor named"
+started=$(date +%s)
+expect_status 3 "sync cut at its deadline" -- "$FDL_MIRROR" sync "$work/slow" "$work/m5" --deadline 2s \
+  --max-bytes-per-second 256KiB
+expect_output "sync: cut at its --deadline of 2s" "the cut sync says why"
+[ $(( $(date +%s) - started )) -lt 30 ] && pass || fail "the cut sync took $(( $(date +%s) - started )) s"
+expect_status 0 "the cut mirror shows nothing half-copied" -- "$FDL_PUBLISHER" check "$work/m5"
+expect_status 0 "the next sync goes on" -- "$FDL_MIRROR" sync "$work/slow" "$work/m5"
+expect_status 3 "verify cut at its deadline" -- "$FDL_MIRROR" verify "$work/m5" --deadline 1s --max-bytes-per-second 64KiB
+expect_output "verify: cut at its --deadline of 1s" "the cut verify says why"
+
 finish
