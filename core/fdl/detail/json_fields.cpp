@@ -1,5 +1,7 @@
 #include "core/fdl/detail/json_fields.hpp"
 
+#include "core/fdl/detail/json_duplicates.hpp"
+
 #include <boost/json/parse.hpp>
 #include <boost/json/parse_options.hpp>
 #include <boost/json/serialize.hpp>
@@ -18,6 +20,10 @@ result<boost::json::value> parse_json(std::string_view text, std::string_view fi
     boost::json::value value = boost::json::parse(text, ec, {}, options);
     if (ec)
         return make_error(fdl_errc::bad_json, std::string(file) + ": not valid JSON (" + ec.message() + ")");
+    // Two values for one key would be read two ways by two parsers: never take either.
+    if (auto duplicate = duplicate_json_key(text))
+        return make_error(fdl_errc::bad_json, std::string(file) + ": the key '" + duplicate->substr(0, 200) +
+                                                  "' appears twice in one object");
     return value;
 }
 
