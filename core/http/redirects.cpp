@@ -43,8 +43,31 @@ bool is_internal_address(boost::asio::ip::address const& address) noexcept {
     if (v6.is_v4_mapped())
         return internal_v4(boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, v6));
     auto const b = v6.to_bytes();
+    auto v4_at = [&](std::size_t at, unsigned char flip = 0) {
+        return boost::asio::ip::address_v4({static_cast<unsigned char>(b[at] ^ flip),
+                                            static_cast<unsigned char>(b[at + 1] ^ flip),
+                                            static_cast<unsigned char>(b[at + 2] ^ flip),
+                                            static_cast<unsigned char>(b[at + 3] ^ flip)});
+    };
+    auto zero = [&](std::size_t from, std::size_t to) {
+        return std::all_of(b.begin() + from, b.begin() + to, [](unsigned char c) { return c == 0; });
+    };
+    // Addresses that carry an IPv4 address inside: a gateway would take the client there.
+    if (zero(0, 12)) // IPv4-compatible ::a.b.c.d (deprecated; and :: and ::1 themselves)
+        return v6.is_loopback() || v6.is_unspecified() || internal_v4(v4_at(12));
+    if (b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b) {
+        if (zero(4, 12)) // NAT64, well-known prefix 64:ff9b::/96
+            return internal_v4(v4_at(12));
+        if (b[4] == 0x00 && b[5] == 0x01) // 64:ff9b:1::/48, local-use NAT64: a private network's own
+            return true;
+    }
+    if (b[0] == 0x20 && b[1] == 0x02) // 6to4, 2002:a.b.c.d::/48
+        return internal_v4(v4_at(2));
+    if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x00 && b[3] == 0x00) // Teredo: server, and client flipped
+        return internal_v4(v4_at(4)) || internal_v4(v4_at(12, 0xff));
     return v6.is_loopback() || v6.is_unspecified() || v6.is_link_local() || v6.is_multicast() ||
-           (b[0] & 0xfe) == 0xfc; // unique local (fc00::/7)
+           (b[0] & 0xfe) == 0xfc ||             // unique local (fc00::/7)
+           (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0); // site-local (fec0::/10, deprecated)
 }
 
 redirect_verdict decide_redirect(location const& start, bool start_internal, location const& next,

@@ -15,7 +15,9 @@ namespace mirror::http {
 /// True for an address a public origin has no business sending the client to: loopback,
 /// unspecified, link-local (169.254/16 and fe80::/10, where cloud metadata lives), private
 /// (10/8, 172.16/12, 192.168/16, fc00::/7), shared (100.64/10), multicast, broadcast and
-/// 0/8; an IPv4-mapped IPv6 address by its IPv4 part.
+/// 0/8, site-local fec0::/10 and local-use NAT64 64:ff9b:1::/48; an IPv6 address that
+/// carries an IPv4 one (mapped ::ffff:a.b.c.d, compatible ::a.b.c.d, NAT64 64:ff9b::/96,
+/// 6to4 2002::/16, Teredo 2001::/32) by that IPv4 part.
 bool is_internal_address(boost::asio::ip::address const& address) noexcept;
 
 /// What to do with one redirect.

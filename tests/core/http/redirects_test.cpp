@@ -12,17 +12,22 @@ location at(std::string const& url) {
 }
 } // namespace
 
-TEST_CASE("internal addresses: loopback, private, link-local, shared, multicast, unspecified, mapped") {
+TEST_CASE("internal addresses: loopback, private, link-local, shared, multicast, unspecified, IPv4 inside IPv6") {
     for (char const* text : {"127.0.0.1", "127.255.0.9", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1",
                              "169.254.169.254", "100.64.0.1", "100.127.255.254", "0.0.0.0", "0.1.2.3", "224.0.0.1",
                              "255.255.255.255", "::1", "::", "fe80::1", "fc00::1", "fd12:3456::1", "ff02::1",
-                             "::ffff:169.254.169.254", "::ffff:10.0.0.1"}) {
+                             "::ffff:169.254.169.254", "::ffff:10.0.0.1",
+                             // IPv4 carried in IPv6: compatible, NAT64, 6to4, Teredo (client flipped)
+                             "::169.254.169.254", "::10.0.0.1", "64:ff9b::a9fe:a9fe", "64:ff9b::7f00:1",
+                             "64:ff9b:1::808:808", "2002:a9fe:a9fe::1", "2002:c0a8:101::", "fec0::1",
+                             "2001:0:4136:e378:8000:63bf:f5ff:fffe", "2001:0:a00:1::1"}) {
         CAPTURE(text);
         CHECK(is_internal_address(ip::make_address(text)));
     }
     for (char const* text : {"8.8.8.8", "172.15.255.255", "172.32.0.1", "192.167.1.1", "100.63.255.255",
                              "100.128.0.1", "169.253.1.1", "11.0.0.1", "2001:db8::1", "2606:4700::1111",
-                             "::ffff:93.184.216.34"}) {
+                             "::ffff:93.184.216.34", "64:ff9b::808:808", "2002:808:808::1", "::8.8.8.8",
+                             "2001:0:4136:e378:8000:63bf:3fff:fdd2"}) {
         CAPTURE(text);
         CHECK(!is_internal_address(ip::make_address(text)));
     }
