@@ -46,6 +46,11 @@ bhttp::response<bhttp::string_body> answer(bhttp::request<bhttp::empty_body> con
     } else if (target == "/status" && !status_allowed) {
         out.result(bhttp::status::forbidden);
         out.body() = "fdl-mirror serves /status to clients on this host only\n";
+    } else if (target == "/status" && !names_this_host(request[bhttp::field::host])) {
+        // A page of another site that a browser on this host resolves to 127.0.0.1 (DNS
+        // rebinding) still sends its own name: it must not read the last errors.
+        out.result(bhttp::status::forbidden);
+        out.body() = "fdl-mirror serves /status to Host: localhost or a loopback address only\n";
     } else if (target == "/status") {
         out.result(bhttp::status::ok);
         out.set(bhttp::field::content_type, "application/json");
@@ -94,6 +99,29 @@ void rethrow_bug(std::exception_ptr bug) {
 }
 
 } // namespace
+
+bool names_this_host(std::string_view host) {
+    if (host.empty())
+        return true; // HTTP/1.0 without Host: no browser sends that
+    std::string name(host);
+    if (name.starts_with('[')) { // [v6]:port
+        auto close = name.find(']');
+        if (close == std::string::npos)
+            return false;
+        name = name.substr(1, close - 1);
+    } else if (auto colon = name.find(':'); colon != std::string::npos && name.find(':', colon + 1) == std::string::npos) {
+        name = name.substr(0, colon);
+    }
+    for (char& c : name)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (name.ends_with('.'))
+        name.pop_back();
+    if (name == "localhost" || name.ends_with(".localhost"))
+        return true;
+    boost::system::error_code ec;
+    auto address = net::ip::make_address(name, ec);
+    return !ec && serves_status_to(address);
+}
 
 bool serves_status_to(net::ip::address const& peer) {
     if (peer.is_v6() && peer.to_v6().is_v4_mapped())

@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace mirror::daemon {
 
@@ -29,6 +30,12 @@ struct status_sources {
 /// included), whatever `listen` says, since it carries each repository's last error (hosts,
 /// buckets, paths). /metrics, /healthz and /readyz answer anyone the listener reaches.
 bool serves_status_to(net::ip::address const& peer);
+
+/// Whether a request's Host header names this host: localhost (or a name under
+/// .localhost), or a loopback address, with any port; a request without one too. /status
+/// answers no other, so that a page whose name a browser resolves to 127.0.0.1 (DNS
+/// rebinding) cannot read it.
+bool names_this_host(std::string_view host);
 
 class status_server {
 public:

@@ -52,7 +52,10 @@ struct running_server {
         thread.join();
     }
     std::string get(std::string const& path, std::string const& method = "GET") {
-        return ask(server->port(), method + " " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        return get_as(path, "127.0.0.1:" + std::to_string(server->port()), method);
+    }
+    std::string get_as(std::string const& path, std::string const& host, std::string const& method = "GET") {
+        return ask(server->port(), method + " " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n");
     }
 };
 
@@ -109,4 +112,24 @@ TEST_CASE("/status answers clients on this host only: it carries each repository
     CHECK_FALSE(daemon::serves_status_to(at("::ffff:10.0.0.7")));
     CHECK_FALSE(daemon::serves_status_to(at("2001:db8::1")));
     CHECK_FALSE(daemon::serves_status_to(at("fe80::1")));
+}
+
+TEST_CASE("/status answers only requests whose Host names this host: no DNS rebinding") {
+    for (char const* host : {"localhost", "LOCALHOST:9464", "localhost.", "app.localhost:1", "127.0.0.1", "127.0.0.1:9464",
+                             "[::1]:9464", "::1", ""}) {
+        CAPTURE(host);
+        CHECK(daemon::names_this_host(host));
+    }
+    for (char const* host : {"evil.example", "evil.example:9464", "localhost.evil.example", "10.0.0.7:9464",
+                             "[2001:db8::1]:80", "[::1", "0.0.0.0"}) {
+        CAPTURE(host);
+        CHECK_FALSE(daemon::names_this_host(host));
+    }
+    running_server s;
+    CHECK(s.get_as("/status", "localhost:" + std::to_string(s.server->port())).starts_with("HTTP/1.1 200"));
+    auto rebound = s.get_as("/status", "rebind.example:" + std::to_string(s.server->port()));
+    CHECK(rebound.starts_with("HTTP/1.1 403"));
+    CHECK(rebound.find("Host: localhost or a loopback address only") != std::string::npos);
+    // /metrics is for Prometheus, which scrapes by any name.
+    CHECK(s.get_as("/metrics", "monitor.example:9464").starts_with("HTTP/1.1 200"));
 }
