@@ -4,6 +4,10 @@
 #include "core/store/errors.hpp"
 
 #include <algorithm>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <atomic>
 #include <cstdlib>
 #include <exception>
@@ -31,7 +35,50 @@ catalog_readers::~catalog_readers() {
         std::error_code ignored;
         std::filesystem::remove_all(root_, ignored);
     }
+    if (lock_fd_ >= 0)
+        ::close(lock_fd_); // after the folder is gone: no one takes it for stale before
 }
+
+namespace {
+
+constexpr std::string_view folder_prefix = "fdl-mirror-catalogs-";
+constexpr char const* lock_name = "owner.lock";
+
+/// Whether a readers' folder of `parent` was left by a process that is gone: its lock is
+/// free (a lock is released when its process dies, however it died), or, for a folder of
+/// a build before the lock, it is a day old.
+bool is_stale(std::filesystem::path const& folder) {
+    int fd = ::open((folder / lock_name).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) {
+        std::error_code ec;
+        auto changed = std::filesystem::last_write_time(folder, ec);
+        return !ec && std::filesystem::file_time_type::clock::now() - changed > std::chrono::hours(24);
+    }
+    bool free = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+    ::close(fd);
+    return free;
+}
+
+/// Removes the readers' folders of `parent` that this user's processes left when they
+/// crashed (a daemon's PrivateTmp= hides them, a cron job's sync does not): catalog copies
+/// of every repository read, left for ever otherwise. Returns how many.
+std::size_t remove_stale_folders(std::filesystem::path const& parent) {
+    std::size_t removed = 0;
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
+        auto name = it->path().filename().string();
+        struct stat st{};
+        if (!name.starts_with(folder_prefix) || ::lstat(it->path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
+            st.st_uid != ::geteuid() || !is_stale(it->path()))
+            continue;
+        std::error_code ignored;
+        if (std::filesystem::remove_all(it->path(), ignored) > 0)
+            ++removed;
+    }
+    return removed;
+}
+
+} // namespace
 
 result<std::filesystem::path> catalog_readers::make_folder() {
     if (root_.empty()) {
@@ -39,11 +86,17 @@ result<std::filesystem::path> catalog_readers::make_folder() {
         std::filesystem::path parent = parent_.empty() ? std::filesystem::temp_directory_path(ec) : parent_;
         if (ec)
             return make_error(store::store_errc::not_found, "no temporary folder for catalog copies: " + ec.message());
-        std::string pattern = (parent / "fdl-mirror-catalogs-XXXXXX").string();
+        stale_removed_ = remove_stale_folders(parent);
+        std::string pattern = (parent / (std::string(folder_prefix) + "XXXXXX")).string();
         if (::mkdtemp(pattern.data()) == nullptr)
             return make_error(store::store_errc::access_denied,
                               "cannot make a private folder for catalog copies in " + parent.string());
         root_ = pattern;
+        // Held for the readers' life: a process that finds it free knows the folder is left over.
+        lock_fd_ = ::open((root_ / lock_name).c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (lock_fd_ < 0 || ::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0)
+            return make_error(store::store_errc::access_denied, "cannot lock the folder for catalog copies " +
+                                                                    root_.string());
         // Each reader starts its process on its first read.
         for (auto& reader : readers_) {
             reader = std::make_unique<catalog::sandboxed_reader>(reader_settings_);

@@ -32,6 +32,8 @@ class catalog_readers {
 public:
     /// Private copies go into a folder made (mode 0700) in `scratch_parent` (the system's
     /// temporary folder when empty) on first need; `readers` threads read them (at least 1).
+    /// Before it is made, the folders that crashed processes of this user left there are
+    /// removed (their lock is free).
     catalog_readers(std::filesystem::path scratch_parent, std::size_t readers);
     /// Joins the threads (a read in progress ends first) and removes the folder.
     ~catalog_readers();
@@ -67,6 +69,8 @@ public:
     /// The same for every catalog_readers of the process since it started (the daemon's
     /// metrics: a reload replaces its readers). Thread-safe.
     static counts process_counts();
+    /// The left-over folders removed before this one's was made.
+    std::size_t stale_folders_removed() const { return stale_removed_; }
 
 private:
     struct request;
@@ -74,6 +78,8 @@ private:
     void serve(request& mine);
     std::filesystem::path parent_;
     std::filesystem::path root_; ///< made on the first make_folder()
+    int lock_fd_ = -1;           ///< root_'s owner.lock, held while root_ is ours
+    std::size_t stale_removed_ = 0;
     std::mutex free_mutex_;
     catalog::reader_process_settings reader_settings_;
     std::vector<std::unique_ptr<catalog::sandboxed_reader>> readers_;

@@ -9,7 +9,11 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 
+#include <fcntl.h>
+#include <fstream>
 #include <optional>
+#include <sys/file.h>
+#include <unistd.h>
 
 using namespace mirror;
 using namespace mirror::test;
@@ -90,4 +94,39 @@ TEST_CASE("reads waiting together are read in batches, each answered with its ow
     // and the others take what waits: far fewer batches than catalogs.
     CHECK(counts.batches >= (count + sync::catalog_readers::max_batch - 1) / sync::catalog_readers::max_batch);
     CHECK(counts.batches <= count / 2);
+}
+
+TEST_CASE("the folders that crashed processes left are removed before a new one is made, and live ones are not") {
+    temp_dir tmp;
+    auto left = tmp / "fdl-mirror-catalogs-crashed";
+    fs::create_directories(left / "pass-1" / "versions" / "x");
+    std::ofstream(left / "pass-1" / "versions" / "x" / "ducklake.duckdb") << "a copy";
+    std::ofstream(left / "owner.lock") << "";
+    auto live = tmp / "fdl-mirror-catalogs-running";
+    fs::create_directories(live);
+    int held = ::open((live / "owner.lock").c_str(), O_RDWR | O_CREAT, 0600);
+    REQUIRE(held >= 0);
+    REQUIRE(::flock(held, LOCK_EX) == 0); // another process's, as far as a new one can tell
+    auto unlocked_fresh = tmp / "fdl-mirror-catalogs-older-build";
+    fs::create_directories(unlocked_fresh);
+    auto someone_elses = tmp / "not-ours";
+    fs::create_directories(someone_elses);
+    {
+        sync::catalog_readers readers(tmp.path(), 1);
+        REQUIRE(readers.make_folder().has_value());
+        CHECK(readers.stale_folders_removed() == 1);
+        CHECK(!fs::exists(left));
+        CHECK(fs::exists(live));
+        CHECK(fs::exists(unlocked_fresh)); // no lock, and younger than a day: may be in use
+        CHECK(fs::exists(someone_elses));
+        // A second process finds the first one's folder locked, and leaves it.
+        sync::catalog_readers second(tmp.path(), 1);
+        REQUIRE(second.make_folder().has_value());
+        CHECK(second.stale_folders_removed() == 0);
+    }
+    ::close(held);
+    std::size_t ours = 0;
+    for (auto const& entry : fs::directory_iterator(tmp.path()))
+        ours += entry.path().filename().string().starts_with("fdl-mirror-catalogs-") ? 1 : 0;
+    CHECK(ours == 2); // the live one and the older build's: both readers removed their own
 }
