@@ -237,6 +237,15 @@ private:
             problem(catalog_errc::bad_catalog, shown() + ": its table is not visible at snapshot " + std::to_string(snapshot));
             return std::nullopt;
         }
+        // Inside data_path, yet written out in full: a reader of the mirror overrides
+        // data_path, never this path, and would be sent back to the origin (spec README:
+        // absolute paths are refused).
+        auto relative_level = [](auto const* row) { return row == nullptr || row->level.relative.value_or(true); };
+        if (!f.relative.value_or(true) || !relative_level(table) || !relative_level(schema)) {
+            problem(catalog_errc::absolute_path, shown() + " is an absolute path, which readers of a mirror cannot "
+                                                           "redirect to it");
+            return std::nullopt;
+        }
         auto row_count = count_of(f.rows);
         auto size = count_of(f.bytes);
         if (!row_count || !size) {

@@ -92,12 +92,18 @@ TEST_CASE("a file outside data_dir, or with an unsafe path, is refused") {
         CHECK(f.path.find("foreign") == std::string::npos);
 }
 
-TEST_CASE("an absolute path inside data_path is accepted, relative to data_dir") {
+TEST_CASE("an absolute path is refused even inside data_path: a mirror's readers cannot redirect it") {
     temp_dir tmp;
     auto contents = read_catalog(
         make_catalog(tmp.path(), "1.0", "/home/producer/repo/data/main/customers/ducklake-b2.parquet", false), "c");
     REQUIRE(contents.has_value());
-    CHECK(contents->needed[1].path == "main/customers/ducklake-b2.parquet");
+    REQUIRE(contents->problems.size() == 1);
+    CHECK(contents->problems[0].code == catalog_errc::absolute_path);
+    CHECK(contents->problems[0].message ==
+          "c: '/home/producer/repo/data/main/customers/ducklake-b2.parquet' is an absolute path, which readers of a "
+          "mirror cannot redirect to it");
+    for (auto const& f : contents->needed)
+        CHECK(f.path != "main/customers/ducklake-b2.parquet");
 }
 
 TEST_CASE("two global settings of one key leave the reader nothing to trust") {
