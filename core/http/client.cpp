@@ -197,15 +197,26 @@ struct client::impl {
             failure = request_failure::tls;
             co_return make_error(store::store_errc::rejected, what + ": cannot set the TLS server name");
         }
-        c->secure->set_verify_callback(ssl::host_name_verification(where.host));
+        // OpenSSL's own check of the name (RFC 6125), rather than a verify callback: a
+        // mismatch is then reported as one, not as an unspecified error.
+        X509_VERIFY_PARAM* param = SSL_get0_param(c->secure->native_handle());
+        X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+        bool named = ip_ec ? X509_VERIFY_PARAM_set1_host(param, where.host.c_str(), where.host.size()) == 1
+                           : X509_VERIFY_PARAM_set1_ip_asc(param, where.host.c_str()) == 1;
+        if (!named) {
+            failure = request_failure::tls;
+            co_return make_error(store::store_errc::rejected, what + ": cannot ask TLS to check the host name");
+        }
         c->lowest().expires_after(settings.handshake_timeout);
         auto [handshake_ec] = co_await c->secure->async_handshake(ssl::stream_base::client, use_op);
         if (handshake_ec) {
             long verified = SSL_get_verify_result(c->secure->native_handle());
             if (verified != X509_V_OK) {
                 failure = request_failure::tls;
+                bool other_host = verified == X509_V_ERR_HOSTNAME_MISMATCH || verified == X509_V_ERR_IP_ADDRESS_MISMATCH;
                 co_return make_error(store::store_errc::rejected,
                                      what + ": the TLS certificate does not verify (" +
+                                         (other_host ? std::string("it is not for the host asked for: ") : "") +
                                          X509_verify_cert_error_string(verified) + ")");
             }
             co_return transport_error(what, "the TLS handshake", handshake_ec, request_failure::tls, failure);

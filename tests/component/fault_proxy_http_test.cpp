@@ -209,6 +209,8 @@ TEST_CASE("a certificate for another host is refused before any request, and not
             REQUIRE(r.fatal.has_value());
             CHECK(r.fatal->code == store_errc::rejected);
             CHECK(r.fatal->message.find("the TLS certificate does not verify") != std::string::npos);
+            // The reason is named: the certificate is another host's.
+            CHECK(r.fatal->message.find("(it is not for the host asked for: hostname mismatch)") != std::string::npos);
             CHECK(front.requests().empty());
             CHECK(front.connections() == 1); // refused, not retried
             CHECK(files_under(mirror).empty());
@@ -241,6 +243,7 @@ TEST_CASE("a certificate for another host is refused before any request, and not
             REQUIRE(r.fatal.has_value());
             CHECK(r.fatal->code == store_errc::rejected);
             CHECK(r.fatal->message.find("the TLS certificate does not verify") != std::string::npos);
+            CHECK(r.fatal->message.find("(it is not for the host asked for: hostname mismatch)") != std::string::npos);
             CHECK(front.requests().empty());
             CHECK(front.connections() == 1);
             CHECK(!fs::exists(server.data_dir() / "mirror" / "wrong"));
