@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <type_traits>
 
 namespace mirror::http::detail {
@@ -20,6 +21,9 @@ namespace bhttp = beast::http;
 using store::request_failure;
 
 namespace {
+
+/// Interim (1xx) answers skipped before a final one; past this the server is not answering.
+constexpr int max_interim_answers = 16;
 
 /// The kind of a transport failure in a step whose own kind is `at_step`: a timeout
 /// wherever it happens, and a malformed answer rather than a cut connection when Beast's
@@ -202,17 +206,32 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
     if (write_ec)
         co_return transport_error(what, "sending the request", write_ec, request_failure::reset, outcome.failure);
 
-    bhttp::response_parser<bhttp::buffer_body> parser;
-    parser.body_limit(boost::none); // the caller's sink checks sizes against what is pinned
+    // Interim answers (100 Continue, 102, 103 Early Hints) come before the final one and
+    // are skipped (RFC 9110, section 15.2); a parser reads one message, so each has its own.
+    std::optional<bhttp::response_parser<bhttp::buffer_body>> head_parser;
     bool no_body = req.method == "HEAD";
-    if (no_body)
-        parser.skip(true);
-    c.lowest().expires_after(settings.header_timeout);
-    acknowledge_at_once(c.lowest().socket().native_handle());
-    auto [head_ec, head_bytes] = co_await bhttp::async_read_header(stream, c.buffer, parser, use_op);
-    if (head_ec)
-        co_return transport_error(what, "reading the response head", head_ec, request_failure::reset,
-                                  outcome.failure);
+    for (int interim = 0;; ++interim) {
+        head_parser.emplace();
+        head_parser->body_limit(boost::none); // the caller's sink checks sizes against what is pinned
+        if (no_body)
+            head_parser->skip(true);
+        c.lowest().expires_after(settings.header_timeout);
+        acknowledge_at_once(c.lowest().socket().native_handle());
+        auto [head_ec, head_bytes] = co_await bhttp::async_read_header(stream, c.buffer, *head_parser, use_op);
+        if (head_ec)
+            co_return transport_error(what, "reading the response head", head_ec, request_failure::reset,
+                                      outcome.failure);
+        unsigned status = head_parser->get().result_int();
+        if (status < 100 || status >= 200 || status == 101)
+            break; // final (101 is never asked for: it is malformed below)
+        if (interim == max_interim_answers) {
+            outcome.failure = request_failure::protocol;
+            co_return make_error(store::store_errc::transient,
+                                 what + ": more than " + std::to_string(max_interim_answers) +
+                                     " interim (1xx) answers before the final one");
+        }
+    }
+    auto& parser = *head_parser;
 
     auto const& message = parser.get();
     // Beast reads any three digits ("002", "999"): a malformed answer, and the connection

@@ -504,6 +504,16 @@ TEST_CASE_FIXTURE(faulty_origin, "an answer written as its head, then its body, 
     CHECK(milliseconds[milliseconds.size() / 2] < 20.0);
 }
 
+TEST_CASE_FIXTURE(faulty_origin, "interim answers (100 Continue, 103 Early Hints) are skipped for the final one") {
+    server.fail_path("/fdl.json", interim_first());
+    for (int i = 0; i < 3; ++i) { // on one kept connection: nothing of the interim answers is left over
+        auto got = read("fdl.json");
+        REQUIRE_MESSAGE(got.has_value(), (got ? "" : got.error().message));
+        CHECK(*got == "{\"fdl\": \"0.1\"}");
+    }
+    CHECK(server.connections() == 1);
+}
+
 TEST_CASE("a CA bundle that cannot be loaded is refused when the store opens, naming the file") {
     temp_dir tmp;
     write_file(tmp / "not-a-bundle.pem", "not PEM at all\n");

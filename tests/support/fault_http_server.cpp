@@ -267,6 +267,13 @@ awaitable<void> fault_http_server::serve(tcp::socket socket, std::size_t connect
         }
         if (out.has_length) // of the body a GET would get, for HEAD too
             response.length = response.body.size();
+        if (f.what == fault::action::interim_first) {
+            std::string interim = "HTTP/1.1 100 Continue\r\n\r\n"
+                                  "HTTP/1.1 103 Early Hints\r\nLink: </lake/fdl.json>; rel=preload\r\n\r\n";
+            auto [ec, n] = co_await net::async_write(stream, net::buffer(interim), use_op);
+            if (ec)
+                co_return;
+        }
         if (!co_await detail::write_response(stream, std::move(response), f))
             co_return;
     }

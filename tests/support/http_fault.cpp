@@ -23,6 +23,7 @@ fault reset_mid_body() { return {fault::action::reset_mid_body}; }
 fault padded_body() { return {fault::action::padded_body}; }
 fault lose_answer() { return {fault::action::lose_answer}; }
 fault head_then_body() { return {fault::action::head_then_body}; }
+fault interim_first() { return {fault::action::interim_first}; }
 fault corrupt_request_body() { return {fault::action::corrupt_request_body}; }
 
 fault s3_error(unsigned status, std::string code, header_list headers) {

@@ -32,6 +32,8 @@ struct fault {
                               ///< without a byte: the client cannot tell whether it happened
         corrupt_request_body, ///< fault_proxy only: forward the request with one bit of its
                               ///< body flipped (in transit), and relay the server's answer
+        interim_first,        ///< 100 Continue and 103 Early Hints before the answer (legal
+                              ///< interim answers, RFC 9110, section 15.2)
         head_then_body,       ///< the head in one write, the body in another, as Ceph RGW
                               ///< writes them: with Nagle's algorithm on (the server's
                               ///< default) the body waits until the head is acknowledged
@@ -56,6 +58,7 @@ fault padded_body();
 fault corrupt_request_body();
 fault lose_answer();
 fault head_then_body();
+fault interim_first();
 /// `status` with an S3 error document: <Error><Code>CODE</Code><Message>…</Message></Error>.
 fault s3_error(unsigned status, std::string code, header_list headers = {});
 
