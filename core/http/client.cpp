@@ -323,6 +323,8 @@ awaitable<result<response_head>> client::fetch(request req, store::byte_sink* bo
         auto answer = co_await exchange(sent, sink, &seen);
         if (counted.refusal())
             co_return *counted.refusal(); // the caller's sink stopped the read: not the network's doing
+        if (!answer && resume_from > 0 && seen.status == 206 && seen.header("etag") != etag)
+            co_return answer.error(); // the rest is of other bytes: the read starts again, whole, later
         std::optional<std::chrono::milliseconds> wait;
         if (answer) {
             auto const status = answer->status;

@@ -252,6 +252,16 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
         head.content_length = *length;
     if (seen != nullptr)
         *seen = head;
+    // A resumed read is pinned to the ETag of the bytes already taken (If-Range): a server
+    // that sends the rest of other bytes anyway must not have them appended.
+    for (auto const& [name, pinned] : req.headers)
+        if (name == "If-Range" && head.status == 206 && head.header("etag") != pinned) {
+            outcome.failure = request_failure::protocol; // its body is left unread
+            co_return make_error(store::store_errc::transient,
+                                 what + ": changed while it was read (the rest came with ETag " +
+                                     head.header("etag").value_or("none").substr(0, 80) + ", not " +
+                                     pinned.substr(0, 80) + ")");
+        }
 
     bool success = head.status >= 200 && head.status < 300;
     // Beast sizes each socket read by the room left in the connection's buffer, which the

@@ -351,6 +351,19 @@ TEST_CASE_FIXTURE(faulty_origin, "a body cut short is resumed from where it stop
     CHECK(requests[1].header("If-Range") == fault_http_server::etag_of(std::string(200'000, 'x')));
 }
 
+TEST_CASE_FIXTURE(faulty_origin, "a resumed read whose rest comes with another ETag is refused, never spliced") {
+    // A server that ignores If-Range, and changed the object in between: its 206 carries
+    // the rest of other bytes.
+    server.put_generated("/big.bin", [](std::size_t n) { return std::string(200'000, n == 1 ? 'x' : 'y'); });
+    server.fail_path("/big.bin", short_body(), 1);
+    auto r = read("big.bin");
+    REQUIRE(!r.has_value());
+    CHECK(r.error().code == store_errc::transient);
+    CHECK(r.error().message.find("changed while it was read (the rest came with ETag " +
+                                 fault_http_server::etag_of(std::string(200'000, 'y'))) != std::string::npos);
+    CHECK(server.requests().size() == 2); // not asked again for the rest of other bytes
+}
+
 TEST_CASE_FIXTURE(faulty_origin, "a body longer than its Content-Length is an error, never a truncated file") {
     server.fail_path("/fdl.json", long_body());
     auto r = read("fdl.json");
