@@ -23,11 +23,7 @@ std::string location::text() const { return scheme() + "://" + host_header() + t
 
 std::string location::target() const { return query.empty() ? path : path + "?" + query; }
 
-/// `text` as a message quotes it: the user information of its authority (up to the last
-/// '@' after "//") masked, "user:***@", or "***@" for a user alone (which may be a token),
-/// so that a secret written into a URL never reaches a log; then cut to 200 bytes. Works
-/// on text Boost.URL does not parse too (tests/fuzz/url_fuzz.cpp).
-static std::string shown(std::string_view text) {
+std::string masked_location(std::string_view text) {
     std::string out(text);
     if (auto start = out.find("//"); start != std::string::npos) {
         start += 2;
@@ -71,7 +67,7 @@ static std::string without_host_reason(std::string_view scheme) {
 
 static result<location> from_url(urls::url_view u, std::string_view original) {
     auto refuse = [&](std::string const& why) {
-        return make_error(store::store_errc::rejected, "'" + shown(original) + "': " + why);
+        return make_error(store::store_errc::rejected, "'" + masked_location(original) + "': " + why);
     };
     location out;
     if (u.scheme_id() == urls::scheme::https)
@@ -104,11 +100,11 @@ static result<location> from_url(urls::url_view u, std::string_view original) {
 result<location> parse_location(std::string_view url) {
     if (auto scheme = scheme_without_host(url))
         return make_error(store::store_errc::rejected,
-                          "'" + shown(url) + "': " + without_host_reason(*scheme));
+                          "'" + masked_location(url) + "': " + without_host_reason(*scheme));
     auto parsed = urls::parse_uri(url); // a URI may carry a fragment, which from_url refuses by name
     if (!parsed)
         return make_error(store::store_errc::rejected,
-                          "'" + shown(url) + "': not a URL (" + parsed.error().message() + ")");
+                          "'" + masked_location(url) + "': not a URL (" + parsed.error().message() + ")");
     return from_url(*parsed, url);
 }
 
@@ -118,7 +114,7 @@ result<location> parse_base(std::string_view url) {
         return parsed;
     if (!parsed->query.empty())
         return make_error(store::store_errc::rejected,
-                          "'" + shown(url) + "': a repository URL has no query");
+                          "'" + masked_location(url) + "': a repository URL has no query");
     if (!parsed->path.ends_with('/'))
         parsed->path += '/';
     return parsed;
@@ -146,18 +142,18 @@ location key_location(location const& base, std::string_view key) {
 result<location> resolve_redirect(location const& from, std::string_view target) {
     if (auto scheme = scheme_without_host(target))
         return make_error(store::store_errc::rejected, from.text() + ": a redirect to '" +
-                                                           shown(target) + "': " +
+                                                           masked_location(target) + "': " +
                                                            without_host_reason(*scheme));
     std::string from_text = from.text(); // the views below point into it
     auto base = urls::parse_absolute_uri(from_text);
     auto ref = urls::parse_uri_reference(target);
     if (!base || !ref)
         return make_error(store::store_errc::rejected,
-                          from.text() + ": a redirect to '" + shown(target) + "', not a URL");
+                          from.text() + ": a redirect to '" + masked_location(target) + "', not a URL");
     urls::url resolved;
     if (auto ok = urls::resolve(*base, *ref, resolved); !ok)
         return make_error(store::store_errc::rejected,
-                          from.text() + ": a redirect to '" + shown(target) + "' cannot be resolved");
+                          from.text() + ": a redirect to '" + masked_location(target) + "' cannot be resolved");
     resolved.remove_fragment();
     return from_url(resolved, resolved.buffer());
 }

@@ -25,6 +25,12 @@ struct location {
     std::string target() const;
 };
 
+/// `text` as a message quotes it: the user information of its authority (up to the last
+/// '@' after "//") masked, "user:***@", or "***@" for a user alone (which may be a token),
+/// so that a secret written into a URL never reaches a log; then cut to 200 bytes. Works
+/// on any text, URL or not (tests/fuzz/url_fuzz.cpp).
+std::string masked_location(std::string_view text);
+
 /// Parses an absolute http(s) URL. Fails with store_errc::rejected for another scheme,
 /// user info (credentials never sit in URLs here), a fragment, or no host.
 result<location> parse_location(std::string_view url);

@@ -1,5 +1,6 @@
 #include "core/store/open_store.hpp"
 
+#include "core/http/url.hpp"
 #include "core/store/errors.hpp"
 #include "core/store/http_store.hpp"
 #include "core/store/local_store.hpp"
@@ -16,14 +17,26 @@ namespace {
 
 result<std::unique_ptr<store>> open_unthrottled(std::string_view location, store_role role, blocking_pool* pool,
                                                 store_options const& options) {
-    std::string where(location);
+    // Every message names the location masked: a secret written into it never reaches a log.
+    std::string where = http::masked_location(location);
     if (location.empty())
         return make_error(store_errc::rejected, "empty location");
     auto scheme_end = location.find("://");
     std::string path;
+    std::string normalized; // schemes are case-insensitive (RFC 3986): S3:// is s3://
     if (scheme_end == std::string_view::npos) {
-        path = where;
+        path = std::string(location);
     } else {
+        auto authority = location.substr(scheme_end + 3);
+        authority = authority.substr(0, authority.find_first_of("/?#"));
+        if (authority.find('@') != std::string_view::npos)
+            return make_error(store_errc::rejected,
+                              where + ": holds user information, and credentials never go in a location (S3 keys come "
+                                      "from the environment or ~/.aws, as the AWS CLI reads them)");
+        normalized = std::string(location);
+        std::transform(normalized.begin(), normalized.begin() + static_cast<std::ptrdiff_t>(scheme_end),
+                       normalized.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        location = normalized;
         std::string_view scheme = location.substr(0, scheme_end);
         if (scheme == "file") {
             path = std::string(location.substr(scheme_end + 3));

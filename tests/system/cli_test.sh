@@ -183,4 +183,18 @@ expect_status 0 "the next sync goes on" -- "$FDL_MIRROR" sync "$work/slow" "$wor
 expect_status 3 "verify cut at its deadline" -- "$FDL_MIRROR" verify "$work/m5" --deadline 1s --max-bytes-per-second 64KiB
 expect_output "verify: cut at its --deadline of 1s" "the cut verify says why"
 
+# User information in any location form is refused before anything is looked up, and
+# never echoed.
+for location in 's3://KEY:SECRET@bucket/p/' 'S3://KEY:SECRET@bucket/p/' 'file://u:SECRET@/tmp/x' \
+  'HTTPS://u:SECRET@example.org/lake/' 'https://SECRET@example.org/lake/'; do
+  expect_status 2 "user information in $location (origin)" -- "$FDL_MIRROR" sync "$location" "$work/m6"
+  expect_output "holds user information" "the refusal of $location says why"
+  ! grep -q SECRET "$work/out" "$work/err" && pass || fail "$location: the secret is echoed"
+  ! grep -q "no S3 credentials" "$work/err" && pass || fail "$location: went looking for credentials"
+  expect_status 2 "user information in $location (verify)" -- "$FDL_MIRROR" verify "$location" --json
+  ! grep -q SECRET "$work/out" "$work/err" && pass || fail "$location: verify echoes the secret"
+done
+expect_status 2 "user information in an S3 mirror" -- "$FDL_MIRROR" sync "$work/origin" 's3://KEY:SECRET@bucket/p/'
+! grep -q SECRET "$work/out" "$work/err" && pass || fail "the mirror's secret is echoed"
+
 finish
