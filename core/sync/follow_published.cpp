@@ -130,7 +130,8 @@ awaitable<void> follow_expiry(pass& p, std::string const& id, folder_files const
 }
 
 /// A signature added after the version was published: checked against the mirror's
-/// version.json like any other before it is added; one that fails is reported, not added.
+/// version.json like any other before it is added; one that fails is not added, and the
+/// version is reported unverified (exit 1).
 awaitable<void> take_late_signature(pass& p, std::string const& id) {
     std::string folder = "versions/" + id + "/";
     auto armored = co_await read_origin_signature(p, id);
@@ -151,8 +152,11 @@ awaitable<void> take_late_signature(pass& p, std::string const& id) {
     std::optional<std::string_view> signature = **armored;
     auto signer = verify::check_version_signature(p.options.trust, *record, signature, p.now);
     if (!signer) {
-        p.report.warnings.push_back(folder + "version.json.sig: added at the origin, not taken: " +
-                                    signer.error().message);
+        // Were the version new, this signature would hold it (an invalid one blocks under
+        // every policy that checks): a problem of the published version, as verify counts it.
+        p.report.unverified.push_back(
+            {id, error{signer.error().code,
+                       folder + "version.json.sig: added at the origin, not taken: " + signer.error().message}});
         co_return;
     }
     auto written = co_await store::write_all(p.mirror, folder + "version.json.sig", std::move(**armored),

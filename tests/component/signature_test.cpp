@@ -161,9 +161,18 @@ TEST_CASE_FIXTURE(signed_repo, "if-present: unsigned versions pass, invalid ones
     CHECK(fs::exists(mirror / "versions" / sample.main[2] / "version.json.sig"));
     CHECK(!fs::exists(mirror / "versions" / sample.dev_tip / "version.json.sig"));
     CHECK(late.signers.contains(sample.main[2]));
-    CHECK(std::any_of(late.warnings.begin(), late.warnings.end(), [&](auto const& w) {
-        return w.find(sample.dev_tip + "/version.json.sig: added at the origin, not taken") != std::string::npos;
+    // The one that does not verify is a problem of its version, as verify of the origin
+    // counts it: exit 1, and reported as unverified (and so in the metrics and alerts).
+    CHECK(late.exit_code() == 1);
+    CHECK(std::any_of(late.unverified.begin(), late.unverified.end(), [&](auto const& u) {
+        return u.id == sample.dev_tip && u.why.code == verify_errc::untrusted_key &&
+               u.why.message.find("version.json.sig: added at the origin, not taken") != std::string::npos;
     }));
+    CHECK(held_for(late, sample.dev_tip, verify_errc::untrusted_key) == false); // published, not held
+    // Until the origin takes the bad signature back, every pass says so.
+    CHECK(pass(policy).exit_code() == 1);
+    fs::remove(origin.version_dir(sample.dev_tip) / "version.json.sig");
+    CHECK(pass(policy).exit_code() == 0);
 }
 
 TEST_CASE_FIXTURE(signed_repo, "fdl.json's signers are compared with the trusted keys, never trusted") {
