@@ -116,6 +116,8 @@ awaitable<repository_job::lease_gate> repository_job::take_lease(std::string& pr
     lease_busy_ = true;
     auto changed = co_await lease_->acquire_or_renew();
     lease_busy_ = false;
+    if (!lease_->anomaly().empty())
+        services_.log->error(name_, lease_->anomaly()); // a holder with a wrong clock, or a forged lease
     if (!changed) {
         problem = "mirror: " + changed.error().message;
         co_return lease_gate::refuse;

@@ -1,5 +1,7 @@
 #include "core/coord/lease.hpp"
 
+#include <limits>
+
 #include "core/fdl/detail/json_fields.hpp"
 #include "core/store/errors.hpp"
 
@@ -100,9 +102,25 @@ awaitable<result<lease_change>> lease::acquire_or_renew() {
         next.since = current->since;
         co_return co_await write(next, there->tag, held_ ? lease_change::renewed : lease_change::taken, asked_at);
     }
-    bool const free = current->expires == 0 || current->expires + settings_.max_clock_skew.count() < now;
+    // No honest holder writes an expiry further ahead than one duration past its write, and
+    // no two clocks differ by more than the skew allowed: a lease that claims longer (years
+    // ahead, say) would keep the repository from every daemon. It is taken as expired, and
+    // said so (anomaly()).
+    std::int64_t const longest = now + settings_.duration.count() + settings_.max_clock_skew.count();
+    anomaly_.clear();
+    if (current->expires > longest)
+        anomaly_ = describe() + ": " + current->holder.substr(0, 100) + "'s lease expires " +
+                   std::to_string((current->expires - now) / 1000) + " s from now, more than lease_duration and " +
+                   "max_clock_skew allow: taken as expired";
+    bool const free = current->expires == 0 || current->expires + settings_.max_clock_skew.count() < now ||
+                      current->expires > longest;
     if (!free)
         co_return lose();
+    // The token must grow with each holder, or a fenced write of an old holder could pass.
+    if (current->token == std::numeric_limits<std::uint64_t>::max())
+        co_return make_error(store::store_errc::rejected,
+                             describe() + ": the fencing token is at its largest value and cannot grow (delete the "
+                                          "object to let the daemons take it afresh)");
     next.token = current->token + 1;
     auto outcome = co_await write(next, there->tag, lease_change::taken, asked_at);
     took_over_ = outcome && *outcome == lease_change::taken && current->expires != 0;

@@ -83,6 +83,10 @@ public:
     lease_record const& last_seen() const { return seen_; }
     std::string const& holder() const { return holder_; }
     std::string describe() const; ///< "s3://bucket/repo/.fdl-mirror/lease"
+    /// What was wrong with the lease as last read, when something was: another holder's
+    /// expiry further ahead than lease_duration + max_clock_skew, which is taken as expired.
+    /// Empty otherwise.
+    std::string const& anomaly() const { return anomaly_; }
 
 private:
     awaitable<result<lease_change>> write(lease_record next, std::optional<std::string> if_tag, lease_change if_won,
@@ -100,6 +104,7 @@ private:
     lease_record seen_;             ///< what was last read or written
     std::string tag_;               ///< the store's tag of what this holder last wrote
     std::int64_t valid_until_ = 0;  ///< on clock_.elapsed_ms
+    std::string anomaly_;
 };
 
 } // namespace mirror::coord

@@ -15,6 +15,8 @@
 
 #include <doctest/doctest.h>
 
+#include <limits>
+
 using namespace mirror;
 using namespace mirror::test;
 using namespace std::chrono_literals;
@@ -133,6 +135,34 @@ TEST_CASE_FIXTURE(lease_fixture, "against Ceph RGW: one holder at a time; anothe
     CHECK(changed(run_on(a.acquire_or_renew())) == lease_change::taken);
     CHECK(a.token() == 3);
     CHECK_FALSE(a.took_over()); // released, not run out
+}
+
+TEST_CASE_FIXTURE(lease_fixture, "against Ceph RGW: a lease that claims more than duration + skew is taken as "
+                                 "expired, and a token that cannot grow is refused, never wrapped") {
+    manual_clock host;
+    auto store = open();
+    auto forge = [&](coord::lease_record const& record) {
+        REQUIRE(run_on(store::write_all(*store, ".fdl-mirror/lease", coord::render_lease(record),
+                                        store::write_mode::replace)));
+    };
+    coord::lease mine(*store, "b/1", settings, host.clock());
+    // Years ahead: no honest holder writes that; it would keep every daemon out.
+    forge({"forger/1", 41, host.wall + 5LL * 365 * 24 * 3600 * 1000, host.wall});
+    CHECK(changed(run_on(mine.acquire_or_renew())) == lease_change::taken);
+    CHECK(mine.token() == 42);
+    CHECK(mine.anomaly().find("forger/1's lease expires") != std::string::npos);
+    CHECK(mine.anomaly().find("taken as expired") != std::string::npos);
+    // Just within duration + skew: honoured, and nothing to say.
+    coord::lease other(*store, "c/1", settings, host.clock());
+    forge({"d/1", 7, host.wall + 30'000 + 2'000, host.wall});
+    CHECK(changed(run_on(other.acquire_or_renew())) == lease_change::held_by_other);
+    CHECK(other.anomaly().empty());
+    // A token at its largest cannot grow: taking the lease would wrap it to 0.
+    forge({"d/1", std::numeric_limits<std::uint64_t>::max(), 0, host.wall});
+    auto refused = run_on(other.acquire_or_renew());
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().message.find("the fencing token is at its largest value") != std::string::npos);
+    CHECK(record().token == std::numeric_limits<std::uint64_t>::max());
 }
 
 TEST_CASE_FIXTURE(lease_fixture, "against Ceph RGW: a lease runs out on the holder's own clock, whatever the wall "
