@@ -1,5 +1,7 @@
 #include "daemon/metrics.hpp"
 
+#include "daemon/terminal_text.hpp"
+
 #include "core/sync/origin_data_check.hpp"
 #include "core/sync/scrub.hpp"
 #include "daemon/pass_record.hpp"
@@ -34,6 +36,32 @@ char const* to_string(pass_outcome outcome) noexcept {
 }
 
 namespace {
+
+/// A ref name as a label value: an origin chooses it, so what would act on a terminal (or
+/// reorder what a person reads on a dashboard) is written as a visible escape.
+std::string ref_label(std::string const& name) { return terminal_safe(name, false); }
+
+/// The refs that get series of their own: all of them up to max_ref_series; past that, the
+/// ones out of sync first, the most versions behind and the longest behind first. An origin
+/// with 10,000 refs would otherwise cost 40,000 series a scrape.
+std::vector<sync::ref_state const*> refs_with_series(std::vector<sync::ref_state> const& refs,
+                                                     std::map<std::string, double> const& lag) {
+    std::vector<sync::ref_state const*> out;
+    for (auto const& state : refs)
+        out.push_back(&state);
+    if (out.size() <= metrics::max_ref_series)
+        return out;
+    auto lag_of = [&](sync::ref_state const* s) {
+        auto it = lag.find(s->name);
+        return it == lag.end() ? 0.0 : it->second;
+    };
+    std::sort(out.begin(), out.end(), [&](auto* a, auto* b) {
+        return std::make_tuple(a->in_sync(), -static_cast<double>(a->versions_behind), -lag_of(a), a->name) <
+               std::make_tuple(b->in_sync(), -static_cast<double>(b->versions_behind), -lag_of(b), b->name);
+    });
+    out.resize(metrics::max_ref_series);
+    return out;
+}
 
 using prometheus::Counter;
 using prometheus::Family;
@@ -138,6 +166,10 @@ struct metrics::impl {
         gauge("fdl_mirror_ref_versions_behind", "Versions on the origin ref's line the mirror has not published");
     Family<Gauge>& ref_lag =
         gauge("fdl_mirror_ref_lag_seconds", "How long the origin has had a version of this ref the mirror lacks");
+    Family<Gauge>& refs_total = gauge("fdl_mirror_refs", "Origin refs the mirror follows, as the last pass saw them");
+    Family<Gauge>& refs_out_of_sync =
+        gauge("fdl_mirror_refs_out_of_sync", "Origin refs whose version the mirror does not name (all of them, "
+                                             "whether or not they have series of their own)");
     Family<Gauge>& versions_held = gauge("fdl_mirror_versions_held", "Versions held by the last pass, by reason");
     Family<Gauge>& last_full_recheck = gauge("fdl_mirror_last_full_recheck_timestamp_seconds",
                                              "When a pass last re-examined the published versions at the origin; 0: never");
@@ -307,7 +339,7 @@ struct metrics::impl {
         for (auto* family : {&interval, &last_success, &last_attempt, &failing_since, &untrusted_keys, &origin_up, &pending_files,
                              &pending_bytes, &versions_unverified, &allowed_signers_problems, &lease_held,
                              &last_full_recheck, &last_origin_check, &scrub_period, &scrub_round_started, &scrub_round_completed,
-                             &scrub_progress})
+                             &scrub_progress, &refs_total, &refs_out_of_sync})
             remove_repo(*family, repo, {r});
         for (auto* family : {&copied_bytes, &copied_files, &lease_takeovers, &leases_lost, &scrub_files, &scrub_bytes})
             remove_repo(*family, repo, {r});
@@ -459,9 +491,19 @@ void metrics::set_clocks(std::string const& repo, pass_record const& record) {
     auto& m = *impl_;
     m.remove_clocks(repo);
     auto& made = m.clock_series[repo];
-    for (auto const& ref : record.refs) {
-        Labels labels{{"repo", repo}, {"ref", ref.name}};
-        m.ref_behind_since.Add(labels).Set(ref.behind_since.value_or(0));
+    // As for the drift gauges: the refs behind longest, at most max_ref_series of them.
+    std::vector<ref_record const*> refs;
+    for (auto const& ref : record.refs)
+        refs.push_back(&ref);
+    std::sort(refs.begin(), refs.end(), [](auto* a, auto* b) {
+        return std::make_tuple(!a->behind_since, a->behind_since.value_or(0), a->name) <
+               std::make_tuple(!b->behind_since, b->behind_since.value_or(0), b->name);
+    });
+    if (refs.size() > max_ref_series)
+        refs.resize(max_ref_series);
+    for (auto const* ref : refs) {
+        Labels labels{{"repo", repo}, {"ref", ref_label(ref->name)}};
+        m.ref_behind_since.Add(labels).Set(ref->behind_since.value_or(0));
         made.push_back(std::move(labels));
     }
     std::vector<held_record const*> oldest;
@@ -545,8 +587,12 @@ void metrics::pass_finished(std::string const& repo, sync::sync_report const& re
         std::map<std::string, double> lag(pass.ref_lag_seconds.begin(), pass.ref_lag_seconds.end());
         auto& seen = m.refs_seen[repo];
         std::set<std::string> now;
-        for (auto const& state : report.refs) {
-            Labels labels{{"repo", repo}, {"ref", state.name}};
+        m.refs_total.Add(r).Set(static_cast<double>(report.refs.size()));
+        m.refs_out_of_sync.Add(r).Set(static_cast<double>(
+            std::count_if(report.refs.begin(), report.refs.end(), [](auto const& s) { return !s.in_sync(); })));
+        for (auto const* shown : refs_with_series(report.refs, lag)) {
+            auto const& state = *shown;
+            Labels labels{{"repo", repo}, {"ref", ref_label(state.name)}};
             m.ref_in_sync.Add(labels).Set(state.in_sync() ? 1 : 0);
             m.ref_behind.Add(labels).Set(static_cast<double>(state.versions_behind));
             m.ref_lag.Add(labels).Set(state.in_sync() ? 0 : lag[state.name]);
@@ -555,7 +601,7 @@ void metrics::pass_finished(std::string const& repo, sync::sync_report const& re
         for (auto const& gone : seen)
             if (!now.contains(gone))
                 for (auto* family : {&m.ref_in_sync, &m.ref_behind, &m.ref_lag})
-                    family->Remove(&family->Add({{"repo", repo}, {"ref", gone}}));
+                    family->Remove(&family->Add({{"repo", repo}, {"ref", ref_label(gone)}}));
         seen = std::move(now);
     }
 

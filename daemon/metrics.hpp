@@ -100,6 +100,9 @@ public:
     /// reset as `for:` clauses do.
     void set_clocks(std::string const& repo, pass_record const& record);
     static constexpr std::size_t max_held_series = 20;
+    /// The most refs of one repository with series of their own (drift and behind-since);
+    /// fdl_mirror_refs and fdl_mirror_refs_out_of_sync count them all.
+    static constexpr std::size_t max_ref_series = 100;
     /// The scheduled audits' times (last full recheck, the scrub's round), from the record.
     void set_audits(std::string const& repo, audit_record const& audits);
     /// A scrub step of `repo` ended with `report`; `audits` is the record after it.

@@ -151,6 +151,37 @@ TEST_CASE("a pass's report becomes drift, held versions, signature checks, integ
     CHECK(has_line(text, R"(fdl_mirror_pending_bytes{repo="population"} 5000)"));
 }
 
+TEST_CASE("an origin with thousands of refs gets series for the most behind only, totals for all, and labels "
+          "that cannot act on a terminal") {
+    daemon::metrics m({"0.1.0", "0.12.2", false});
+    m.set_repositories({{"many", 60}});
+    sync::sync_report r;
+    constexpr std::size_t count = 10'000;
+    for (std::size_t i = 0; i < count; ++i) {
+        std::string name = "refs/tags/t" + std::to_string(i);
+        bool behind = i % 1000 == 7; // ten refs out of sync, each further behind than the last
+        r.refs.push_back({name, "v2", std::string(behind ? "v1" : "v2"), behind ? i : 0});
+    }
+    r.refs.push_back({"refs/heads/\x1b[31mred\u202eevil", "v2", std::string("v1"), 1});
+    m.pass_finished("many", r, {pass_outcome::ok, 1000, 1, true, {}});
+    auto text = m.text();
+    std::size_t in_sync_series = 0;
+    for (std::size_t at = text.find("\nfdl_mirror_ref_in_sync{"); at != std::string::npos;
+         at = text.find("\nfdl_mirror_ref_in_sync{", at + 1))
+        ++in_sync_series;
+    CHECK(in_sync_series == daemon::metrics::max_ref_series);
+    CHECK(has_line(text, R"(fdl_mirror_refs{repo="many"} 10001)"));
+    CHECK(has_line(text, R"(fdl_mirror_refs_out_of_sync{repo="many"} 11)"));
+    // Every ref out of sync has its series, the furthest behind among them.
+    CHECK(has_line(text, R"(fdl_mirror_ref_versions_behind{ref="refs/tags/t9007",repo="many"} 9007)"));
+    CHECK(has_line(text, R"(fdl_mirror_ref_in_sync{ref="refs/tags/t7",repo="many"} 0)"));
+    // The hostile name's escape and bidi characters are written out, never passed on.
+    CHECK(text.find("\x1b") == std::string::npos);
+    CHECK(text.find("\u202e") == std::string::npos);
+    CHECK(text.find(R"(ref="refs/heads/\\x1b[31mred\\u{202e}evil")") != std::string::npos);
+    CHECK(text.size() < 200'000); // about 12 MB a scrape before
+}
+
 TEST_CASE("request observers count answers by code and failures by kind, per repository and store") {
     daemon::metrics m({"0.1.0", "0.12.2", true});
     m.set_repositories({{"population", 60}, {"towns", 60}});
