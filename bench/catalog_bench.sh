@@ -6,7 +6,11 @@
 # beside the target (<= 10 ms for 4,000 files), then DuckDB's own floor for the same catalog
 # (its C API alone, nothing of fdl-mirror): "attach" (ATTACH and DETACH), "rows" (and the
 # gate's column selects of the eight metadata tables) and "listing" (and one
-# duckdb_functions() listing, which the object check needs and a batch shares).
+# duckdb_functions() listing, which the object check needs and a batch shares). Last, the
+# same reads through the sandboxed reader process, as the gate does them since issue 31:
+# "sandboxed-1" and "sandboxed-8" with a warm reader (CPU of both processes), and
+# "new-reader" for a read that starts its reader (the first of each pass); the budget is
+# at most 5 ms more per catalog than the in-process read.
 #
 #   bench/catalog_bench.sh [ROUNDS]     (default 10 rounds of 8 catalogs; needs a build)
 set -euo pipefail
@@ -31,4 +35,5 @@ for files in 4000 200; do
   done < <("$bench" "$catalog" "$rounds")
 done
 echo "(best of $rounds rounds of 8 reads per batch size, the sizes taking turns, after one round to warm up;"
-echo " attach, rows and listing: DuckDB's floor per catalog, the same way)"
+echo " attach, rows and listing: DuckDB's floor per catalog, the same way;"
+echo " sandboxed-N: through the sandboxed reader, warm; new-reader: a reader started for the read)"

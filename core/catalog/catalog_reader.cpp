@@ -394,16 +394,27 @@ bool reader_available() noexcept { return true; }
 struct catalog_reader::impl {
     std::filesystem::path folder;
     std::unique_ptr<duckdb_instance> db;
+    bool restricted = false; ///< db allows the folder only (a prepared one does not yet)
 
     /// The database, opened anew when it is unusable or has another memory limit.
     result<duckdb_instance*> database(std::string const& memory_limit, std::string const& name) {
+        if (folder.empty())
+            return make_error(catalog_errc::cannot_open, name + ": the catalog reader has no folder");
         if (db && (!db->usable() || db->memory_limit() != memory_limit))
             db.reset();
+        if (db && !restricted) {
+            if (auto ok = db->restrict_to(folder); !ok) {
+                db.reset();
+                return with_context(ok.error(), name);
+            }
+            restricted = true;
+        }
         if (!db) {
             auto opened = duckdb_instance::open(folder, memory_limit);
             if (!opened)
                 return with_context(opened.error(), name);
             db = std::move(*opened);
+            restricted = true;
         }
         return db.get();
     }
@@ -412,6 +423,25 @@ struct catalog_reader::impl {
 catalog_reader::catalog_reader(std::filesystem::path folder) : impl_(std::make_unique<impl>()) {
     impl_->folder = std::move(folder);
 }
+
+void catalog_reader::prepare(std::string const& memory_limit) {
+    if (impl_->db)
+        return;
+    auto opened = duckdb_instance::open_unrestricted(memory_limit);
+    if (!opened)
+        return;
+    impl_->db = std::move(*opened);
+    impl_->restricted = false;
+    // DuckDB's first listings of a process build what later ones reuse, and fault its code
+    // in: about 25 ms that would otherwise fall on the first catalog. No catalog is attached
+    // yet, so these read DuckDB's own objects only.
+    if (auto warm = duckdb_session::attach_none(*impl_->db))
+        for (char const* listing : {"duckdb_schemas()", "duckdb_tables()", "duckdb_columns()", "duckdb_views()",
+                                    "duckdb_functions()", "duckdb_types()", "duckdb_sequences()", "duckdb_indexes()"})
+            (void)(*warm)->query(std::string("SELECT count(*) FROM system.main.") + listing, 1);
+}
+
+void catalog_reader::set_folder(std::filesystem::path folder) { impl_->folder = std::move(folder); }
 catalog_reader::~catalog_reader() = default;
 
 result<catalog_contents> catalog_reader::read(std::filesystem::path const& private_copy, std::string const& name,

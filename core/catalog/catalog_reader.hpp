@@ -87,8 +87,9 @@ bool is_known_format(std::string_view format) noexcept;
 /// I/O thread. Destroy it after every read has returned.
 class catalog_reader {
 public:
-    /// Only files below `folder` can be read (DuckDB refuses any other path).
-    explicit catalog_reader(std::filesystem::path folder);
+    /// Only files below `folder` can be read (DuckDB refuses any other path). Without one,
+    /// set_folder() names it before the first read.
+    explicit catalog_reader(std::filesystem::path folder = {});
     ~catalog_reader();
     catalog_reader(catalog_reader const&) = delete;
     catalog_reader& operator=(catalog_reader const&) = delete;
@@ -100,6 +101,13 @@ public:
     /// Rules the catalog breaks are in `problems`.
     result<catalog_contents> read(std::filesystem::path const& private_copy, std::string const& name,
                                   read_options const& options = {});
+
+    /// Makes the database for `memory_limit` now, before the folder is known, so that the
+    /// first read does not pay for it (a sandboxed reader does this while it waits for its
+    /// first request). Reads still need set_folder(). Failures show at the first read.
+    void prepare(std::string const& memory_limit);
+    /// Names the folder of a reader made without one; once.
+    void set_folder(std::filesystem::path folder);
 
     struct batch_item {
         std::filesystem::path file; ///< a private copy below the folder, as for read()

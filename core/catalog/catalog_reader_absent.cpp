@@ -12,6 +12,8 @@ struct catalog_reader::impl {};
 
 catalog_reader::catalog_reader(std::filesystem::path) {}
 catalog_reader::~catalog_reader() = default;
+void catalog_reader::prepare(std::string const&) {}
+void catalog_reader::set_folder(std::filesystem::path) {}
 
 result<catalog_contents> catalog_reader::read(std::filesystem::path const& private_copy, std::string const& name,
                                               read_options const& options) {

@@ -7,7 +7,6 @@
 #include "core/catalog/worker_protocol.hpp"
 
 #include <charconv>
-#include <memory>
 #include <csignal>
 #include <cstdio>
 #include <new>
@@ -86,7 +85,7 @@ std::vector<result<catalog_contents>> read_items(catalog_reader& reader, worker_
     return out;
 }
 
-int serve(int parent, sandbox_limits limits) {
+int serve(int parent, sandbox_limits limits, std::string const& memory_limit) {
     // The reader must not outlive its parent, even one killed with SIGKILL.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent)
@@ -98,9 +97,11 @@ int serve(int parent, sandbox_limits limits) {
     if (detail::send_frame(socket_fd, encode_frame_header(frame_kind::hello, 0), {}, std::nullopt) !=
         detail::socket_outcome::done)
         return 0;
-    // Made on the first request: the folder of its pass is the only one DuckDB may read,
+    // The database is made now, while no one waits (a spare reader waits for the next
+    // pass); the first request names the folder of its pass, the only one DuckDB may read,
     // and every later request must name the same one.
-    std::unique_ptr<catalog_reader> reader;
+    catalog_reader reader;
+    reader.prepare(memory_limit);
     std::string folder;
     for (;;) {
         std::string header, payload;
@@ -114,13 +115,13 @@ int serve(int parent, sandbox_limits limits) {
             return exit_request;
         auto request = decode_request(payload);
         if (!request || request->items.size() != fds.size() || request->folder.empty() ||
-            (reader && request->folder != folder))
+            (!folder.empty() && request->folder != folder))
             return exit_request;
-        if (!reader) {
+        if (folder.empty()) {
             folder = request->folder;
-            reader = std::make_unique<catalog_reader>(folder);
+            reader.set_folder(folder);
         }
-        auto answer = encode_answer(read_items(*reader, *request, fds));
+        auto answer = encode_answer(read_items(reader, *request, fds));
         detail::close_all(fds);
         if (detail::send_frame(socket_fd, encode_frame_header(frame_kind::answer, answer.size()) + answer, {},
                                std::nullopt) != detail::socket_outcome::done)
@@ -133,14 +134,14 @@ int serve(int parent, sandbox_limits limits) {
 std::optional<int> serve_catalog_worker_if_asked(int argc, char** argv) {
     if (argc < 2 || argv[1] != worker_flag)
         return std::nullopt;
-    auto parent = argc == 5 ? number(argv[2]) : std::nullopt;
-    auto address_space = argc == 5 ? number(argv[3]) : std::nullopt;
-    auto cpu = argc == 5 ? number(argv[4]) : std::nullopt;
+    auto parent = argc == 6 ? number(argv[2]) : std::nullopt;
+    auto address_space = argc == 6 ? number(argv[3]) : std::nullopt;
+    auto cpu = argc == 6 ? number(argv[4]) : std::nullopt;
     if (!parent || !address_space || !cpu) {
         std::fprintf(stderr, "fdl-mirror catalog reader: started without its parent's pid and limits\n");
         return exit_request;
     }
-    return serve(static_cast<int>(*parent), {*address_space, *cpu});
+    return serve(static_cast<int>(*parent), {*address_space, *cpu}, argv[5]);
 }
 
 } // namespace mirror::catalog

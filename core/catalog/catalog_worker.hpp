@@ -15,8 +15,8 @@ namespace mirror::catalog {
 /// The argument that makes a program a catalog reader.
 inline constexpr std::string_view worker_flag = "--fdl-catalog-reader";
 
-/// When argv[1] is worker_flag (followed by the parent's pid, the address space limit and
-/// the CPU limit), serves requests on descriptor 3 until the parent closes it, and returns
+/// When argv[1] is worker_flag (followed by the parent's pid, the address space limit, the
+/// CPU limit and DuckDB's memory limit), serves requests on descriptor 3 until the parent closes it, and returns
 /// the exit status: 0 when the parent closed the socket, 70 when the sandbox could not be
 /// entered, 65 on a malformed request. Otherwise nullopt, having done nothing.
 std::optional<int> serve_catalog_worker_if_asked(int argc, char** argv);

@@ -182,31 +182,47 @@ duckdb_instance::duckdb_instance(std::unique_ptr<handles> h, std::string memory_
     : handles_(std::move(h)), memory_limit_(std::move(memory_limit)) {}
 duckdb_instance::~duckdb_instance() = default;
 
-result<std::unique_ptr<duckdb_instance>> duckdb_instance::open(std::filesystem::path const& folder,
-                                                               std::string const& memory_limit) {
+result<std::unique_ptr<duckdb_instance>> duckdb_instance::open_unrestricted(std::string const& memory_limit) {
+    auto h = std::make_unique<handles>();
+    // No temporary folder yet (restrict_to sets it): nothing spills before then.
+    auto database = open_database(nullptr, "catalog reader", memory_limit, {});
+    if (!database)
+        return database.error();
+    h->database = *database;
+    return std::unique_ptr<duckdb_instance>(new duckdb_instance(std::move(h), memory_limit));
+}
+
+result<void> duckdb_instance::restrict_to(std::filesystem::path const& folder) {
     std::string name = "catalog reader";
     // A directory needs its final slash, or "/tmp/x" would allow "/tmp/xy".
     std::string dir = std::filesystem::absolute(folder).lexically_normal().string();
     if (!dir.ends_with('/'))
         dir += '/';
-    auto h = std::make_unique<handles>();
-    // An in-memory database would spill past its memory limit into ".tmp" in the working
-    // directory; a database opened on a file spilled beside it. Keep it in the folder.
-    auto database = open_database(nullptr, name, memory_limit, {{"temp_directory", dir + ".duckdb-tmp"}});
-    if (!database)
-        return database.error();
-    h->database = *database;
     duckdb_connection connection = nullptr;
-    if (duckdb_connect(h->database, &connection) != DuckDBSuccess)
+    if (duckdb_connect(handles_->database, &connection) != DuckDBSuccess)
         return make_error(catalog_errc::cannot_open, name + ": DuckDB could not connect");
-    // allowed_directories can only be set while external access is on, and nothing can be
-    // changed once the configuration is locked.
-    bool ok = run(connection, "SET allowed_directories = [" + sql_text(dir) + "]") &&
+    // An in-memory database would spill past its memory limit into ".tmp" in the working
+    // directory: keep it in the folder. allowed_directories can only be set while external
+    // access is on, and nothing can be changed once the configuration is locked.
+    bool ok = run(connection, "SET temp_directory = " + sql_text(dir + ".duckdb-tmp")) &&
+              run(connection, "SET allowed_directories = [" + sql_text(dir) + "]") &&
               run(connection, "SET enable_external_access = false") && run(connection, "SET lock_configuration = true");
     duckdb_disconnect(&connection);
-    if (!ok)
+    if (!ok) {
+        usable_ = false;
         return make_error(catalog_errc::cannot_open, name + ": DuckDB refused to restrict file access to " + dir);
-    return std::unique_ptr<duckdb_instance>(new duckdb_instance(std::move(h), memory_limit));
+    }
+    return {};
+}
+
+result<std::unique_ptr<duckdb_instance>> duckdb_instance::open(std::filesystem::path const& folder,
+                                                               std::string const& memory_limit) {
+    auto opened = open_unrestricted(memory_limit);
+    if (!opened)
+        return opened.error();
+    if (auto restricted = (*opened)->restrict_to(folder); !restricted)
+        return restricted.error();
+    return opened;
 }
 
 struct duckdb_session::handles {
@@ -271,6 +287,14 @@ result<std::unique_ptr<duckdb_session>> duckdb_session::attach(duckdb_instance& 
     // name resolution, and could stand in for what the reader's own queries name.
     session->handles_->alias = alias;
     return session;
+}
+
+result<std::unique_ptr<duckdb_session>> duckdb_session::attach_none(duckdb_instance& instance) {
+    auto h = std::make_unique<handles>();
+    h->instance = &instance;
+    if (duckdb_connect(instance.handles_->database, &h->connection) != DuckDBSuccess)
+        return make_error(catalog_errc::cannot_open, "catalog reader: DuckDB could not connect");
+    return std::unique_ptr<duckdb_session>(new duckdb_session(std::move(h), "catalog reader", {}));
 }
 
 std::string const& duckdb_session::database() const { return handles_->alias; }

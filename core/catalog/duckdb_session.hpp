@@ -42,6 +42,13 @@ class duckdb_instance {
 public:
     static result<std::unique_ptr<duckdb_instance>> open(std::filesystem::path const& folder,
                                                          std::string const& memory_limit);
+    /// The database alone, before it knows its folder: nothing may be attached to it until
+    /// restrict_to() has run (a sandboxed reader makes it while it waits for its first
+    /// request, which names the folder).
+    static result<std::unique_ptr<duckdb_instance>> open_unrestricted(std::string const& memory_limit);
+    /// Allows files below `folder` only, turns external access off and locks the
+    /// configuration; once, on a database of open_unrestricted().
+    result<void> restrict_to(std::filesystem::path const& folder);
     ~duckdb_instance();
     duckdb_instance(duckdb_instance const&) = delete;
     duckdb_instance& operator=(duckdb_instance const&) = delete;
@@ -77,6 +84,8 @@ public:
     /// The session detaches it when destroyed; it must not outlive `instance`.
     static result<std::unique_ptr<duckdb_session>> attach(duckdb_instance& instance, std::filesystem::path const& file,
                                                           session_options options);
+    /// A connection to `instance` with no catalog attached: for DuckDB's own objects only.
+    static result<std::unique_ptr<duckdb_session>> attach_none(duckdb_instance& instance);
     ~duckdb_session();
     duckdb_session(duckdb_session const&) = delete;
     duckdb_session& operator=(duckdb_session const&) = delete;

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <utility>
 
 extern char** environ;
 
@@ -85,7 +86,10 @@ std::uint64_t reader_address_space(std::string const& memory_limit) {
 
 sandboxed_reader::sandboxed_reader(reader_process_settings settings) : settings_(std::move(settings)) {}
 
-sandboxed_reader::~sandboxed_reader() { stop(); }
+sandboxed_reader::~sandboxed_reader() {
+    stop();
+    end(spare_);
+}
 
 sandboxed_reader::failure_counts sandboxed_reader::process_failures() {
     return {crashed_total.load(std::memory_order_relaxed), limited_total.load(std::memory_order_relaxed),
@@ -93,22 +97,28 @@ sandboxed_reader::failure_counts sandboxed_reader::process_failures() {
 }
 
 int sandboxed_reader::stop() {
-    int status = 0;
-    if (socket_ >= 0)
-        ::close(socket_);
-    socket_ = -1;
-    if (pid_ > 0) {
-        ::kill(pid_, SIGKILL); // harmless on one that already exited: it stays a zombie until reaped
-        while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-        }
-    }
-    pid_ = -1;
+    int status = end(running_);
     folder_.clear();
     served_ = 0;
     return status;
 }
 
-result<void> sandboxed_reader::start(std::string const& memory_limit, std::chrono::milliseconds time_limit) {
+int sandboxed_reader::end(reader_process& process) {
+    int status = 0;
+    if (process.socket >= 0)
+        ::close(process.socket);
+    process.socket = -1;
+    if (process.pid > 0) {
+        ::kill(process.pid, SIGKILL); // harmless on one that already exited: it stays a zombie until reaped
+        while (::waitpid(process.pid, &status, 0) < 0 && errno == EINTR) {
+        }
+    }
+    process.pid = -1;
+    return status;
+}
+
+result<sandboxed_reader::reader_process> sandboxed_reader::spawn(std::string const& memory_limit,
+                                                                  std::chrono::milliseconds time_limit) {
     int pair[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
         return make_error(catalog_errc::reader_crashed,
@@ -139,7 +149,8 @@ result<void> sandboxed_reader::start(std::string const& memory_limit, std::chron
     std::string program = settings_.program.string();
     std::string flag(worker_flag);
     std::string name = "fdl-mirror-catalog-reader";
-    std::vector<char*> argv = {name.data(), flag.data(), parent.data(), space.data(), cpu.data(), nullptr};
+    std::string memory = memory_limit;
+    std::vector<char*> argv = {name.data(), flag.data(), parent.data(), space.data(), cpu.data(), memory.data(), nullptr};
     auto environment = reader_environment();
     std::vector<char*> envp;
     for (auto& e : environment)
@@ -155,16 +166,29 @@ result<void> sandboxed_reader::start(std::string const& memory_limit, std::chron
         return make_error(catalog_errc::reader_crashed,
                           "catalog reader: cannot start " + program + " (" + std::strerror(rc) + ")");
     }
-    pid_ = child;
-    socket_ = pair[0];
-    memory_limit_ = memory_limit;
-    time_limit_ = time_limit;
     started_total.fetch_add(1, std::memory_order_relaxed);
+    return reader_process{child, pair[0], memory_limit, time_limit};
+}
+
+result<void> sandboxed_reader::start(std::string const& memory_limit, std::chrono::milliseconds time_limit) {
+    // A spare started for the next pass has had its program loaded and its sandbox entered
+    // meanwhile (a reader takes its folder from its first request): most of a start's cost.
+    if (spare_.pid > 0 && (spare_.memory_limit != memory_limit || spare_.time_limit < time_limit))
+        end(spare_);
+    if (spare_.pid > 0) {
+        running_ = std::exchange(spare_, reader_process{});
+    } else {
+        auto spawned = spawn(memory_limit, time_limit);
+        if (!spawned)
+            return spawned.error();
+        running_ = std::move(*spawned);
+    }
+    ++starts_;
     // The hello says the reader is sandboxed: a program that does not serve readers, or a
     // sandbox that cannot be entered, never gets a catalog.
     std::string header;
     auto until = std::chrono::steady_clock::now() + settings_.startup_limit;
-    auto got = detail::receive_exact(socket_, worker_frame_header_bytes, header, nullptr, until);
+    auto got = detail::receive_exact(running_.socket, worker_frame_header_bytes, header, nullptr, until);
     if (got != detail::socket_outcome::done)
         return failure("catalog reader", got == detail::socket_outcome::timed_out, "while starting");
     if (auto hello = decode_frame_header(header, frame_kind::hello, 0, "catalog reader"); !hello) {
@@ -213,13 +237,13 @@ sandboxed_reader::exchange(std::vector<catalog_reader::batch_item> const& items,
     for (auto const& item : items)
         deadline += item.options.time_limit;
     std::string payload = encode_request(request);
-    auto sent = detail::send_frame(socket_, encode_frame_header(frame_kind::request, payload.size()) + payload, fds,
+    auto sent = detail::send_frame(running_.socket, encode_frame_header(frame_kind::request, payload.size()) + payload, fds,
                                    deadline);
     detail::close_all(fds); // the reader has its own copies now
     if (sent != detail::socket_outcome::done)
         return failure(who, sent == detail::socket_outcome::timed_out);
     std::string header, answer;
-    auto got = detail::receive_exact(socket_, worker_frame_header_bytes, header, nullptr, deadline);
+    auto got = detail::receive_exact(running_.socket, worker_frame_header_bytes, header, nullptr, deadline);
     if (got != detail::socket_outcome::done)
         return failure(who, got == detail::socket_outcome::timed_out);
     auto frame = decode_frame_header(header, frame_kind::answer, settings_.max_answer_bytes, who);
@@ -227,7 +251,7 @@ sandboxed_reader::exchange(std::vector<catalog_reader::batch_item> const& items,
         stop();
         return frame.error();
     }
-    got = detail::receive_exact(socket_, frame->length, answer, nullptr, deadline);
+    got = detail::receive_exact(running_.socket, frame->length, answer, nullptr, deadline);
     if (got != detail::socket_outcome::done)
         return failure(who, got == detail::socket_outcome::timed_out);
     std::uint64_t max_files = 0;
@@ -261,10 +285,10 @@ std::vector<result<catalog_contents>> sandboxed_reader::read_batch(std::vector<c
     if (!alike)
         return read_alone();
     // A reader's limits are set when it starts: other limits need another reader.
-    if (pid_ > 0 && (folder_ != tenant || memory_limit_ != memory_limit || time_limit_ < longest_limit(items) ||
+    if (running_.pid > 0 && (folder_ != tenant || running_.memory_limit != memory_limit || running_.time_limit < longest_limit(items) ||
                      served_ >= settings_.max_catalogs))
         stop();
-    if (pid_ < 0) {
+    if (running_.pid < 0) {
         if (auto started = start(memory_limit, longest_limit(items)); !started) {
             auto const& e = started.error();
             (e.code == catalog_errc::reader_limit ? limited_total : crashed_total).fetch_add(1);
@@ -276,6 +300,11 @@ std::vector<result<catalog_contents>> sandboxed_reader::read_batch(std::vector<c
     }
     served_ += items.size();
     auto answered = exchange(items, tenant);
+    // Passes come one after another: from the second reader on, the next one is started
+    // now, after the read (while it starts, it would take a core from this one's).
+    if (starts_ > 1 && spare_.pid < 0)
+        if (auto spare = spawn(memory_limit, longest_limit(items)))
+            spare_ = std::move(*spare);
     if (answered)
         return std::move(*answered);
     if (items.size() > 1)

@@ -38,8 +38,10 @@ struct reader_process_settings {
 std::uint64_t reader_address_space(std::string const& memory_limit);
 
 /// One reader process at a time, started on first need and replaced when it failed, served
-/// another tenant, asked for another memory limit, or served max_catalogs. Blocking, and
-/// not thread-safe: use it from one thread at a time, off the I/O thread.
+/// another folder, asked for other limits, or served max_catalogs; from the second reader on,
+/// the next one is started ahead (a spare), so that a pass does not wait for a program to
+/// load. Blocking, and not thread-safe: use it from one thread at a time, off the I/O
+/// thread.
 class sandboxed_reader {
 public:
     explicit sandboxed_reader(reader_process_settings settings = {});
@@ -69,10 +71,23 @@ public:
     static failure_counts process_failures();
 
 private:
-    /// Starts a reader for DuckDB's `memory_limit`, with CPU for catalogs of `time_limit`.
+    /// One reader process, with the limits it was started with.
+    struct reader_process {
+        pid_t pid = -1;
+        int socket = -1;
+        std::string memory_limit;
+        std::chrono::milliseconds time_limit{0};
+    };
+    /// Starts a reader process for DuckDB's `memory_limit`, with CPU for catalogs of
+    /// `time_limit`; does not wait for its hello.
+    result<reader_process> spawn(std::string const& memory_limit, std::chrono::milliseconds time_limit);
+    /// Makes a reader the running one (the spare, when it has these limits) and waits for
+    /// its hello. (read_batch spawns the next spare after a read, from the second start on.)
     result<void> start(std::string const& memory_limit, std::chrono::milliseconds time_limit);
-    /// Kills the reader (when still running) and reaps it; returns its wait status.
+    /// Kills the running reader (when still running) and reaps it; returns its wait status.
     int stop();
+    /// Kills `process` (when running) and reaps it; returns its wait status.
+    static int end(reader_process& process);
     /// One request and its answer, on the running reader; an error when it failed.
     result<std::vector<result<catalog_contents>>> exchange(std::vector<catalog_reader::batch_item> const& items,
                                                            std::string const& folder);
@@ -80,11 +95,10 @@ private:
     error failure(std::string const& who, bool timed_out, std::string const& detail = {});
 
     reader_process_settings settings_;
-    pid_t pid_ = -1;
-    int socket_ = -1;
+    reader_process running_;
+    reader_process spare_; ///< started ahead for the next folder, from the second start on
+    std::size_t starts_ = 0;
     std::string folder_; ///< the one the running reader serves
-    std::string memory_limit_;
-    std::chrono::milliseconds time_limit_{0};
     std::size_t served_ = 0;
 };
 
