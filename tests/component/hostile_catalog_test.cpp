@@ -4,11 +4,15 @@
 // format does not define. Each catalog here is a real DuckDB file, made in the test.
 
 #include "core/catalog/errors.hpp"
+#include "core/catalog/sandboxed_reader.hpp"
 #include "core/sync/sync_pass.hpp"
 
 #include "tests/component/catalog_helpers.hpp"
+#include "verify/sha256.hpp"
 
 #include <doctest/doctest.h>
+
+#include <cstdlib>
 
 using namespace mirror;
 using namespace mirror::test;
@@ -180,4 +184,57 @@ TEST_CASE_FIXTURE(lake_origin, "a corpus of hostile catalogs: each holds its ver
     CHECK(audit.exit_code() == 1);
     CHECK(audit_finds(audit, tip, catalog_errc::foreign_object, text));
     CHECK(!audit_finds(audit, root, catalog_errc::foreign_object, ""));
+}
+
+namespace {
+
+/// The repository the crashing inputs of tests/data/hostile-catalogs were made from, with
+/// the catalog of its seq-4 version replaced by `input` (gzip) and pinned by its version.json.
+std::filesystem::path hostile_repository(temp_dir const& tmp, std::string const& input, std::string const& victim) {
+    std::string const inputs = FDL_MIRROR_HOSTILE_CATALOGS_DIR;
+    REQUIRE(std::system(("tar -xzf '" + inputs + "/base-sample-repo.tar.gz' -C '" + tmp.path().string() + "'").c_str()) == 0);
+    auto folder = tmp / "repo" / "versions" / victim;
+    auto base = read_file(folder / "ducklake.duckdb");
+    REQUIRE(std::system(("gunzip -c '" + inputs + "/" + input + "' > '" + (folder / "ducklake.duckdb").string() + "'").c_str()) == 0);
+    auto hostile = read_file(folder / "ducklake.duckdb");
+    REQUIRE(hostile.size() == base.size());
+    auto record = read_file(folder / "version.json");
+    auto at = record.find(verify::to_hex(verify::sha256_of(base)));
+    REQUIRE(at != std::string::npos);
+    record.replace(at, 64, verify::to_hex(verify::sha256_of(hostile)));
+    write_file(folder / "version.json", record);
+    return tmp / "repo";
+}
+
+} // namespace
+
+TEST_CASE("each catalog that crashed DuckDB in-process is now a held version, and its neighbours publish") {
+    std::string const victim = "01a24333-9dfb-7cad-a53c-5f70b6a69339";
+    // 314 asks DuckDB for a 4 GiB string: the reader's address space limit refuses it
+    // before the copy that crashed (a sanitized build sets no such limit, and its
+    // allocator stops the reader instead). The others crash the reader, named by signal
+    // (or, under a sanitizer that caught the signal, by its exit status).
+    struct hostile_input {
+        char const* file;
+        catalog_errc held_for;
+    };
+    for (auto const& [input, held_for] : {hostile_input{"crash-segv-144.duckdb.gz", catalog_errc::reader_crashed},
+                                          hostile_input{"crash-segv-188.duckdb.gz", catalog_errc::reader_crashed},
+                                          hostile_input{"crash-segv-314.duckdb.gz", catalog_errc::reader_limit},
+                                          hostile_input{"crash-abort-354.duckdb.gz", catalog_errc::reader_crashed}}) {
+        CAPTURE(input);
+        temp_dir tmp;
+        auto repo = hostile_repository(tmp, input, victim);
+        auto r = sync_folders(repo, tmp / "mirror", {});
+        INFO(describe(r));
+        CHECK(r.exit_code() == 1);
+        auto reason = catalog::reader_address_space("256MB") == 0 ? catalog_errc::reader_crashed : held_for;
+        bool sandbox_stopped_it = held_because(r, victim, reason, "") ||
+                                  (reason != held_for && held_because(r, victim, held_for, ""));
+        CHECK(sandbox_stopped_it);
+        CHECK(r.published.size() == 3);
+        CHECK(!fs::exists(tmp / "mirror" / "versions" / victim / "version.json"));
+        auto audit = audit_folder(repo);
+        CHECK((audit_finds(audit, victim, reason, "") || audit_finds(audit, victim, held_for, "")));
+    }
 }
