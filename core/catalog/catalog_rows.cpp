@@ -31,6 +31,12 @@ public:
                               catalog_ + ": not a DuckLake catalog (" + table_ + ": " + read.error().message + ")");
         }
         rows_ = std::move(*read);
+        // Columns are known by their place in the select: DuckDB binds a name in any case
+        // and names the result's column as the catalog stores it.
+        if (rows_.columns.size() != columns.size())
+            return make_error(catalog_errc::query_failed, catalog_ + ": not a DuckLake catalog (" + table_ +
+                                                              ": another number of columns than selected)");
+        rows_.columns.assign(columns.begin(), columns.end());
         for (row_ = 0; row_ < rows_.rows.size(); ++row_) {
             valid_ = true;
             each();

@@ -76,6 +76,13 @@ std::vector<result<catalog_contents>> read_items(catalog_reader& reader, worker_
         for (auto const& item : batch)
             outcomes.emplace_back(make_error(catalog_errc::reader_limit,
                                              item.name + ": the catalog reader ran out of memory"));
+    } catch (std::exception const& e) {
+        // A bug of the reader that a catalog found: said as such, rather than an abort.
+        outcomes.clear();
+        for (auto const& item : batch)
+            outcomes.emplace_back(make_error(catalog_errc::reader_crashed,
+                                             item.name + ": the catalog reader failed (" +
+                                                 std::string(e.what()).substr(0, 200) + ")"));
     }
     for (auto& outcome : outcomes)
         classify_memory(outcome);
