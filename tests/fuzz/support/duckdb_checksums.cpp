@@ -23,7 +23,7 @@ constexpr std::size_t iteration_offset = 8;
 constexpr std::size_t block_alloc_size_offset = 40;
 
 std::uint64_t load_u64(std::uint8_t const* p) {
-    // DuckDB stores native u64s; every platform it writes files on is little-endian.
+    // DuckDB stores u64s as the machine has them: little-endian on every platform it ships for.
     std::uint64_t value = 0;
     for (int i = 7; i >= 0; --i) {
         value = (value << 8) | p[i];

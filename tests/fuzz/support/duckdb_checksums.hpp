@@ -5,12 +5,15 @@
 // recomputing the checksums reaches the code that decodes blocks, where a crash would be.
 // tests/support/catalog_mutate.py is the same algorithm in Python: a seed gives the same bytes.
 //
-// Layout (DuckDB v1.5 branch: src/storage/single_file_block_manager.cpp, storage_info.hpp):
-//   [0, 4096)       main header: checksum, then "DUCK", storage version, flags, versions, ids
+// Layout (DuckDB's v1.5 branch: src/storage/single_file_block_manager.cpp, ChecksumAndWrite and
+// ReadAndChecksum; src/include/duckdb/storage/storage_info.hpp; the checksum in src/common/checksum.cpp):
+//   [0, 4096)       main header: checksum, "DUCK", storage version, flags, versions, ids
 //   [4096, 8192)    database header 1: checksum, iteration, meta block, free list, block count,
 //   [8192, 12288)   database header 2:   block allocation size, vector size, compatibility
 //   [12288, ...)    blocks of the active header's allocation size (256 KiB by default)
-// Each header and block starts with its checksum (little-endian u64) of the rest of it.
+// Each header and block starts with its checksum (little-endian u64) of all its other bytes.
+// The block header size (8) is not in the file: only an encrypted file (flag bit 0) has 40-byte
+// block headers, its checksum inside the encrypted part; such files are refused here.
 
 #include <cstddef>
 #include <cstdint>
