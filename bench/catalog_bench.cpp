@@ -148,9 +148,9 @@ bool print_duckdb_floor(fs::path const& catalog, int rounds, int reads) {
         "table_id, begin_snapshot, end_snapshot, schema_id, table_name, path, path_is_relative FROM "
         "c.main.ducklake_table",
         "data_file_id, table_id, begin_snapshot, end_snapshot, path, path_is_relative, record_count, "
-        "file_size_bytes, footer_size FROM c.main.ducklake_data_file",
+        "file_size_bytes, footer_size, file_format, encryption_key FROM c.main.ducklake_data_file",
         "delete_file_id, data_file_id, table_id, begin_snapshot, end_snapshot, path, path_is_relative, "
-        "delete_count, file_size_bytes, footer_size FROM c.main.ducklake_delete_file",
+        "delete_count, file_size_bytes, footer_size, format, encryption_key FROM c.main.ducklake_delete_file",
         "table_id, column_id, column_name FROM c.main.ducklake_column",
         "schema_id, begin_snapshot, end_snapshot, view_name, dialect, sql FROM c.main.ducklake_view"};
     duckdb_database database = nullptr;

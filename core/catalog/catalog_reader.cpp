@@ -76,6 +76,7 @@ public:
         out_.problems = rows_.problems;
         if (auto ok = read_settings(); !ok)
             return ok;
+        check_snapshot_signs();
         if (auto ok = read_snapshots(); !ok)
             return ok;
         read_tables();
@@ -100,9 +101,32 @@ private:
     void problem(catalog_errc code, std::string const& why) { out_.problems.push_back(make_error(code, name_ + ": " + why)); }
     error fail(catalog_errc code, std::string const& why) const { return make_error(code, name_ + ": " + why); }
 
+    /// Snapshot ids are never negative (spec/ducklake-catalog.md, section 4); one that is
+    /// would make its row visible at every snapshot, or at none, as comparisons fall.
+    void check_snapshot_signs() {
+        auto count = [](auto const& rows) {
+            return std::count_if(rows.begin(), rows.end(), [](auto const& row) {
+                return row.life.begin.value_or(0) < 0 || row.life.end.value_or(0) < 0;
+            });
+        };
+        std::pair<char const*, std::ptrdiff_t> const negative[] = {{"ducklake_schema", count(rows_.schemas)},
+                                                                   {"ducklake_table", count(rows_.tables)},
+                                                                   {"ducklake_data_file or ducklake_delete_file",
+                                                                    count(rows_.files)},
+                                                                   {"ducklake_view", count(rows_.views)}};
+        for (auto const& [table, rows] : negative)
+            if (rows > 0)
+                problem(catalog_errc::bad_catalog, std::to_string(rows) + " row(s) of " + table +
+                                                       " with a negative begin_snapshot or end_snapshot");
+    }
+
     result<void> read_settings() {
         std::map<std::string, std::string, std::less<>> global;
         for (auto const& row : rows_.settings) {
+            // A data_path for one schema or table would send DuckLake's readers of it
+            // elsewhere than the paths this reader resolves: not a catalog to guess about.
+            if (!row.global && row.key == "data_path")
+                return fail(catalog_errc::bad_catalog, "a data_path scoped to one schema or table in ducklake_metadata");
             if (!row.global || !row.key || !row.value)
                 continue;
             std::string const& key = *row.key;
@@ -244,6 +268,18 @@ private:
         if (!f.relative.value_or(true) || !relative_level(table) || !relative_level(schema)) {
             problem(catalog_errc::absolute_path, shown() + " is an absolute path, which readers of a mirror cannot "
                                                            "redirect to it");
+            return std::nullopt;
+        }
+        // Readers of a DuckLake read Parquet; a file of another format, or with a key in a
+        // catalog that says nothing is encrypted, would be mirrored for no reader to read.
+        if (f.format && *f.format != "parquet") {
+            problem(catalog_errc::bad_catalog, shown() + ": a file format '" + f.format->substr(0, 40) +
+                                                   "', where DuckLake's readers read parquet");
+            return std::nullopt;
+        }
+        if (f.has_key) {
+            problem(catalog_errc::bad_catalog, shown() + ": an encryption_key, in a catalog that says it is not "
+                                                         "encrypted");
             return std::nullopt;
         }
         auto row_count = count_of(f.rows);

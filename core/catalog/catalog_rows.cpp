@@ -135,7 +135,7 @@ result<catalog_rows> read_catalog_rows(duckdb_session& db, std::string const& na
     auto data = reader("ducklake_data_file");
     read = data.read(db,
                      {"data_file_id", "table_id", "begin_snapshot", "end_snapshot", "path", "path_is_relative",
-                      "record_count", "file_size_bytes", "footer_size"},
+                      "record_count", "file_size_bytes", "footer_size", "file_format", "encryption_key"},
                      max_rows, [&] {
                          if (out.files.empty())
                              out.files.reserve(data.rows()); // and the delete files' rows later
@@ -149,7 +149,9 @@ result<catalog_rows> read_catalog_rows(duckdb_session& db, std::string const& na
                                       data.boolean("path_is_relative"),
                                       data.text("record_count"),
                                       data.text("file_size_bytes"),
-                                      data.text("footer_size")};
+                                      data.text("footer_size"),
+                                      data.text("file_format"),
+                                      !data.text("encryption_key").value_or("").empty()};
                          if (data.row_valid())
                              out.files.push_back(std::move(row));
                      });
@@ -159,7 +161,8 @@ result<catalog_rows> read_catalog_rows(duckdb_session& db, std::string const& na
     auto deletes = reader("ducklake_delete_file");
     read = deletes.read(db,
                         {"delete_file_id", "data_file_id", "table_id", "begin_snapshot", "end_snapshot", "path",
-                         "path_is_relative", "delete_count", "file_size_bytes", "footer_size"},
+                         "path_is_relative", "delete_count", "file_size_bytes", "footer_size", "format",
+                         "encryption_key"},
                         max_rows, [&] {
                             if (out.files.size() == out.files.capacity())
                                 out.files.reserve(out.files.size() + deletes.rows());
@@ -172,7 +175,9 @@ result<catalog_rows> read_catalog_rows(duckdb_session& db, std::string const& na
                                          deletes.boolean("path_is_relative"),
                                          deletes.text("delete_count"),
                                          deletes.text("file_size_bytes"),
-                                         deletes.text("footer_size")};
+                                         deletes.text("footer_size"),
+                                         deletes.text("format"),
+                                         !deletes.text("encryption_key").value_or("").empty()};
                             if (deletes.row_valid())
                                 out.files.push_back(std::move(row));
                         });

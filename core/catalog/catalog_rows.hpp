@@ -43,6 +43,8 @@ struct file_row {
     std::optional<std::string> path;
     std::optional<bool> relative;
     std::optional<std::string> rows, bytes, footer; ///< record_count/delete_count, file_size_bytes, footer_size
+    std::optional<std::string> format; ///< file_format (data) or format (delete): "parquet"
+    bool has_key = false;              ///< encryption_key is set (not NULL, not empty)
 };
 
 struct column_row {

@@ -428,3 +428,42 @@ TEST_CASE("a column named in another case is read by its place, not refused by a
     CHECK(r->problems.empty());
     CHECK(r->needed.size() == 3);
 }
+
+TEST_CASE("catalog oddities hold the version: a negative snapshot id, a data_path for one table, a format not "
+          "parquet, a key in a catalog that is not encrypted") {
+    temp_dir tmp;
+    auto model = fixture();
+    std::string expected;
+    catalog_errc code = catalog_errc::bad_catalog;
+    SUBCASE("a begin_snapshot of INT64_MIN") {
+        model.extra_sql = {"UPDATE ducklake_data_file SET begin_snapshot = -9223372036854775808 "
+                           "WHERE path = 'ducklake-a1.parquet'"};
+        expected = "c: 1 row(s) of ducklake_data_file or ducklake_delete_file with a negative begin_snapshot or "
+                   "end_snapshot";
+    }
+    SUBCASE("a negative end_snapshot of a table") {
+        model.extra_sql = {"UPDATE ducklake_table SET end_snapshot = -1"};
+        expected = "with a negative begin_snapshot or end_snapshot";
+    }
+    SUBCASE("a data_path for one table") {
+        model.extra_sql = {"INSERT INTO ducklake_metadata VALUES ('data_path', 's3://elsewhere.example/', 'table', 1)"};
+        expected = "c: a data_path scoped to one schema or table in ducklake_metadata";
+    }
+    SUBCASE("a file format that is not parquet") {
+        model.extra_sql = {"UPDATE ducklake_data_file SET file_format = 'orc' WHERE path = 'ducklake-a1.parquet'"};
+        expected = "ducklake-a1.parquet': a file format 'orc', where DuckLake's readers read parquet";
+    }
+    SUBCASE("an encryption key in a catalog that is not encrypted") {
+        model.extra_sql = {"UPDATE ducklake_data_file SET encryption_key = 'c2VjcmV0' WHERE path = 'ducklake-a1.parquet'"};
+        expected = "ducklake-a1.parquet': an encryption_key, in a catalog that says it is not encrypted";
+    }
+    write_catalog(tmp / "c.duckdb", model);
+    auto r = read_catalog(tmp / "c.duckdb", "c");
+    bool found = false;
+    if (!r)
+        found = r.error().code == code && r.error().message.find(expected) != std::string::npos;
+    else
+        for (auto const& p : r->problems)
+            found = found || (p.code == code && p.message.find(expected) != std::string::npos);
+    CHECK_MESSAGE(found, (r ? (r->problems.empty() ? "no problem" : r->problems[0].message) : r.error().message));
+}
