@@ -1,6 +1,6 @@
 #include "daemon/metrics.hpp"
 
-#include "daemon/terminal_text.hpp"
+#include "daemon/metric_series.hpp"
 
 #include "core/sync/origin_data_check.hpp"
 #include "core/sync/scrub.hpp"
@@ -37,32 +37,6 @@ char const* to_string(pass_outcome outcome) noexcept {
 
 namespace {
 
-/// A ref name as a label value: an origin chooses it, so what would act on a terminal (or
-/// reorder what a person reads on a dashboard) is written as a visible escape.
-std::string ref_label(std::string const& name) { return terminal_safe(name, false); }
-
-/// The refs that get series of their own: all of them up to max_ref_series; past that, the
-/// ones out of sync first, the most versions behind and the longest behind first. An origin
-/// with 10,000 refs would otherwise cost 40,000 series a scrape.
-std::vector<sync::ref_state const*> refs_with_series(std::vector<sync::ref_state> const& refs,
-                                                     std::map<std::string, double> const& lag) {
-    std::vector<sync::ref_state const*> out;
-    for (auto const& state : refs)
-        out.push_back(&state);
-    if (out.size() <= metrics::max_ref_series)
-        return out;
-    auto lag_of = [&](sync::ref_state const* s) {
-        auto it = lag.find(s->name);
-        return it == lag.end() ? 0.0 : it->second;
-    };
-    std::sort(out.begin(), out.end(), [&](auto* a, auto* b) {
-        return std::make_tuple(a->in_sync(), -static_cast<double>(a->versions_behind), -lag_of(a), a->name) <
-               std::make_tuple(b->in_sync(), -static_cast<double>(b->versions_behind), -lag_of(b), b->name);
-    });
-    out.resize(metrics::max_ref_series);
-    return out;
-}
-
 using prometheus::Counter;
 using prometheus::Family;
 using prometheus::Gauge;
@@ -79,24 +53,6 @@ constexpr char const* integrity_kinds[] = {"size_mismatch", "sha256_mismatch", "
 constexpr char const* violation_kinds[] = {"version_rewritten", "file_deleted_at_origin", "file_added_at_origin",
                                            "tag_moved", "branch_rewound", "fdl_json_changed",
                                            "data_file_changed_at_origin"};
-
-/// "valid" is counted from the signers; a held version's verify error says which failure.
-char const* signature_result_of(boost::system::error_code const& code) {
-    if (code == verify::verify_errc::missing_signature)
-        return "missing";
-    if (code == verify::verify_errc::untrusted_key || code == verify::verify_errc::principal_not_allowed ||
-        code == verify::verify_errc::namespace_not_allowed || code == verify::verify_errc::outside_validity)
-        return "untrusted";
-    return "invalid";
-}
-
-/// A held reason that says the origin's bytes or records are wrong (not a signature, not
-/// the medium, not a consequence of another version being held).
-bool is_integrity_failure(boost::system::error_code const& code) {
-    if (code.category() == verify::verify_category() || code.category().name() == std::string_view("store"))
-        return false;
-    return code != sync::sync_errc::ancestor_held;
-}
 
 } // namespace
 
@@ -492,27 +448,12 @@ void metrics::set_clocks(std::string const& repo, pass_record const& record) {
     m.remove_clocks(repo);
     auto& made = m.clock_series[repo];
     // As for the drift gauges: the refs behind longest, at most max_ref_series of them.
-    std::vector<ref_record const*> refs;
-    for (auto const& ref : record.refs)
-        refs.push_back(&ref);
-    std::sort(refs.begin(), refs.end(), [](auto* a, auto* b) {
-        return std::make_tuple(!a->behind_since, a->behind_since.value_or(0), a->name) <
-               std::make_tuple(!b->behind_since, b->behind_since.value_or(0), b->name);
-    });
-    if (refs.size() > max_ref_series)
-        refs.resize(max_ref_series);
-    for (auto const* ref : refs) {
+    for (auto const* ref : refs_with_clocks(record.refs, max_ref_series)) {
         Labels labels{{"repo", repo}, {"ref", ref_label(ref->name)}};
         m.ref_behind_since.Add(labels).Set(ref->behind_since.value_or(0));
         made.push_back(std::move(labels));
     }
-    std::vector<held_record const*> oldest;
-    for (auto const& held : record.held)
-        oldest.push_back(&held);
-    std::sort(oldest.begin(), oldest.end(), [](auto* a, auto* b) { return std::tie(a->since, a->version) < std::tie(b->since, b->version); });
-    if (oldest.size() > max_held_series)
-        oldest.resize(max_held_series);
-    for (auto const* held : oldest) {
+    for (auto const* held : oldest_held(record.held, max_held_series)) {
         Labels labels{{"repo", repo}, {"version", held->version}, {"reason", held->reason}};
         m.version_held_since.Add(labels).Set(held->since);
         made.push_back(std::move(labels));
@@ -590,7 +531,7 @@ void metrics::pass_finished(std::string const& repo, sync::sync_report const& re
         m.refs_total.Add(r).Set(static_cast<double>(report.refs.size()));
         m.refs_out_of_sync.Add(r).Set(static_cast<double>(
             std::count_if(report.refs.begin(), report.refs.end(), [](auto const& s) { return !s.in_sync(); })));
-        for (auto const* shown : refs_with_series(report.refs, lag)) {
+        for (auto const* shown : refs_with_series(report.refs, lag, max_ref_series)) {
             auto const& state = *shown;
             Labels labels{{"repo", repo}, {"ref", ref_label(state.name)}};
             m.ref_in_sync.Add(labels).Set(state.in_sync() ? 1 : 0);
