@@ -285,8 +285,8 @@ std::vector<result<catalog_contents>> sandboxed_reader::read_batch(std::vector<c
     if (!alike)
         return read_alone();
     // A reader's limits are set when it starts: other limits need another reader.
-    if (running_.pid > 0 && (folder_ != tenant || running_.memory_limit != memory_limit || running_.time_limit < longest_limit(items) ||
-                     served_ >= settings_.max_catalogs))
+    bool other_limits = running_.memory_limit != memory_limit || running_.time_limit < longest_limit(items);
+    if (running_.pid > 0 && (folder_ != tenant || other_limits || served_ >= settings_.max_catalogs))
         stop();
     if (running_.pid < 0) {
         if (auto started = start(memory_limit, longest_limit(items)); !started) {
