@@ -98,14 +98,8 @@ TEST_CASE("an S3 listing hands on only the keys under the prefix asked for, what
         "<Contents><Key>other/versions/019a/version.json</Key><Size>10</Size></Contents>"    // another store
         "</ListBucketResult>";
     fault_http_server server({{"/bucket", page}, {"/bucket/", page}});
-    store::s3_store_settings settings;
-    settings.access.creds = {"AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", std::nullopt};
-    settings.access.region = "us-east-1";
-    settings.access.endpoint = "http://127.0.0.1:" + std::to_string(server.port());
-    settings.access.path_style = true;
-    settings.allow_plain_http = true;
     event_loop run_on;
-    auto s3 = store::s3_store::open("s3://bucket/lake/", settings);
+    auto s3 = store::s3_store::open("s3://bucket/lake/", settings_for(server));
     REQUIRE(s3.has_value());
     std::vector<std::string> keys;
     std::function<result<void>(store::list_entry)> each = [&](store::list_entry e) -> result<void> {
