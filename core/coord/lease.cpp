@@ -102,18 +102,26 @@ awaitable<result<lease_change>> lease::acquire_or_renew() {
         next.since = current->since;
         co_return co_await write(next, there->tag, held_ ? lease_change::renewed : lease_change::taken, asked_at);
     }
-    // No honest holder writes an expiry further ahead than one duration past its write, and
-    // no two clocks differ by more than the skew allowed: a lease that claims longer (years
-    // ahead, say) would keep the repository from every daemon. It is taken as expired, and
-    // said so (anomaly()).
-    std::int64_t const longest = now + settings_.duration.count() + settings_.max_clock_skew.count();
+    // An honest holder rewrites its lease every sixth of the duration. One that stays as it
+    // is for longer than duration + skew on this host's own clock is not held, whatever
+    // expiry it claims: a forged one years ahead, or a holder whose clock runs far ahead,
+    // would otherwise keep every daemon out. Judged on this host's monotonic clock, never by
+    // comparing wall clocks (this one could be the wrong one).
+    std::int64_t const patience = settings_.duration.count() + settings_.max_clock_skew.count();
+    if (there->tag != observed_tag_) {
+        observed_tag_ = there->tag;
+        observed_since_ = asked_at;
+    }
+    bool const unrenewed = asked_at - observed_since_ > patience;
     anomaly_.clear();
-    if (current->expires > longest)
-        anomaly_ = describe() + ": " + current->holder.substr(0, 100) + "'s lease expires " +
-                   std::to_string((current->expires - now) / 1000) + " s from now, more than lease_duration and " +
-                   "max_clock_skew allow: taken as expired";
-    bool const free = current->expires == 0 || current->expires + settings_.max_clock_skew.count() < now ||
-                      current->expires > longest;
+    if (current->expires > now + patience)
+        anomaly_ = describe() + ": " + current->holder.substr(0, 100) + "'s lease claims " +
+                   std::to_string((current->expires - now) / 1000) + " s more, more than lease_duration and " +
+                   "max_clock_skew allow: " +
+                   (unrenewed ? std::string("not renewed since, so taken as expired")
+                              : "taken as expired unless renewed within " + std::to_string(patience / 1000) + " s");
+    bool const free =
+        current->expires == 0 || current->expires + settings_.max_clock_skew.count() < now || unrenewed;
     if (!free)
         co_return lose();
     // The token must grow with each holder, or a fenced write of an old holder could pass.

@@ -84,8 +84,9 @@ public:
     std::string const& holder() const { return holder_; }
     std::string describe() const; ///< "s3://bucket/repo/.fdl-mirror/lease"
     /// What was wrong with the lease as last read, when something was: another holder's
-    /// expiry further ahead than lease_duration + max_clock_skew, which is taken as expired.
-    /// Empty otherwise.
+    /// expiry further ahead than lease_duration + max_clock_skew. Empty otherwise. (Any
+    /// other holder's lease left unrenewed that long on this host's clock is taken as
+    /// expired, whatever its expiry says.)
     std::string const& anomaly() const { return anomaly_; }
 
 private:
@@ -105,6 +106,8 @@ private:
     std::string tag_;               ///< the store's tag of what this holder last wrote
     std::int64_t valid_until_ = 0;  ///< on clock_.elapsed_ms
     std::string anomaly_;
+    std::string observed_tag_;        ///< another holder's lease as last read (its tag)
+    std::int64_t observed_since_ = 0; ///< when it was first read so, on clock_.elapsed_ms
 };
 
 } // namespace mirror::coord
