@@ -71,7 +71,7 @@ TEST_CASE_FIXTURE(fixture, "a HEAD that names a branch the origin lacks is a pro
     CHECK(read_file(mirror / "HEAD") == read_file(tmp / "origin" / "HEAD"));
 }
 
-TEST_CASE_FIXTURE(fixture, "a ref the mirror's file system cannot hold is refused alone; the others are written") {
+TEST_CASE_FIXTURE(fixture, "a ref the mirror's file system cannot hold is refused alone, the others are written") {
     // An HTTP origin lists its refs in refs.json, so a name need not fit any file system there.
     std::string long_name = "refs/heads/" + std::string(300, 'x');
     add_to_refs_json({long_name});

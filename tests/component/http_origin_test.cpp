@@ -211,7 +211,7 @@ TEST_CASE_FIXTURE(https_origin, "an unchanged origin costs 3 conditional request
     CHECK(from.counts().requests - before.requests == 3 + probes + 3);
 }
 
-TEST_CASE_FIXTURE(https_origin, "over HTTP, a recheck follows expiry, late signatures and late catalogs; a quick pass does not") {
+TEST_CASE_FIXTURE(https_origin, "over HTTP, a recheck follows expiry, late signatures and late catalogs, a quick pass does not") {
     // The sample's fdl.json declares no formats; declare 1.1 so the probe asks for it.
     auto settings = read_file(tmp / "origin" / "fdl.json");
     auto brace = settings.rfind('}');

@@ -90,7 +90,7 @@ TEST_CASE("a lease record reads back as written, and a damaged one is refused by
     }
 }
 
-TEST_CASE_FIXTURE(lease_fixture, "against Ceph RGW: one holder at a time; another takes over only once it expired, "
+TEST_CASE_FIXTURE(lease_fixture, "against Ceph RGW: one holder at a time, another takes over only once it expired, "
                                  "under a greater token, and the old holder learns it lost") {
     manual_clock host_a, host_b;
     auto store_a = open(), store_b = open();
@@ -138,7 +138,7 @@ TEST_CASE_FIXTURE(lease_fixture, "against Ceph RGW: one holder at a time; anothe
 }
 
 TEST_CASE_FIXTURE(lease_fixture, "against Ceph RGW: a lease left unrenewed for duration + skew is taken whatever "
-                                 "expiry it claims; a token that cannot grow is refused, never wrapped") {
+                                 "expiry it claims, a token that cannot grow is refused, never wrapped") {
     manual_clock host;
     auto store = open();
     auto forge = [&](coord::lease_record const& record) {

@@ -290,7 +290,7 @@ TEST_CASE_FIXTURE(signed_repo, "a version withdrawn before its first copy is mir
     CHECK(fs::exists(mirror / "versions" / sample.main[1] / "expired.json"));
 }
 
-TEST_CASE_FIXTURE(signed_repo, "a published version's signature replaced at the origin is a violation; the mirror "
+TEST_CASE_FIXTURE(signed_repo, "a published version's signature replaced at the origin is a violation, the mirror "
                                "keeps its own") {
     for (auto const& id : all_versions())
         origin.sign(id, alice);
@@ -337,7 +337,7 @@ TEST_CASE_FIXTURE(signed_repo, "a mirror published without signatures, synced wi
     CHECK(violated(mended, sync::sync_errc::version_rewritten, sample.main[1] + "/version.json.sig"));
 }
 
-TEST_CASE_FIXTURE(signed_repo, "a line of allowed_signers that does not parse is skipped with a warning; the others "
+TEST_CASE_FIXTURE(signed_repo, "a line of allowed_signers that does not parse is skipped with a warning, the others "
                                "still trust their keys") {
     for (auto const& id : all_versions())
         origin.sign(id, alice);

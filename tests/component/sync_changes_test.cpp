@@ -157,7 +157,7 @@ TEST_CASE("a version already expired at the origin is mirrored as it is there") 
     CHECK(reader_visible_problems(tmp / "mirror").empty());
 }
 
-TEST_CASE_FIXTURE(mirrored, "fdl.json changed at the origin (same id and data_dir) is a violation; the mirror keeps its copy") {
+TEST_CASE_FIXTURE(mirrored, "fdl.json changed at the origin (same id and data_dir) is a violation, the mirror keeps its copy") {
     std::string const before = read_file(mirror / "fdl.json");
     auto settings = boost::json::parse(read_file(tmp / "origin" / "fdl.json")).as_object();
     settings["description"] = "rewritten after the mirror copied it";

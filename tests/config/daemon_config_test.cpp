@@ -396,7 +396,7 @@ stores:
     CHECK(match_store(cfg, cfg.repositories[0].origin) == &cfg.stores[1]);
 }
 
-TEST_CASE("daemon config: anchors and aliases work; an empty section is as good as none") {
+TEST_CASE("daemon config: anchors and aliases work, an empty section is as good as none") {
     auto const cfg = parsed(R"(
 log:
 stores:

@@ -137,7 +137,7 @@ TEST_CASE("--concurrency takes a count from 1 to 1024, for sync and verify alike
     CHECK(command_help_text("verify").find("--concurrency") != std::string::npos);
 }
 
-TEST_CASE("--memory-limit takes a size of at least 16MiB, for sync and verify alike; 48MiB unless given") {
+TEST_CASE("--memory-limit takes a size of at least 16MiB, for sync and verify alike, 48MiB unless given") {
     constexpr std::uint64_t mib = 1024 * 1024;
     CHECK(parsed_as<sync_command>(parse_command_line({"sync", "a", "b"}))->memory_limit == 48 * mib);
     CHECK(parsed_as<verify_command>(parse_command_line({"verify", "r"}))->memory_limit == 48 * mib);

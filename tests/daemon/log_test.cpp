@@ -23,7 +23,7 @@ std::string line_of(log_format format, log_sink sink, daemon::log_event const& e
 
 } // namespace
 
-TEST_CASE("under journald a plain line has the priority prefix and no time; elsewhere the time and the level") {
+TEST_CASE("under journald a plain line has the priority prefix and no time, elsewhere the time and the level") {
     auto line = line_of(log_format::plain, log_sink::journald, {log_level::warning, "population", "019a", "held:\nbad\tsize"});
     CHECK(line == "<4>repo=population version=019a held:\\nbad\\tsize\n");
     CHECK(line_of(log_format::plain, log_sink::journald, {log_level::info, "", "", "started"}) == "<6>started\n");

@@ -169,7 +169,7 @@ TEST_CASE("a report never carries the user information of a location") {
     CHECK(text(json::parse(json_text).at("repository")) == "https://***@example.org/lake/");
 }
 
-TEST_CASE("the verify summary shows the policy and the refs; --full-digests prints digests whole") {
+TEST_CASE("the verify summary shows the policy and the refs, --full-digests prints digests whole") {
     auto setup = sample_setup();
     auto summary = daemon::audit_summary(sample_report(), setup);
     CHECK(summary.find("policy: signatures required, namespace fdl, allowed_signers /etc/fdl-mirror/allowed_signers "

@@ -12,7 +12,7 @@ using namespace mirror;
 using mirror::test::event_loop;
 using mirror::test::temp_dir;
 
-TEST_CASE("membership: the live heartbeats, sorted; expired, withdrawn, misnamed and damaged ones are no member") {
+TEST_CASE("membership: the live heartbeats, sorted, expired, withdrawn, misnamed and damaged ones are no member") {
     temp_dir tmp;
     auto members = store::local_store::open(tmp.path(), true);
     REQUIRE(members.has_value());

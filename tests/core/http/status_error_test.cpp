@@ -24,7 +24,7 @@ TEST_CASE("status_error: what a final HTTP status means, 501 being a feature the
     }
 }
 
-TEST_CASE("is_http_status: 100 to 599, what HTTP defines; the rest of three digits is not a status") {
+TEST_CASE("is_http_status: 100 to 599, what HTTP defines, the rest of three digits is not a status") {
     for (unsigned status : {100u, 200u, 304u, 404u, 599u})
         CHECK(http::is_http_status(status));
     for (unsigned status : {0u, 2u, 99u, 600u, 999u})

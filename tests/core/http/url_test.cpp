@@ -124,7 +124,7 @@ TEST_CASE("a refusal never repeats the password of the URL it refuses") {
 
 // Found by tests/fuzz/url_fuzz.cpp: an IPvFuture literal was accepted as a host, and
 // text() and host_header() bracketed it twice ("https://[[v1.x]]/"), which no parser reads.
-TEST_CASE("a location's text reads back as the same location; an IPvFuture host is refused") {
+TEST_CASE("a location's text reads back as the same location, an IPvFuture host is refused") {
     auto future = parse_location("https://[v1.x:y]/repo/");
     REQUIRE(!future);
     CHECK(code_of(future) == store::store_errc::rejected);

@@ -78,7 +78,7 @@ TEST_CASE("a request cancelled while it waits leaves the queue, and the ones beh
     CHECK(budget.in_use() == 0);
 }
 
-TEST_CASE("a larger budget lets waiting requests in at once; a smaller one lets grants above it finish") {
+TEST_CASE("a larger budget lets waiting requests in at once, a smaller one lets grants above it finish") {
     net::io_context io;
     store::memory_budget budget(50);
     std::vector<std::string> events;
