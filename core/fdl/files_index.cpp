@@ -56,8 +56,8 @@ static result<data_file_entry> read_file_entry(detail::object_fields const& fiel
     return entry;
 }
 
-result<files_index> parse_files_index(std::string_view text, std::string_view file) {
-    auto json = detail::parse_json(text, file);
+result<files_index> parse_files_index(std::string_view text, std::string_view file, std::size_t max_tree_bytes) {
+    auto json = detail::parse_json(text, file, max_tree_bytes);
     if (!json)
         return json.error();
     auto top = detail::object_fields::top(*json, file);
@@ -94,6 +94,28 @@ result<files_index> parse_files_index(std::string_view text, std::string_view fi
         index.tables.push_back(std::move(table));
     }
     return index;
+}
+
+namespace {
+/// A string's own bytes on the heap, past what fits inside it.
+std::uint64_t heap_bytes(std::string const& s) { return s.capacity() > 15 ? s.capacity() + 1 : 0; }
+} // namespace
+
+std::uint64_t memory_bytes(files_index const& index) {
+    std::uint64_t bytes = sizeof(index) + index.tables.capacity() * sizeof(table_entry);
+    for (auto const& table : index.tables) {
+        bytes += heap_bytes(table.name) + table.files.capacity() * sizeof(data_file_entry);
+        for (auto const& f : table.files)
+            bytes += heap_bytes(f.path) + (f.deletes ? heap_bytes(f.deletes->path) : 0);
+    }
+    return bytes;
+}
+
+std::uint64_t memory_bytes(std::vector<needed_data_file> const& files) {
+    std::uint64_t bytes = files.capacity() * sizeof(needed_data_file);
+    for (auto const& f : files)
+        bytes += heap_bytes(f.path);
+    return bytes;
 }
 
 result<std::vector<needed_data_file>> needed_files(files_index const& index, std::string_view file) {

@@ -1,6 +1,7 @@
 #pragma once
 // files.json: the per-table index of a version's data files (spec/versions.en.md).
 
+#include "core/fdl/json_limits.hpp"
 #include "verify/error.hpp"
 
 #include <cstdint>
@@ -39,13 +40,22 @@ struct files_index {
 
 /// Parses files.json. `file` names it in messages. Every path must pass
 /// relative_path_problem (it is appended to data_dir); `bytes` and `rows` are required.
-result<files_index> parse_files_index(std::string_view text, std::string_view file);
+/// Its JSON tree may take `max_tree_bytes` (fdl_errc::too_large past it); the index made
+/// from it takes less (memory_bytes), and the tree is gone when this returns.
+result<files_index> parse_files_index(std::string_view text, std::string_view file,
+                                      std::size_t max_tree_bytes = default_max_tree_bytes);
+
+/// What an index takes in memory, near enough to charge it to a budget.
+std::uint64_t memory_bytes(files_index const& index);
 
 /// A file a version needs under data_dir, with the size the index records.
 struct needed_data_file {
     std::string path; ///< relative to data_dir
     std::uint64_t bytes = 0;
 };
+
+/// What a list of needed files takes in memory, near enough to charge it to a budget.
+std::uint64_t memory_bytes(std::vector<needed_data_file> const& files);
 
 /// Every data and delete file the index names, each once (first size wins; a second
 /// entry for the same path with another size is reported as an error).

@@ -4,8 +4,8 @@
 
 namespace mirror::fdl {
 
-result<dataset_summary> parse_dataset(std::string_view text, std::string_view file) {
-    auto json = detail::parse_json(text, file);
+result<dataset_summary> parse_dataset(std::string_view text, std::string_view file, std::size_t max_tree_bytes) {
+    auto json = detail::parse_json(text, file, max_tree_bytes);
     if (!json)
         return json.error();
     auto top = detail::object_fields::top(*json, file);

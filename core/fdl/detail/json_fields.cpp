@@ -2,9 +2,12 @@
 
 #include "core/fdl/detail/json_duplicates.hpp"
 
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/parse_options.hpp>
 #include <boost/json/serialize.hpp>
+
+#include <new>
 
 namespace mirror::fdl::detail {
 
@@ -12,12 +15,53 @@ namespace mirror::fdl::detail {
 // stack or memory through nesting.
 static constexpr std::size_t max_json_depth = 64;
 
-result<boost::json::value> parse_json(std::string_view text, std::string_view file) {
+namespace {
+
+/// The heap, up to a cap: past it, std::bad_alloc. Below the arena of one tree, which
+/// asks it for blocks of doubling size.
+class capped_heap final : public boost::json::memory_resource {
+public:
+    explicit capped_heap(std::size_t cap) : cap_(cap) {}
+
+private:
+    void* do_allocate(std::size_t bytes, std::size_t align) override {
+        if (bytes > cap_ - used_)
+            throw std::bad_alloc();
+        void* block = ::operator new(bytes, std::align_val_t(align));
+        used_ += bytes;
+        return block;
+    }
+    void do_deallocate(void* block, std::size_t bytes, std::size_t align) override {
+        ::operator delete(block, bytes, std::align_val_t(align));
+        used_ -= bytes;
+    }
+    bool do_is_equal(boost::json::memory_resource const& other) const noexcept override { return this == &other; }
+
+    std::size_t cap_;
+    std::size_t used_ = 0;
+};
+
+std::string mebibytes(std::size_t bytes) {
+    return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
+}
+
+} // namespace
+
+result<boost::json::value> parse_json(std::string_view text, std::string_view file, std::size_t max_tree_bytes) {
     boost::json::parse_options options;
     options.max_depth = max_json_depth;
     options.allow_invalid_utf8 = false;
     boost::system::error_code ec;
-    boost::json::value value = boost::json::parse(text, ec, {}, options);
+    boost::json::value value;
+    try {
+        auto heap = boost::json::make_shared_resource<capped_heap>(max_tree_bytes);
+        auto arena = boost::json::make_shared_resource<boost::json::monotonic_resource>(std::size_t{4096}, heap);
+        value = boost::json::parse(text, ec, arena, options);
+    } catch (std::bad_alloc const&) {
+        return make_error(fdl_errc::too_large, std::string(file) + ": parsed, it would take more than " +
+                                                   mebibytes(max_tree_bytes) +
+                                                   " of memory, more than this process allows it (memory_limit)");
+    }
     if (ec)
         return make_error(fdl_errc::bad_json, std::string(file) + ": not valid JSON (" + ec.message() + ")");
     // Two values for one key would be read two ways by two parsers: never take either.

@@ -4,6 +4,7 @@
 
 #include "verify/error.hpp"
 #include "core/fdl/errors.hpp"
+#include "core/fdl/json_limits.hpp"
 
 #include <boost/json/value.hpp>
 
@@ -14,9 +15,11 @@
 
 namespace mirror::fdl::detail {
 
-/// Parses JSON text: valid UTF-8 only, at most 64 levels deep, nothing after the value.
-/// `file` names the file in the message.
-result<boost::json::value> parse_json(std::string_view text, std::string_view file);
+/// Parses JSON text: valid UTF-8 only, at most 64 levels deep, nothing after the value,
+/// into a tree of at most `max_tree_bytes` (fdl_errc::too_large past it, saying so). The
+/// tree lives in one arena that goes with the value. `file` names the file in messages.
+result<boost::json::value> parse_json(std::string_view text, std::string_view file,
+                                      std::size_t max_tree_bytes = default_max_tree_bytes);
 
 /// One JSON object of one file, with its dotted position (`catalog`, `tables.main.t`).
 class object_fields {

@@ -118,3 +118,19 @@ TEST_CASE("expired.json: a malformed file is refused") {
     CHECK(code_of(parse_expiry(R"("withdrawn")", expired_file)) == make_error_code(fdl_errc::wrong_type));
     CHECK(code_of(parse_expiry(R"({"reason":"withdrawn"}})", expired_file)) == make_error_code(fdl_errc::bad_json));
 }
+
+TEST_CASE("dataset.json: its JSON tree is built within the memory it is given, never past it") {
+    // 200,000 tiny arrays: 1.2 MB of text, a tree of about ten times that.
+    std::string text = R"({"name":"n","title":"T","annotations":{"k":[)";
+    for (int i = 0; i < 200'000; ++i)
+        text += "[1,2],";
+    text += "[1]]}}";
+    auto refused = parse_dataset(text, dataset_file, std::size_t{2} << 20);
+    CHECK(code_of(refused) == make_error_code(fdl_errc::too_large));
+    CHECK(message_of(refused) ==
+          "versions/x/dataset.json: parsed, it would take more than 2 MiB of memory, more than this process "
+          "allows it (memory_limit)");
+    // The same text with room enough, and the default for callers that give none.
+    CHECK(parse_dataset(text, dataset_file, std::size_t{64} << 20).has_value());
+    CHECK(parse_dataset(text, dataset_file).has_value());
+}
