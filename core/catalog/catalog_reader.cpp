@@ -405,7 +405,7 @@ result<void> check_inlined(duckdb_session& db, std::vector<std::string> const& t
 /// Reads the rows of an attached catalog whose objects passed the check (`tables`).
 result<catalog_contents> read_checked(duckdb_session& session, std::vector<std::string> const& tables,
                                       std::string const& name, read_options const& options) {
-    auto rows = read_catalog_rows(session, name, options.max_files);
+    auto rows = read_catalog_rows(session, name, options);
     if (!rows)
         return rows.error();
     catalog_contents out;
@@ -413,6 +413,14 @@ result<catalog_contents> read_checked(duckdb_session& session, std::vector<std::
         return ok.error();
     if (auto ok = check_inlined(session, tables, name, out); !ok)
         return ok.error();
+    // What the process that asked would take to hold them: checked here, before an answer
+    // that large is made (the parent holds the answer to the same sums as it decodes it).
+    if (auto bytes = out.memory_bytes(); options.max_memory != 0 && bytes > options.max_memory)
+        return make_error(catalog_errc::over_memory_limit,
+                          name + ": its contents (" + std::to_string(out.data_file_count()) + " live data files) " +
+                              "would take " + std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB of memory, " +
+                              "more than the " + std::to_string(options.max_memory >> 20) +
+                              " MiB this mirror allows one version's catalog (memory_limit)");
     return out;
 }
 

@@ -57,6 +57,9 @@ struct catalog_contents {
     /// snapshot_mismatch for a snapshot asked for that it does not retain); empty when none.
     std::vector<error> problems;
 
+    /// What these contents take in memory once decoded from a reader's answer (each list
+    /// and string at its size), to charge them to a budget before they are made.
+    std::uint64_t memory_bytes() const;
     std::uint64_t data_file_count() const;
     std::uint64_t total_bytes() const; ///< of `needed`
     bool has_deletes() const;
@@ -71,6 +74,10 @@ struct read_options {
     std::string memory_limit = "256MB";
     /// Files (data and delete) per snapshot past which the catalog is refused as too_large.
     std::size_t max_files = 1'000'000;
+    /// The most the contents may take in memory (catalog_contents::memory_bytes) in the
+    /// process that asked; past it the catalog is refused as over_memory_limit, before an
+    /// answer that large is made. 0: no limit.
+    std::uint64_t max_memory = 0;
 };
 
 /// Whether this build can read catalogs (it was built with DuckDB's C library).

@@ -2,6 +2,7 @@
 
 #include "core/catalog/catalog_objects.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <functional>
 
@@ -23,29 +24,36 @@ public:
         for (std::size_t i = 0; i < columns.size(); ++i)
             sql += std::string(i == 0 ? "" : ", ") + "\"" + columns[i] + "\"";
         sql += " FROM " + qualified_table(db, table_);
-        auto read = db.query(sql, max_rows);
+        bool columns_differ = false;
+        auto read = db.query_each(sql, max_rows, [&](table& batch) -> result<void> {
+            // Columns are known by their place in the select: DuckDB binds a name in any
+            // case and names the result's column as the catalog stores it.
+            if (batch.columns.size() != columns.size()) {
+                columns_differ = true;
+                return make_error(catalog_errc::query_failed, catalog_ + ": not a DuckLake catalog (" + table_ +
+                                                                  ": another number of columns than selected)");
+            }
+            rows_.columns.assign(columns.begin(), columns.end());
+            rows_.rows = std::move(batch.rows);
+            batch.rows.clear();
+            for (row_ = 0; row_ < rows_.rows.size(); ++row_) {
+                valid_ = true;
+                each();
+            }
+            return {};
+        });
         if (!read) {
             if (read.error().code != catalog_errc::query_failed)
                 return read.error();
+            if (columns_differ)
+                return read.error();
             return make_error(catalog_errc::query_failed,
                               catalog_ + ": not a DuckLake catalog (" + table_ + ": " + read.error().message + ")");
-        }
-        rows_ = std::move(*read);
-        // Columns are known by their place in the select: DuckDB binds a name in any case
-        // and names the result's column as the catalog stores it.
-        if (rows_.columns.size() != columns.size())
-            return make_error(catalog_errc::query_failed, catalog_ + ": not a DuckLake catalog (" + table_ +
-                                                              ": another number of columns than selected)");
-        rows_.columns.assign(columns.begin(), columns.end());
-        for (row_ = 0; row_ < rows_.rows.size(); ++row_) {
-            valid_ = true;
-            each();
         }
         return {};
     }
 
     bool row_valid() const { return valid_; }
-    std::size_t rows() const { return rows_.rows.size(); }
 
     /// Each column is taken at most once per row: its text is moved out.
     std::optional<std::string> text(char const* column) { return std::move(cell(column)); }
@@ -92,7 +100,54 @@ private:
 
 } // namespace
 
-result<catalog_rows> read_catalog_rows(duckdb_session& db, std::string const& name, std::size_t max_rows) {
+namespace {
+
+/// Which rows of data and delete files a read keeps: those visible at a snapshot it needs
+/// (the last one, and those asked for), and those the reader must report (a snapshot that
+/// is missing or negative). Adds up what the kept ones will take as contents, at least.
+class files_kept {
+public:
+    files_kept(std::vector<std::optional<std::string>> const& snapshot_ids, read_options const& options)
+        : wanted_(options.snapshots), max_memory_(options.max_memory) {
+        std::optional<std::uint64_t> last;
+        for (auto const& text : snapshot_ids) {
+            std::uint64_t id = 0;
+            if (!text)
+                continue;
+            auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), id);
+            if (ec == std::errc() && end == text->data() + text->size())
+                last = std::max(last.value_or(0), id);
+        }
+        if (last)
+            wanted_.push_back(*last);
+    }
+
+    bool wanted(file_row const& row) {
+        auto const& life = row.life;
+        bool odd = !life.begin || *life.begin < 0 || (life.end && *life.end < 0);
+        bool visible = std::any_of(wanted_.begin(), wanted_.end(), [&](auto at) { return life.visible_at(at); });
+        if (!odd && !visible)
+            return false;
+        ++count_;
+        // A data file is an entry of its table's list and of `needed`; a delete file, of `needed`.
+        bytes_ += sizeof(fdl::needed_data_file) + (row.is_delete ? 0 : sizeof(catalog_data_file));
+        return !over_memory(); // past it the read fails: the rest are counted, not kept
+
+    }
+    bool over_memory() const { return max_memory_ != 0 && bytes_ > max_memory_; }
+    std::uint64_t count() const { return count_; }
+
+private:
+    std::vector<std::uint64_t> wanted_;
+    std::uint64_t max_memory_;
+    std::uint64_t count_ = 0;
+    std::uint64_t bytes_ = 0;
+};
+
+} // namespace
+
+result<catalog_rows> read_catalog_rows(duckdb_session& db, std::string const& name, read_options const& options) {
+    std::size_t const max_rows = options.max_files;
     catalog_rows out;
     auto reader = [&](char const* table) { return table_reader(name, table, out.problems); };
 
@@ -108,6 +163,7 @@ result<catalog_rows> read_catalog_rows(duckdb_session& db, std::string const& na
                           [&] { out.snapshot_ids.push_back(snapshots.text("snapshot_id")); });
     if (!read)
         return read.error();
+    files_kept kept(out.snapshot_ids, options);
 
     auto schemas = reader("ducklake_schema");
     read = schemas.read(db, {"schema_id", "begin_snapshot", "end_snapshot", "schema_name", "path", "path_is_relative"},
@@ -137,8 +193,6 @@ result<catalog_rows> read_catalog_rows(duckdb_session& db, std::string const& na
                      {"data_file_id", "table_id", "begin_snapshot", "end_snapshot", "path", "path_is_relative",
                       "record_count", "file_size_bytes", "footer_size", "file_format", "encryption_key"},
                      max_rows, [&] {
-                         if (out.files.empty())
-                             out.files.reserve(data.rows()); // and the delete files' rows later
                          auto id = data.integer("data_file_id");
                          file_row row{false,
                                       id,
@@ -152,7 +206,7 @@ result<catalog_rows> read_catalog_rows(duckdb_session& db, std::string const& na
                                       data.text("footer_size"),
                                       data.text("file_format"),
                                       !data.text("encryption_key").value_or("").empty()};
-                         if (data.row_valid())
+                         if (data.row_valid() && kept.wanted(row))
                              out.files.push_back(std::move(row));
                      });
     if (!read)
@@ -164,8 +218,6 @@ result<catalog_rows> read_catalog_rows(duckdb_session& db, std::string const& na
                          "path_is_relative", "delete_count", "file_size_bytes", "footer_size", "format",
                          "encryption_key"},
                         max_rows, [&] {
-                            if (out.files.size() == out.files.capacity())
-                                out.files.reserve(out.files.size() + deletes.rows());
                             file_row row{true,
                                          deletes.integer("delete_file_id"),
                                          deletes.integer("data_file_id"),
@@ -178,11 +230,17 @@ result<catalog_rows> read_catalog_rows(duckdb_session& db, std::string const& na
                                          deletes.text("footer_size"),
                                          deletes.text("format"),
                                          !deletes.text("encryption_key").value_or("").empty()};
-                            if (deletes.row_valid())
+                            if (deletes.row_valid() && kept.wanted(row))
                                 out.files.push_back(std::move(row));
                         });
     if (!read)
         return read.error();
+
+    if (kept.over_memory())
+        return make_error(catalog_errc::over_memory_limit,
+                          name + ": its " + std::to_string(kept.count()) + " live data and delete files would take " +
+                              "more than the " + std::to_string(options.max_memory >> 20) +
+                              " MiB of memory this mirror allows one version's catalog (memory_limit)");
 
     auto columns = reader("ducklake_column");
     read = columns.read(db, {"table_id", "column_id", "column_name"}, max_rows, [&] {

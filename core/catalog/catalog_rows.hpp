@@ -3,6 +3,7 @@
 // its base tables by plain column selects, typed in C++. Filtering by snapshot, joining
 // and resolving paths happen in catalog_reader.cpp and resolve.cpp, never in SQL.
 
+#include "core/catalog/catalog_reader.hpp"
 #include "core/catalog/duckdb_session.hpp"
 #include "core/catalog/resolve.hpp"
 
@@ -71,9 +72,13 @@ struct catalog_rows {
 };
 
 /// Reads the rows of the attached catalog's metadata tables (run check_catalog_objects
-/// first: it proves they are base tables computing nothing). At most `max_rows` rows per
-/// table (too_large past it). Fails with query_failed (a column the reader needs is
-/// missing or of a type it does not read), too_large or timed_out, `name` in the message.
-result<catalog_rows> read_catalog_rows(duckdb_session& db, std::string const& name, std::size_t max_rows);
+/// first: it proves they are base tables computing nothing). At most options.max_files
+/// rows per table (too_large past it). Data and delete files visible neither at the last
+/// snapshot nor at one of options.snapshots are left out, so that a long history of dead
+/// files costs no memory (rows with a negative snapshot stay, for the reader to report).
+/// Fails with query_failed (a column the reader needs is missing or of a type it does not
+/// read), too_large, timed_out, or over_memory_limit when the files kept would already
+/// take more than options.max_memory as contents; `name` in the message.
+result<catalog_rows> read_catalog_rows(duckdb_session& db, std::string const& name, read_options const& options);
 
 } // namespace mirror::catalog

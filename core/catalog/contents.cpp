@@ -11,6 +11,28 @@ bool is_known_format(std::string_view format) noexcept {
     return false;
 }
 
+namespace {
+/// A string's bytes on the heap at its size (short ones live inside it).
+std::uint64_t heap_bytes(std::string const& s) { return s.size() > 15 ? s.size() + 1 : 0; }
+} // namespace
+
+std::uint64_t catalog_contents::memory_bytes() const {
+    std::uint64_t bytes = sizeof(*this) + heap_bytes(format) + heap_bytes(data_path) +
+                          retained_snapshots.size() * sizeof(std::uint64_t);
+    for (auto const& t : tables) {
+        bytes += sizeof(t) + heap_bytes(t.name);
+        for (auto const& f : t.files)
+            bytes += sizeof(f) + heap_bytes(f.path) + (f.deletes ? heap_bytes(f.deletes->path) : 0);
+    }
+    for (auto const& v : views)
+        bytes += sizeof(v) + heap_bytes(v.name) + heap_bytes(v.dialect) + heap_bytes(v.sql);
+    for (auto const& n : needed)
+        bytes += sizeof(n) + heap_bytes(n.path);
+    for (auto const& p : problems)
+        bytes += sizeof(p) + heap_bytes(p.message);
+    return bytes;
+}
+
 std::uint64_t catalog_contents::data_file_count() const {
     std::uint64_t count = 0;
     for (auto const& t : tables)

@@ -91,8 +91,25 @@ std::string text_at(int type, void const* data, idx_t row) {
 
 /// Reads a result chunk by chunk: far cheaper than a value call per cell, and exact (a
 /// value call stops at the first NUL byte).
-void read_chunks(duckdb_result& raw, std::vector<int> const& types, table& out) {
+/// Rows read before they are handed on: one of DuckDB's chunks.
+constexpr std::size_t rows_per_batch = 2048;
+
+/// Hands `batch` on, full or at the end, and empties it.
+result<void> hand_on(table& batch, row_batches const& each) {
+    if (batch.rows.empty())
+        return {};
+    auto handed = each(batch);
+    batch.rows.clear();
+    return handed;
+}
+
+/// Reads a result a chunk at a time, from the chunks' own vectors.
+result<void> read_chunks(duckdb_result& raw, std::vector<int> const& types, table& batch, row_batches const& each) {
     while (duckdb_data_chunk chunk = duckdb_fetch_chunk(raw)) {
+        struct chunk_guard {
+            duckdb_data_chunk& c;
+            ~chunk_guard() { duckdb_destroy_data_chunk(&c); }
+        } guard{chunk};
         idx_t size = duckdb_data_chunk_get_size(chunk);
         std::vector<void const*> data(types.size());
         std::vector<std::uint64_t*> validity(types.size());
@@ -110,14 +127,16 @@ void read_chunks(duckdb_result& raw, std::vector<int> const& types, table& out) 
                 else
                     row.emplace_back(text_at(types[c], data[c], r));
             }
-            out.rows.push_back(std::move(row));
+            batch.rows.push_back(std::move(row));
         }
-        duckdb_destroy_data_chunk(&chunk);
+        if (auto handed = hand_on(batch, each); !handed)
+            return handed;
     }
+    return {};
 }
 
 /// Reads a result a value at a time, printed by DuckDB.
-void read_values(duckdb_result& raw, std::size_t columns, table& out) {
+result<void> read_values(duckdb_result& raw, std::size_t columns, table& batch, row_batches const& each) {
     idx_t rows = duckdb_row_count(&raw);
     for (idx_t r = 0; r < rows; ++r) {
         std::vector<std::optional<std::string>> row;
@@ -131,8 +150,12 @@ void read_values(duckdb_result& raw, std::size_t columns, table& out) {
             row.emplace_back(text != nullptr ? text : "");
             duckdb_free(text);
         }
-        out.rows.push_back(std::move(row));
+        batch.rows.push_back(std::move(row));
+        if (batch.rows.size() == rows_per_batch)
+            if (auto handed = hand_on(batch, each); !handed)
+                return handed;
     }
+    return hand_on(batch, each);
 }
 
 /// Runs `sql` into `raw`; past `deadline` a watchdog interrupts it (timed_out).
@@ -307,6 +330,19 @@ result<void> duckdb_session::execute(std::string const& sql) {
 }
 
 result<table> duckdb_session::query(std::string const& sql, std::size_t max_rows) {
+    table out;
+    auto read = query_each(sql, max_rows, [&](table& batch) -> result<void> {
+        if (out.columns.empty())
+            out.columns = batch.columns;
+        std::move(batch.rows.begin(), batch.rows.end(), std::back_inserter(out.rows));
+        return {};
+    });
+    if (!read)
+        return read.error();
+    return out;
+}
+
+result<void> duckdb_session::query_each(std::string const& sql, std::size_t max_rows, row_batches const& each) {
     duckdb_result raw{};
     struct result_guard {
         duckdb_result& r;
@@ -314,7 +350,7 @@ result<table> duckdb_session::query(std::string const& sql, std::size_t max_rows
     } guard{raw};
     if (auto ran = run_guarded(handles_->connection, sql, raw, options_.deadline, name_); !ran)
         return ran.error();
-    table out;
+    table batch;
     idx_t columns = duckdb_column_count(&raw);
     idx_t rows = duckdb_row_count(&raw);
     if (rows > max_rows)
@@ -332,15 +368,20 @@ result<table> duckdb_session::query(std::string const& sql, std::size_t max_rows
                                                               std::string(duckdb_column_name(&raw, c)).substr(0, 60) +
                                                               "' has a type this reader does not read (" +
                                                               std::to_string(type) + ")");
-        out.columns.emplace_back(duckdb_column_name(&raw, c));
+        batch.columns.emplace_back(duckdb_column_name(&raw, c));
         types.push_back(type);
     }
-    out.rows.reserve(rows);
-    if (std::all_of(types.begin(), types.end(), chunk_readable))
-        read_chunks(raw, types, out);
-    else
-        read_values(raw, columns, out);
-    return out;
+    batch.rows.reserve(std::min<std::size_t>(rows, rows_per_batch));
+    bool handed = false;
+    row_batches counted = [&](table& b) {
+        handed = true;
+        return each(b);
+    };
+    auto read = std::all_of(types.begin(), types.end(), chunk_readable) ? read_chunks(raw, types, batch, counted)
+                                                                         : read_values(raw, columns, batch, counted);
+    if (read && !handed)
+        return each(batch); // no rows: `each` still learns the columns
+    return read;
 }
 
 } // namespace mirror::catalog

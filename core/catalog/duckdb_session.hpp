@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <functional>
 #include <type_traits>
 #include <vector>
 
@@ -24,6 +25,10 @@ struct table {
     /// The index of a column by name; throws std::out_of_range for a name not selected (a bug).
     std::size_t column(std::string_view name) const;
 };
+
+/// Takes the rows of a query a batch at a time (the batch is emptied after); an error
+/// stops the query and is its result.
+using row_batches = std::function<result<void>(table& batch)>;
 
 struct session_options {
     bool read_only = true;
@@ -100,6 +105,10 @@ public:
     /// Runs one statement; fails with catalog_errc::query_failed (the message says why),
     /// too_large when it returns more than `max_rows` rows, or timed_out past the deadline.
     result<table> query(std::string const& sql, std::size_t max_rows = 1'000'000);
+    /// The same, its rows handed to `each` a batch at a time (at most a few thousand rows),
+    /// so that a large result is never held as text all at once; `each` is called once
+    /// with no rows when there are none.
+    result<void> query_each(std::string const& sql, std::size_t max_rows, row_batches const& each);
 
 private:
     struct handles;

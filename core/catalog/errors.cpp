@@ -21,6 +21,7 @@ char const* kind_name(catalog_errc e) noexcept {
     case catalog_errc::catalogs_disagree: return "catalogs_disagree";
     case catalog_errc::foreign_object: return "foreign_object";
     case catalog_errc::absolute_path: return "absolute_path";
+    case catalog_errc::over_memory_limit: return "over_memory_limit";
     case catalog_errc::reader_crashed: return "reader_crashed";
     case catalog_errc::reader_limit: return "reader_limit";
     }

@@ -26,6 +26,7 @@ enum class catalog_errc {
     foreign_object,    ///< a view, macro, type… the DuckLake format does not define: not read at all
     absolute_path,     ///< a file named by an absolute path (or under an absolute table or schema
                        ///< path): readers of a mirror override data_path, never such a path
+    over_memory_limit, ///< its contents would take more memory than the caller allows them
     // The sandboxed process that reads catalogs failed on this one (docs/design.md, "The
     // catalog sandbox"): what DuckDB does with hostile bytes, held apart from the daemon.
     reader_crashed, ///< the reader died (a signal, an unexpected exit) or answered garbage

@@ -246,7 +246,12 @@ sandboxed_reader::exchange(std::vector<catalog_reader::batch_item> const& items,
     auto got = detail::receive_exact(running_.socket, worker_frame_header_bytes, header, nullptr, deadline);
     if (got != detail::socket_outcome::done)
         return failure(who, got == detail::socket_outcome::timed_out);
-    auto frame = decode_frame_header(header, frame_kind::answer, settings_.max_answer_bytes, who);
+    // An answer is smaller than the contents it decodes into, so one within what each
+    // catalog may take (and room for errors) is all an honest reader sends.
+    std::uint64_t max_answer = 0;
+    for (auto const& item : items)
+        max_answer += item.options.max_memory == 0 ? settings_.max_answer_bytes : item.options.max_memory + (64 << 10);
+    auto frame = decode_frame_header(header, frame_kind::answer, std::min(max_answer, settings_.max_answer_bytes), who);
     if (!frame) {
         stop();
         return frame.error();
@@ -254,10 +259,10 @@ sandboxed_reader::exchange(std::vector<catalog_reader::batch_item> const& items,
     got = detail::receive_exact(running_.socket, frame->length, answer, nullptr, deadline);
     if (got != detail::socket_outcome::done)
         return failure(who, got == detail::socket_outcome::timed_out);
-    std::uint64_t max_files = 0;
+    std::vector<read_options> asked;
     for (auto const& item : items)
-        max_files = std::max<std::uint64_t>(max_files, item.options.max_files);
-    auto decoded = decode_answer(answer, items.size(), max_files, who);
+        asked.push_back(item.options);
+    auto decoded = decode_answer(answer, asked, who);
     if (!decoded)
         stop(); // a reader that answers garbage is not asked again
     return decoded;

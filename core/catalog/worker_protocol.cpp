@@ -182,26 +182,63 @@ std::string checked_path(reader& r) {
     return path;
 }
 
-std::optional<catalog_contents> get_contents(reader& r, std::uint64_t max_files) {
+/// What decoding an answer's contents has taken, against what the caller allows them: the
+/// same sums as catalog_contents::memory_bytes, taken before each list is made. A reader
+/// checks its contents against that limit before answering, so an honest answer fits.
+class memory_charge {
+public:
+    memory_charge(reader& r, std::uint64_t limit) : r_(r), limit_(limit == 0 ? ~std::uint64_t{0} : limit) {}
+    /// Charges `bytes`; past the limit, the answer is garbage.
+    bool take(std::uint64_t bytes) {
+        if (r_.ok() && bytes > limit_ - taken_)
+            r_.fail("contents past the " + std::to_string(limit_) + " bytes of memory it was allowed");
+        taken_ += r_.ok() ? bytes : 0;
+        return r_.ok();
+    }
+    bool take(std::string const& s) { return take(s.size() > 15 ? s.size() + 1 : 0); }
+    /// Charges a list of `n` items of `each` bytes and makes room for them.
+    template <class T>
+    bool take_list(std::vector<T>& list, std::size_t n) {
+        if (!take(std::uint64_t{n} * sizeof(T)))
+            return false;
+        list.reserve(n);
+        return true;
+    }
+
+private:
+    reader& r_;
+    std::uint64_t limit_;
+    std::uint64_t taken_ = 0;
+};
+
+std::optional<catalog_contents> get_contents(reader& r, std::uint64_t max_files, std::uint64_t max_memory) {
     catalog_contents c;
+    memory_charge charge(r, max_memory);
+    charge.take(sizeof(c));
     c.format = r.text();
     c.data_path = r.text();
+    charge.take(c.format);
+    charge.take(c.data_path);
     c.last_snapshot = r.u64();
     if (r.ok() && !is_known_format(c.format))
         r.fail("a DuckLake format it does not read");
     auto snapshots = r.count(8, max_files);
+    charge.take(std::uint64_t{snapshots} * sizeof(std::uint64_t));
     for (std::size_t i = 0; i < snapshots && r.ok(); ++i)
         c.retained_snapshots.push_back(r.u64());
     if (r.ok() && (c.retained_snapshots.empty() || c.retained_snapshots.back() != c.last_snapshot))
         r.fail("a last snapshot that is not the last one retained");
     std::uint64_t files = 0;
     auto tables = r.count(17, max_files);
+    charge.take_list(c.tables, tables);
     for (std::size_t i = 0; i < tables && r.ok(); ++i) {
         catalog_table t;
         t.name = r.text();
+        charge.take(t.name);
         t.renamed_columns = r.flag();
         auto n = r.count(34, max_files);
         files += n;
+        charge.take_list(t.files, n);
         for (std::size_t j = 0; j < n && r.ok(); ++j) {
             catalog_data_file f;
             f.path = checked_path(r);
@@ -210,6 +247,8 @@ std::optional<catalog_contents> get_contents(reader& r, std::uint64_t max_files)
             f.footer_bytes = r.optional_u64();
             if (r.flag())
                 f.deletes = catalog_delete{checked_path(r), r.u64(), r.u64()};
+            if (!charge.take(f.path) || (f.deletes && !charge.take(f.deletes->path)))
+                break;
             t.files.push_back(std::move(f));
         }
         c.tables.push_back(std::move(t));
@@ -217,24 +256,31 @@ std::optional<catalog_contents> get_contents(reader& r, std::uint64_t max_files)
     if (r.ok() && files > max_files)
         r.fail(std::to_string(files) + " data files");
     auto views = r.count(24, max_files);
+    charge.take_list(c.views, views);
     for (std::size_t i = 0; i < views && r.ok(); ++i) {
         catalog_view v;
         v.name = r.text();
         v.dialect = r.text();
         v.sql = r.text(max_sql);
+        if (!charge.take(v.name) || !charge.take(v.dialect) || !charge.take(v.sql))
+            break;
         c.views.push_back(std::move(v));
     }
     // Every snapshot asked for can add its own live files: twice the limit at most.
     auto needed = r.count(16, 2 * max_files + 2);
+    charge.take_list(c.needed, needed);
     for (std::size_t i = 0; i < needed && r.ok(); ++i) {
         fdl::needed_data_file n;
         n.path = checked_path(r);
         n.bytes = r.u64();
+        if (!charge.take(n.path))
+            break;
         c.needed.push_back(std::move(n));
     }
     auto problems = r.count(12, max_files + 1000);
+    charge.take_list(c.problems, problems);
     for (std::size_t i = 0; i < problems && r.ok(); ++i)
-        if (auto e = get_error(r))
+        if (auto e = get_error(r); e && charge.take(e->message))
             c.problems.push_back(std::move(*e));
     if (!r.ok())
         return std::nullopt;
@@ -282,6 +328,7 @@ std::string encode_request(worker_request const& request) {
         w.text(item.options.memory_limit);
         w.u64(static_cast<std::uint64_t>(item.options.time_limit.count()));
         w.u64(item.options.max_files);
+        w.u64(item.options.max_memory);
         w.u64(item.options.snapshots.size());
         for (auto s : item.options.snapshots)
             w.u64(s);
@@ -301,6 +348,7 @@ result<worker_request> decode_request(std::string_view payload) {
         item.options.memory_limit = r.text(64);
         item.options.time_limit = std::chrono::milliseconds(static_cast<std::int64_t>(r.u64() & 0xffff'ffff'ffffULL));
         item.options.max_files = static_cast<std::size_t>(r.u64());
+        item.options.max_memory = r.u64();
         auto snapshots = r.count(8, 1'000'000);
         for (std::size_t j = 0; j < snapshots && r.ok(); ++j)
             item.options.snapshots.push_back(r.u64());
@@ -324,17 +372,18 @@ std::string encode_answer(std::vector<result<catalog_contents>> const& outcomes)
     return w.take();
 }
 
-result<std::vector<result<catalog_contents>>> decode_answer(std::string_view payload, std::size_t items,
-                                                            std::uint64_t max_files, std::string const& who) {
+result<std::vector<result<catalog_contents>>> decode_answer(std::string_view payload,
+                                                            std::span<read_options const> items,
+                                                            std::string const& who) {
     reader r(payload);
     std::vector<result<catalog_contents>> out;
     auto n = r.u64();
-    if (r.ok() && n != items)
-        r.fail(std::to_string(n) + " outcomes for " + std::to_string(items) + " catalogs");
-    for (std::size_t i = 0; i < items && r.ok(); ++i) {
+    if (r.ok() && n != items.size())
+        r.fail(std::to_string(n) + " outcomes for " + std::to_string(items.size()) + " catalogs");
+    for (std::size_t i = 0; i < items.size() && r.ok(); ++i) {
         auto tag = r.u8();
         if (tag == 0) {
-            if (auto c = get_contents(r, max_files))
+            if (auto c = get_contents(r, items[i].max_files, items[i].max_memory))
                 out.emplace_back(std::move(*c));
         } else if (tag == 1) {
             if (auto e = get_error(r))

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,7 +25,7 @@ namespace mirror::catalog {
 
 /// Raised whenever the encoding changes: a parent and a worker of different builds refuse
 /// each other's frames rather than misread them.
-inline constexpr std::uint32_t worker_protocol_version = 1;
+inline constexpr std::uint32_t worker_protocol_version = 2;
 inline constexpr std::size_t worker_frame_header_bytes = 20; ///< magic, version, kind, length
 
 enum class frame_kind : std::uint32_t {
@@ -63,9 +64,11 @@ std::string encode_request(worker_request const& request);
 result<worker_request> decode_request(std::string_view payload);
 
 std::string encode_answer(std::vector<result<catalog_contents>> const& outcomes);
-/// The parent's side: exactly `items` outcomes, each within `max_files` files, or
-/// reader_crashed ("answered garbage: …", naming `who`).
-result<std::vector<result<catalog_contents>>> decode_answer(std::string_view payload, std::size_t items,
-                                                            std::uint64_t max_files, std::string const& who);
+/// The parent's side: exactly one outcome for each of `items` (the options each catalog
+/// was read with), within its max_files files and its max_memory of memory (checked as
+/// the contents are made), or reader_crashed ("answered garbage: …", naming `who`).
+result<std::vector<result<catalog_contents>>> decode_answer(std::string_view payload,
+                                                            std::span<read_options const> items,
+                                                            std::string const& who);
 
 } // namespace mirror::catalog

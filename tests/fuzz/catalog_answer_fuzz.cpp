@@ -19,11 +19,18 @@ extern "C" int LLVMFuzzerTestOneInput(unsigned char const* data, std::size_t siz
     auto input = fuzz::as_text(data, size);
     if (size == 0)
         return 0;
-    // The first byte chooses how many catalogs were asked for, and the file limit.
+    // The first byte chooses how many catalogs were asked for, the file limit, and whether
+    // their contents may take at most 4 KiB of memory.
     std::size_t items = data[0] % 4;
-    std::uint64_t max_files = 1 + data[0] / 4;
+    std::uint64_t max_files = 1 + (data[0] & 0x7f) / 4;
+    std::uint64_t max_memory = data[0] & 0x80 ? 4096 : 0;
+    std::vector<read_options> asked(items);
+    for (auto& options : asked) {
+        options.max_files = max_files;
+        options.max_memory = max_memory;
+    }
     auto payload = input.substr(1);
-    auto decoded = decode_answer(payload, items, max_files, "c");
+    auto decoded = decode_answer(payload, asked, "c");
     if (decoded) {
         check(decoded->size() == items, "another number of outcomes than asked for", payload);
         for (auto const& outcome : *decoded) {
@@ -38,12 +45,13 @@ extern "C" int LLVMFuzzerTestOneInput(unsigned char const* data, std::size_t siz
                     check(!fdl::relative_path_problem(f.path), "an unsafe table file path let through", payload);
             }
             check(files <= max_files, "more files than the limit", payload);
+            check(max_memory == 0 || outcome->memory_bytes() <= max_memory, "contents past their memory", payload);
             for (auto const& n : outcome->needed)
                 check(!fdl::relative_path_problem(n.path), "an unsafe needed path let through", payload);
             for (auto const& p : outcome->problems)
                 check(p.code.category() == catalog_category(), "a problem of another category", payload);
         }
-        auto again = decode_answer(encode_answer(*decoded), items, max_files, "c");
+        auto again = decode_answer(encode_answer(*decoded), asked, "c");
         check(again.has_value() && encode_answer(*again) == encode_answer(*decoded), "a round trip that changes the answer",
               payload);
     } else {

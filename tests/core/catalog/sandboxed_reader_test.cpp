@@ -1,4 +1,5 @@
 #include "core/catalog/sandboxed_reader.hpp"
+#include "core/catalog/worker_protocol.hpp"
 #include <doctest/doctest.h>
 
 #include "core/catalog/errors.hpp"
@@ -54,8 +55,9 @@ fs::path fake_reader(temp_dir const& tmp, std::string const& body) {
     return path;
 }
 
-/// The hello frame of protocol version 1, as printf writes it.
-constexpr char const* hello = "printf 'WLDF\\001\\000\\000\\000HLDF\\000\\000\\000\\000\\000\\000\\000\\000' >&3";
+/// A hello frame of this protocol's version (worker_protocol_version, 2).
+constexpr char const* hello = "printf 'WLDF\\002\\000\\000\\000HLDF\\000\\000\\000\\000\\000\\000\\000\\000' >&3";
+static_assert(worker_protocol_version == 2, "the fake readers' hello says version 2");
 
 error only_error(std::vector<result<catalog_contents>> const& out) {
     REQUIRE(out.size() == 1);

@@ -24,10 +24,21 @@ catalog_contents sample() {
     return c;
 }
 
+/// What `n` catalogs were asked for with.
+std::vector<read_options> asked(std::size_t n, std::uint64_t max_files = 1'000'000, std::uint64_t max_memory = 0) {
+    std::vector<read_options> out(n);
+    for (auto& options : out) {
+        options.max_files = max_files;
+        options.max_memory = max_memory;
+    }
+    return out;
+}
+
 /// The answer for one catalog, decoded back.
 result<std::vector<result<catalog_contents>>> round_trip(std::vector<result<catalog_contents>> const& outcomes,
-                                                        std::uint64_t max_files = 1'000'000) {
-    return decode_answer(encode_answer(outcomes), outcomes.size(), max_files, "c");
+                                                        std::uint64_t max_files = 1'000'000,
+                                                        std::uint64_t max_memory = 0) {
+    return decode_answer(encode_answer(outcomes), asked(outcomes.size(), max_files, max_memory), "c");
 }
 
 std::string garbage_of(result<std::vector<result<catalog_contents>>> const& r) {
@@ -70,7 +81,7 @@ TEST_CASE("an answer comes back as it was sent, contents and failures alike") {
 
 TEST_CASE("a request comes back as it was sent") {
     worker_request sent{"/var/tmp/pass-1",
-                        {{"versions/x/ducklake.duckdb", {{3, 5}, std::chrono::milliseconds(1500), "64MB", 99}}}};
+                        {{"versions/x/ducklake.duckdb", {{3, 5}, std::chrono::milliseconds(1500), "64MB", 99, 7 << 20}}}};
     auto got = decode_request(encode_request(sent));
     REQUIRE(got.has_value());
     CHECK(got->folder == "/var/tmp/pass-1");
@@ -81,7 +92,31 @@ TEST_CASE("a request comes back as it was sent") {
     CHECK(item.options.time_limit == std::chrono::milliseconds(1500));
     CHECK(item.options.memory_limit == "64MB");
     CHECK(item.options.max_files == 99);
+    CHECK(item.options.max_memory == 7 << 20);
     CHECK(!decode_request(encode_request(sent) + "x").has_value());
+}
+
+TEST_CASE("an answer decodes into no more memory than its catalog was allowed, counted as it is made") {
+    std::vector<result<catalog_contents>> sent;
+    sent.emplace_back(sample());
+    std::uint64_t takes = sent[0]->memory_bytes();
+    // The decoded copy takes what memory_bytes says: a limit of exactly that is enough.
+    auto fits = round_trip(sent, 1'000'000, takes);
+    REQUIRE_MESSAGE(fits.has_value(), (fits ? "" : fits.error().message));
+    CHECK((*fits)[0]->memory_bytes() == takes);
+    // A reader that answers more than it was allowed (an honest one refuses the catalog
+    // itself, with over_memory_limit) is not believed: nothing past the limit is made.
+    auto over = round_trip(sent, 1'000'000, takes - 1);
+    CHECK(garbage_of(over).find("past the " + std::to_string(takes - 1) + " bytes of memory") != std::string::npos);
+    // Many files of short paths cost far more decoded than sent: the charge sees it.
+    catalog_contents many = sample();
+    for (int i = 0; i < 20'000; ++i)
+        many.needed.push_back({"main/t/" + std::to_string(i), 1});
+    std::vector<result<catalog_contents>> big;
+    big.emplace_back(many);
+    std::uint64_t answer_bytes = encode_answer(big).size();
+    CHECK(many.memory_bytes() > answer_bytes);
+    CHECK(!round_trip(big, 1'000'000, answer_bytes).has_value());
 }
 
 TEST_CASE("an answer from a subverted reader is refused, whatever it lies about") {
@@ -120,14 +155,14 @@ TEST_CASE("an answer from a subverted reader is refused, whatever it lies about"
         // The problem's code is the last u32 + text: make it a code past the known ones.
         auto at = bytes.rfind("c: ducklake_inlined") - 8 - 4;
         bytes[at] = static_cast<char>(200);
-        CHECK(garbage_of(decode_answer(bytes, 1, 1'000'000, "c")).find("error code of 200") != std::string::npos);
+        CHECK(garbage_of(decode_answer(bytes, asked(1), "c")).find("error code of 200") != std::string::npos);
     }
     SUBCASE("cut short, at every length") {
         one.emplace_back(sample());
         auto bytes = encode_answer(one);
         for (std::size_t n = 0; n < bytes.size(); ++n) {
             CAPTURE(n);
-            garbage_of(decode_answer(std::string_view(bytes).substr(0, n), 1, 1'000'000, "c"));
+            garbage_of(decode_answer(std::string_view(bytes).substr(0, n), asked(1), "c"));
         }
     }
     SUBCASE("a count that the bytes left could not hold") {
@@ -135,11 +170,11 @@ TEST_CASE("an answer from a subverted reader is refused, whatever it lies about"
         bytes[0] = 1; // one outcome announced
         bytes += std::string(1, '\0');               // contents follow
         bytes += std::string("\xff\xff\xff\xff\xff\xff\xff\x7f", 8); // a format of 2^63 bytes
-        garbage_of(decode_answer(bytes, 1, 1'000'000, "c"));
+        garbage_of(decode_answer(bytes, asked(1), "c"));
     }
     SUBCASE("another number of outcomes than catalogs asked") {
         one.emplace_back(sample());
-        CHECK(garbage_of(decode_answer(encode_answer(one), 2, 1'000'000, "c")).find("1 outcomes for 2") !=
+        CHECK(garbage_of(decode_answer(encode_answer(one), asked(2), "c")).find("1 outcomes for 2") !=
               std::string::npos);
     }
 }
@@ -153,8 +188,9 @@ TEST_CASE("a frame header names its kind, this protocol's version and a length w
     CHECK(decode_frame_header(header, frame_kind::hello, 2000, "c").error().code == catalog_errc::reader_crashed);
     CHECK(decode_frame_header(header, frame_kind::answer, 1000, "c").error().code == catalog_errc::reader_limit);
     auto other_version = header;
-    other_version[4] = 2;
-    CHECK(decode_frame_header(other_version, frame_kind::answer, 2000, "c").error().message.find("protocol version 2") !=
-          std::string::npos);
+    other_version[4] = static_cast<char>(worker_protocol_version + 1);
+    CHECK(decode_frame_header(other_version, frame_kind::answer, 2000, "c")
+              .error()
+              .message.find("protocol version " + std::to_string(worker_protocol_version + 1)) != std::string::npos);
     CHECK(!decode_frame_header("FDLW", frame_kind::answer, 2000, "c").has_value());
 }
