@@ -8,6 +8,8 @@
 #include "verify/sshsig.hpp"
 
 #include <boost/json/serialize.hpp>
+
+#include <sys/resource.h>
 #include <boost/json/value.hpp>
 
 #include <openssl/crypto.h>
@@ -111,6 +113,14 @@ std::string sync_summary(sync::sync_report const& r, std::string const& origin, 
     return terminal_safe(out, true); // ref names and paths come from the origin
 }
 
+/// The most memory this process has had resident since it started (the kernel's count).
+static std::uint64_t peak_rss_bytes() {
+    struct rusage usage{};
+    if (::getrusage(RUSAGE_SELF, &usage) != 0)
+        return 0;
+    return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024; // Linux counts KiB
+}
+
 std::string sync_json(sync::sync_report const& r, std::string const& origin, std::string const& mirror) {
     json::array held;
     for (auto const& h : r.held) {
@@ -164,6 +174,7 @@ std::string sync_json(sync::sync_report const& r, std::string const& origin, std
         {"pending_files", r.pending_files},
         {"pending_bytes", r.pending_bytes},
         {"elapsed_seconds", static_cast<double>(r.elapsed.count()) / 1000.0},
+        {"peak_rss_bytes", peak_rss_bytes()},
     };
     out["fatal"] = r.fatal ? json::value(error_json(*r.fatal)) : json::value(nullptr);
     out["versions_in_mirror"] = r.versions_in_mirror ? json::value(*r.versions_in_mirror) : json::value(nullptr);

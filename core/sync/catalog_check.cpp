@@ -77,7 +77,8 @@ error first_of(std::vector<error> const& problems) {
 awaitable<result<catalog::catalog_contents>> fetch_catalog(store::store& from, std::string key, expectation expect,
                                                            std::vector<std::uint64_t> snapshots,
                                                            scratch_space& scratch, catalog_settings const& settings,
-                                                           store::blocking_pool* pool, bool& scratch_failed) {
+                                                           store::blocking_pool* pool, bool& scratch_failed,
+                                                           std::uint64_t max_memory) {
     if (!expect.bytes) {
         auto info = co_await from.stat(key);
         if (!info)
@@ -101,6 +102,7 @@ awaitable<result<catalog::catalog_contents>> fetch_catalog(store::store& from, s
     }
     // Off the I/O thread, so transfers go on meanwhile.
     catalog::read_options options{std::move(snapshots), settings.time_limit, settings.memory_limit};
+    options.max_memory = max_memory;
     auto contents = co_await scratch.read_catalog(key, options);
     co_return contents;
 }
@@ -110,14 +112,16 @@ awaitable<result<catalog_verdict>> check_version_catalogs(store::store& from, st
                                                           fdl::files_index const* index,
                                                           std::vector<other_catalog> other_catalogs,
                                                           scratch_space& scratch, catalog_settings const& settings,
-                                                          store::blocking_pool* pool, bool& scratch_failed) {
+                                                          store::blocking_pool* pool, bool& scratch_failed,
+                                                          std::uint64_t max_memory) {
     catalog_verdict verdict;
     std::string key = folder + record.catalog->path;
     expectation pinned{record.catalog->bytes, record.catalog->sha256, "version.json"};
     std::vector<std::uint64_t> snapshots;
     if (record.ducklake)
         snapshots = record.ducklake->snapshots;
-    auto main = co_await fetch_catalog(from, key, pinned, snapshots, scratch, settings, pool, scratch_failed);
+    auto main =
+        co_await fetch_catalog(from, key, pinned, snapshots, scratch, settings, pool, scratch_failed, max_memory);
     if (!main)
         co_return main.error();
     verdict.contents = std::move(*main);
@@ -141,7 +145,8 @@ awaitable<result<catalog_verdict>> check_version_catalogs(store::store& from, st
         std::string other_key = folder + path;
         expectation unpinned{bytes, std::nullopt, "the listing"};
         std::vector<std::uint64_t> none;
-        auto other = co_await fetch_catalog(from, other_key, unpinned, none, scratch, settings, pool, scratch_failed);
+        auto other = co_await fetch_catalog(from, other_key, unpinned, none, scratch, settings, pool, scratch_failed,
+                                            max_memory);
         if (!other) {
             if (scratch_failed)
                 co_return other.error();

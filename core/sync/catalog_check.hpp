@@ -84,22 +84,26 @@ struct catalog_verdict {
 /// Copies `key` from `from` into `scratch` and reads it as a catalog. `expect` pins it
 /// (size and digest from version.json); without a size, its stat decides, under
 /// settings.max_bytes. Fails when the catalog cannot be read at all (its copy failed,
-/// it is not a DuckLake catalog, too large, too slow). `scratch_failed` is set when the
-/// failure was the local scratch folder's.
+/// it is not a DuckLake catalog, too large, too slow, or its contents would take more
+/// than `max_memory`, when not 0). `scratch_failed` is set when the failure was the local
+/// scratch folder's.
 awaitable<result<catalog::catalog_contents>> fetch_catalog(store::store& from, std::string key, expectation expect,
                                                            std::vector<std::uint64_t> snapshots,
                                                            scratch_space& scratch, catalog_settings const& settings,
-                                                           store::blocking_pool* pool, bool& scratch_failed);
+                                                           store::blocking_pool* pool, bool& scratch_failed,
+                                                           std::uint64_t max_memory = 0);
 
 /// The whole gate for a live version in `folder` ("versions/<id>/") of `from`: its catalog
 /// against the record, against `index` (files.json) when given, and every catalog in
-/// `other_catalogs` (absent ones are skipped).
+/// `other_catalogs` (absent ones are skipped). Each catalog's contents may take
+/// `max_memory` (0: no limit); past it, catalog_errc::over_memory_limit.
 awaitable<result<catalog_verdict>> check_version_catalogs(store::store& from, std::string folder,
                                                           fdl::version_record const& record,
                                                           fdl::files_index const* index,
                                                           std::vector<other_catalog> other_catalogs,
                                                           scratch_space& scratch, catalog_settings const& settings,
-                                                          store::blocking_pool* pool, bool& scratch_failed);
+                                                          store::blocking_pool* pool, bool& scratch_failed,
+                                                          std::uint64_t max_memory = 0);
 
 /// The format a catalogs/ path declares: "catalogs/1.0.duckdb" -> "1.0"; nullopt otherwise.
 std::optional<std::string> declared_format(std::string_view path);

@@ -21,6 +21,7 @@ char const* kind_name(sync_errc e) noexcept {
     case sync_errc::tag_moved: return "tag_moved";
     case sync_errc::fdl_json_changed: return "fdl_json_changed";
     case sync_errc::data_file_changed_at_origin: return "data_file_changed_at_origin";
+    case sync_errc::over_memory_limit: return "over_memory_limit";
     case sync_errc::branch_rewound: return "branch_rewound";
     case sync_errc::refused_ref: return "refused_ref";
     case sync_errc::repository_mismatch: return "repository_mismatch";

@@ -31,6 +31,8 @@ enum class sync_errc {
     // A violation, listed last so that the others keep their numbers.
     fdl_json_changed,       ///< the origin's fdl.json changed (same id and data_dir); the mirror keeps its copy
     data_file_changed_at_origin, ///< a data file the mirror copied has another size at the origin now
+    // A version is held for this one too, listed last for the same reason.
+    over_memory_limit, ///< checking it needs more memory than memory_limit allows one version
 };
 
 boost::system::error_category const& sync_category() noexcept;

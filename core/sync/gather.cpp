@@ -4,7 +4,9 @@
 
 #include "core/catalog/catalog_reader.hpp"
 #include "core/catalog/errors.hpp"
+#include "core/fdl/errors.hpp"
 #include "core/fdl/files_index.hpp"
+#include "core/fdl/json_limits.hpp"
 #include "core/fdl/small_files.hpp"
 #include "core/store/errors.hpp"
 #include "core/sync/catalog_check.hpp"
@@ -14,6 +16,8 @@
 #include "core/sync/limits.hpp"
 #include "verify/sshsig.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <span>
 
 namespace mirror::sync::detail {
@@ -29,6 +33,50 @@ awaitable<result<std::string>> read_pinned(pass& p, std::string key, fdl::pinned
     if (auto ok = check_bytes(*bytes, {pinned.bytes, pinned.sha256, "version.json"}, key); !ok)
         co_return ok.error();
     co_return bytes;
+}
+
+/// What checking one version may still take in memory at once: files.json's text, tree
+/// and index, its catalogs' contents, dataset.json's tree. Granted from the process's
+/// memory budget before anything is read; without a budget, nothing is counted.
+class version_allowance {
+public:
+    static version_allowance unlimited() { return version_allowance(); }
+    explicit version_allowance(std::uint64_t bytes) : left_(bytes), limited_(true) {}
+
+    bool limited() const { return limited_; }
+    /// Takes `bytes`, or fails with over_memory_limit naming `what` (`key` and why).
+    result<void> take(std::uint64_t bytes, std::string const& key, std::string const& what) {
+        if (limited_ && bytes > left_)
+            return make_error(sync_errc::over_memory_limit,
+                              key + ": " + what + " would take " + mebibytes(bytes) + " of memory, more than the " +
+                                  mebibytes(left_) + " left of what this mirror allows one version (memory_limit)");
+        left_ -= limited_ ? bytes : 0;
+        return {};
+    }
+    void give_back(std::uint64_t bytes) { left_ += limited_ ? bytes : 0; }
+    /// A share of what is left, for a step that makes more than it keeps; 0 when unlimited.
+    std::uint64_t share(unsigned parts) const { return limited_ ? left_ / parts : 0; }
+    /// A JSON tree's limit: a share of what is left, or the default.
+    std::size_t tree_limit(unsigned parts) const {
+        return limited_ ? static_cast<std::size_t>(left_ / parts) : fdl::default_max_tree_bytes;
+    }
+
+    static std::string mebibytes(std::uint64_t bytes) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+        return text;
+    }
+
+private:
+    version_allowance() = default;
+    std::uint64_t left_ = 0;
+    bool limited_ = false;
+};
+
+/// A parse or catalog read that went past its share is the version's over_memory_limit.
+error over_memory(error const& e) {
+    bool over = e.code == fdl::fdl_errc::too_large || e.code == catalog::catalog_errc::over_memory_limit;
+    return over ? make_error(sync_errc::over_memory_limit, e.message) : e;
 }
 
 awaitable<result<bool>> is_expired_at_origin(pass& p, std::string const& folder, folder_files const* listed) {
@@ -67,16 +115,21 @@ awaitable<result<std::vector<fdl::needed_data_file>>> data_files_of(pass& p, std
                                                                     fdl::version_record const& record,
                                                                     folder_files const* listed, memory_files& memory,
                                                                     std::vector<error>& problems,
-                                                                    bool& scratch_failed) {
+                                                                    bool& scratch_failed, version_allowance& allowed) {
     std::optional<fdl::files_index> index;
     if (record.files) {
         std::string key = folder + record.files->path;
+        if (auto ok = allowed.take(record.files->bytes, key, "its text"); !ok)
+            co_return ok.error();
         auto bytes = co_await read_pinned(p, key, *record.files, limits::files_json);
         if (!bytes)
             co_return bytes.error();
-        auto parsed = fdl::parse_files_index(*bytes, key);
+        // The tree is made, the index from it beside it, then the tree goes.
+        auto parsed = fdl::parse_files_index(*bytes, key, allowed.tree_limit(2));
         if (!parsed)
-            co_return parsed.error();
+            co_return over_memory(parsed.error());
+        if (auto ok = allowed.take(fdl::memory_bytes(*parsed), key, "its index"); !ok)
+            co_return ok.error();
         index = std::move(*parsed);
         memory.emplace(key, std::move(*bytes));
     }
@@ -89,10 +142,16 @@ awaitable<result<std::vector<fdl::needed_data_file>>> data_files_of(pass& p, std
     if (catalog::reader_available()) {
         auto others = other_catalogs_of(p, listed);
         fdl::files_index const* checked_index = index ? &*index : nullptr;
+        // The version's catalog is kept while one in another format is read beside it, each
+        // decoded from an answer no larger than itself: a third of what is left for each.
         auto verdict = co_await check_version_catalogs(p.origin, folder, record, checked_index, others, p.scratch,
-                                                       p.options.catalogs, p.options.pool, scratch_failed);
+                                                       p.options.catalogs, p.options.pool, scratch_failed,
+                                                       allowed.share(3));
         if (!verdict)
-            co_return verdict.error();
+            co_return over_memory(verdict.error());
+        if (auto ok = allowed.take(verdict->contents.memory_bytes(), folder + record.catalog->path, "its contents");
+            !ok)
+            co_return ok.error();
         // The catalog is the authority and files.json only an index (spec README): a
         // version whose index disagrees is mirrored as the origin has it, with the
         // catalog's data files, and the disagreement is reported. Every other rule holds it.
@@ -100,7 +159,7 @@ awaitable<result<std::vector<fdl::needed_data_file>>> data_files_of(pass& p, std
         for (auto& problem : verdict->problems)
             (problem.code == catalog::catalog_errc::index_disagrees ? problems : holding).push_back(std::move(problem));
         if (!holding.empty())
-            co_return first_of(holding);
+            co_return over_memory(first_of(holding));
         p.checked_copies.insert(verdict->checked_copies.begin(), verdict->checked_copies.end());
         co_return std::move(verdict->contents.needed);
     }
@@ -124,8 +183,10 @@ awaitable<result<std::vector<fdl::needed_data_file>>> data_files_of(pass& p, std
 
 } // namespace
 
-awaitable<result<checked_version>> gather_checked(pass& p, std::string const& id, loaded_version const& loaded,
-                                                  bool& scratch_failed) {
+namespace {
+
+awaitable<result<checked_version>> gather_within(pass& p, std::string const& id, loaded_version const& loaded,
+                                                 bool& scratch_failed, version_allowance& allowed) {
     checked_version out;
     auto& memory = out.memory;
     auto& inputs = out.inputs;
@@ -179,32 +240,79 @@ awaitable<result<checked_version>> gather_checked(pass& p, std::string const& id
     if (!*expired) { // an expired version keeps only its record, its mark and what remains
         if (!record.catalog)
             co_return make_error(sync_errc::missing_catalog, folder + "version.json: catalog: missing");
-        auto needed = co_await data_files_of(p, folder, record, listed, memory, out.problems, scratch_failed);
+        auto needed =
+            co_await data_files_of(p, folder, record, listed, memory, out.problems, scratch_failed, allowed);
         if (!needed)
             co_return needed.error();
         inputs.data_files = std::move(*needed);
         inputs.data_files_pinned_by = catalog::reader_available() ? "the catalog" : "files.json";
         if (record.dataset) {
             std::string key = folder + record.dataset->path;
+            if (auto ok = allowed.take(record.dataset->bytes, key, "its text"); !ok)
+                co_return ok.error();
             auto bytes = co_await read_pinned(p, key, *record.dataset, limits::dataset_json);
             if (!bytes)
                 co_return bytes.error();
-            if (auto parsed = fdl::parse_dataset(*bytes, key); !parsed)
-                co_return parsed.error();
+            if (auto parsed = fdl::parse_dataset(*bytes, key, allowed.tree_limit(1)); !parsed)
+                co_return over_memory(parsed.error());
             memory.emplace(key, std::move(*bytes));
         }
     }
     co_return out;
 }
 
+/// What one version may always take, however small the budget.
+constexpr std::uint64_t min_version_bytes = std::uint64_t{4} << 20;
+
+/// What checking a version is first granted: enough for its files.json (text, a tree of
+/// about twice the text, an index of about the text), its dataset.json and a catalog of
+/// as many files (in contents and the answer they come from), and never less than a
+/// small catalog needs. A version that needs more is checked again with all it may have.
+std::uint64_t first_estimate(fdl::version_record const& record) {
+    std::uint64_t files = record.files ? record.files->bytes : 0;
+    std::uint64_t dataset = record.dataset ? record.dataset->bytes : 0;
+    return 4 * files + 2 * dataset + std::max<std::uint64_t>(3 * files, 2 << 20);
+}
+
+} // namespace
+
+awaitable<result<checked_version>> gather_checked(pass& p, std::string const& id, loaded_version const& loaded,
+                                                  bool& scratch_failed) {
+    if (p.options.memory == nullptr) {
+        auto unlimited = version_allowance::unlimited();
+        co_return co_await gather_within(p, id, loaded, scratch_failed, unlimited);
+    }
+    // Half the budget at most: versions gathered ahead and uploads share the rest. A grant
+    // is taken once and given back whole before a larger one is asked for, so that no
+    // gatherer holds memory while it waits for more.
+    // A budget too small for that still lets a small version through: at least
+    // min_version_bytes, the part past the budget outside it (as a read's floor is).
+    auto& budget = *p.options.memory;
+    std::uint64_t most = std::max<std::uint64_t>(budget.capacity() / 2, min_version_bytes);
+    std::uint64_t asked = std::min(first_estimate(loaded.record), most);
+    for (;;) {
+        auto granted = co_await budget.acquire(asked); // cut to the budget when larger
+        version_allowance allowed(asked);
+        auto checked = co_await gather_within(p, id, loaded, scratch_failed, allowed);
+        if (checked || checked.error().code != sync_errc::over_memory_limit || asked >= most)
+            co_return checked;
+        asked = most;
+    }
+}
+
 awaitable<void> count_pending_unchecked(pass& p, std::string const& id, fdl::version_record const& record) {
     if (!record.files)
         co_return; // only the catalog names them, and it is not read for a version held before it
     std::string key = "versions/" + id + "/" + record.files->path;
+    // An estimate, within what one version may take: a files.json past that counts nothing.
+    std::size_t tree_limit =
+        p.options.memory ? static_cast<std::size_t>(p.options.memory->capacity() / 4) : fdl::default_max_tree_bytes;
+    if (record.files->bytes > tree_limit)
+        co_return;
     auto bytes = co_await read_pinned(p, key, *record.files, limits::files_json);
     if (!bytes)
         co_return; // an estimate: what cannot be read counts nothing
-    auto index = fdl::parse_files_index(*bytes, key);
+    auto index = fdl::parse_files_index(*bytes, key, tree_limit);
     if (!index)
         co_return;
     auto needed = fdl::needed_files(*index, key);

@@ -175,7 +175,8 @@ std::string publisher::add_version(version_options options) {
                         {"annotations", json::object{}}};
     record["catalog"].as_object()["storage"] = "duckdb-v1.5.0";
     if (options.dataset) {
-        std::string dataset = json::serialize(json::object{{"name", "sample"}, {"title", "Sample dataset"}}) + "\n";
+        std::string dataset = options.dataset_json_text.value_or(
+            json::serialize(json::object{{"name", "sample"}, {"title", "Sample dataset"}}) + "\n");
         write_file(dir / "dataset.json", dataset);
         record["dataset"] = pin("dataset.json", dataset);
     }

@@ -39,6 +39,7 @@ struct version_options {
     /// is made from the model before this runs, so it describes the honest catalog.
     std::function<void(catalog_model&)> edit_catalog;
     std::optional<std::string> files_json_text; ///< files.json as given instead of made
+    std::optional<std::string> dataset_json_text; ///< dataset.json as given instead of made
     std::optional<std::uint64_t> record_snapshot_id; ///< ducklake.snapshot_id to claim
 };
 

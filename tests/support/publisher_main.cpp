@@ -10,6 +10,12 @@
 //                                      file count grows with its versions: bench/scale_bench.sh)
 //   fdl-test-publisher lake ROOT [FORMAT]  one version of a real lake (Parquet written by DuckDB,
 //                                          deletes, a rename, a view, two schemas; FORMAT 0.3 or 1.0)
+//   fdl-test-publisher memory-input ROOT KIND
+//                                      one version made to cost a mirror memory (issue 31):
+//                                      dead-rows (990,000 dead data-file rows in the catalog),
+//                                      live-rows (900,000 live ones), files-json (a 60 MiB
+//                                      files.json), dataset-json (a 15 MiB dataset.json),
+//                                      many-rows (20,000 live rows, none of them at the origin)
 //   fdl-test-publisher check ROOT      exit 1 and list what a reader of ROOT would find broken
 //
 // --sign KEY signs each new version.json with `ssh-keygen -Y sign -f KEY -n NS` (NS is
@@ -162,6 +168,69 @@ int lake(std::string const& root, std::string const& format) {
 #endif
 }
 
+/// The memory-input KINDs: each version is otherwise well formed, so what it costs is what
+/// a mirror must bound (tests/system/memory_bound_test.sh).
+int memory_input(std::string const& root, std::string const& kind) {
+#ifdef FDL_MIRROR_HAVE_DUCKDB
+    publisher p(root);
+    p.add_data_file("main/t/ducklake-1.parquet", std::string(1000, 'x'));
+    catalog_model model;
+    model.snapshots = {0, 1, 2};
+    model_table table;
+    table.name = "t";
+    table.begin = 1;
+    table.columns = {{1, "value", "VARCHAR", 1}};
+    model_file file;
+    file.path = "ducklake-1.parquet";
+    file.rows = 1;
+    file.bytes = 1000;
+    file.begin = 1;
+    table.files = {file};
+    model.tables = {table};
+    version_options v;
+    v.catalog = model;
+    // Rows added with SQL, a million of them in a second; ids past the model's own.
+    auto file_rows = [](std::uint64_t count, char const* end_snapshot) {
+        return "INSERT INTO ducklake_data_file (data_file_id, table_id, begin_snapshot, end_snapshot, path, "
+               "path_is_relative, file_format, record_count, file_size_bytes, row_id_start) "
+               "SELECT 1000 + i, 1, 1, " + std::string(end_snapshot) +
+               ", 'ducklake-' || i || '-' || md5(i::VARCHAR)[:8] || '.parquet', true, 'parquet', 10, 1000, 0 "
+               "FROM range(" + std::to_string(count) + ") t(i)";
+    };
+    if (kind == "dead-rows") {
+        v.catalog->extra_sql = {file_rows(990'000, "2")};
+    } else if (kind == "live-rows") {
+        v.catalog->extra_sql = {file_rows(900'000, "NULL")};
+    } else if (kind == "many-rows") { // more than a first estimate, less than a version may have
+        v.catalog->extra_sql = {file_rows(20'000, "NULL")};
+    } else if (kind == "files-json") {
+        std::string text = R"({"tables":{"main.t":{"files":[)";
+        for (std::uint64_t i = 0; text.size() < 60 * 1024 * 1024 - 200; ++i)
+            text += (i == 0 ? "" : ",") + std::string(R"({"path":"main/t/ducklake-)") + std::to_string(i) +
+                    R"(-0123456789abcdef.parquet","rows":10,"bytes":1000,"footer_bytes":100})";
+        v.files_json_text = text + "]}}}";
+    } else if (kind == "dataset-json") {
+        // Many small values: the shape that costs a JSON tree the most per byte.
+        std::string text = R"({"name":"big","title":"A big dataset.json","keywords":[)";
+        while (text.size() < 15 * 1024 * 1024 - 100)
+            text += "[1,2],";
+        v.dataset_json_text = text + "[1]]}\n";
+    } else {
+        throw std::invalid_argument("memory-input: no kind " + kind);
+    }
+    std::string id = p.add_version(v);
+    p.set_branch("main", id);
+    p.set_head("main");
+    p.write_refs_json();
+    std::printf("%s\n", id.c_str());
+    return 0;
+#else
+    (void)root, (void)kind;
+    std::fputs("fdl-test-publisher: built without DuckDB, cannot write catalogs\n", stderr);
+    return 1;
+#endif
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -182,6 +251,8 @@ int main(int argc, char** argv) {
             return add(args[1], args[2], args.size() == 4 ? std::stoul(args[3]) : 1000, sign);
         if ((args.size() == 2 || args.size() == 3) && args[0] == "lake")
             return lake(args[1], args.size() == 3 ? args[2] : "1.0");
+        if (args.size() == 3 && args[0] == "memory-input")
+            return memory_input(args[1], args[2]);
         if (args.size() == 2 && args[0] == "check") {
             auto problems = reader_visible_problems(args[1]);
             for (auto const& p : problems)
