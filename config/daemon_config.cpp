@@ -141,6 +141,12 @@ std::uint64_t transfer_memory(daemon_config const& cfg) noexcept {
     return transfer_memory(cfg.memory_limit, cfg.catalogs.memory_limit * cfg.catalogs.readers);
 }
 
+std::uint64_t service_memory(daemon_config const& cfg) noexcept {
+    constexpr std::uint64_t program = std::uint64_t{32} << 20;
+    constexpr std::uint64_t reader_slack = std::uint64_t{1} << 30;
+    return transfer_memory(cfg) + program + cfg.catalogs.readers * (cfg.catalogs.memory_limit + reader_slack);
+}
+
 std::size_t blocking_threads(daemon_config const& cfg) noexcept {
     if (cfg.threads != 0)
         return cfg.threads;

@@ -178,6 +178,11 @@ std::uint64_t default_duckdb_limit(std::uint64_t memory_limit, std::uint32_t rea
 /// ...and transfers and the look-ahead get what DuckDB's `duckdb` bytes leave (half of the
 /// limit, should DuckDB's floor leave less).
 std::uint64_t transfer_memory(std::uint64_t memory_limit, std::uint64_t duckdb) noexcept;
+/// The memory the whole service may take, its catalog readers' processes included: the
+/// daemon's memory_limit and fixed overhead (the program and its libraries, 32 MiB), and
+/// for each reader the address space past its DuckDB limit (1 GiB, as
+/// core/catalog/sandboxed_reader.cpp sets it). What MemoryMax= must allow.
+std::uint64_t service_memory(daemon_config const& cfg) noexcept;
 /// transfer_memory of a configuration, with its readers' DuckDB limits.
 std::uint64_t transfer_memory(daemon_config const& cfg) noexcept;
 /// The threads of the blocking pool: `threads`, or the machine's cores from 2 to 8.

@@ -132,6 +132,10 @@ int run_check_config(std::string const& path) {
     std::printf("%s: valid; %zu repositor%s (%s); listening on %s; state in %s\n", path.c_str(),
                 loaded->repositories.size(), loaded->repositories.size() == 1 ? "y" : "ies", names.c_str(),
                 config::to_string(loaded->listen).c_str(), loaded->state_dir.c_str());
+    // What the unit's MemoryMax= must allow for this configuration (docs/configuration.md).
+    std::printf("%s: memory: at most %llu MiB with the catalog readers (MemoryMax=%lluM)\n", path.c_str(),
+                static_cast<unsigned long long>(config::service_memory(*loaded) >> 20),
+                static_cast<unsigned long long>(config::service_memory(*loaded) >> 20));
     return 0;
 }
 

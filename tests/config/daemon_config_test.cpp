@@ -118,6 +118,8 @@ repositories:
     CHECK(cfg.catalogs.readers == 1);
     CHECK(cfg.catalogs.memory_limit == std::uint64_t{64} << 20); // a quarter of memory_limit
     CHECK(transfer_memory(cfg) == std::uint64_t{192} << 20);
+    // The unit's MemoryMax=1312M: 256 MiB, 32 MiB of program, 1 GiB for the one reader.
+    CHECK(service_memory(cfg) == std::uint64_t{1312} << 20);
     CHECK(blocking_threads(cfg) >= 2);
     CHECK(blocking_threads(cfg) <= 8);
     CHECK(cfg.stores.empty());
@@ -167,6 +169,7 @@ repositories:
     CHECK(cfg.catalogs.readers == 2);
     CHECK(cfg.memory_limit == std::uint64_t{4} << 30);
     CHECK(transfer_memory(cfg) == std::uint64_t{2} << 30); // 4 GiB less two readers' 1 GiB
+    CHECK(service_memory(cfg) == (std::uint64_t{2} << 30) + (std::uint64_t{32} << 20) + 2 * (std::uint64_t{2} << 30));
     CHECK(cfg.threads == 3);
     CHECK(blocking_threads(cfg) == 3);
     CHECK(cfg.repositories.at(0).settings.signatures == signature_policy::off);

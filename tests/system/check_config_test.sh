@@ -19,6 +19,10 @@ repositories:
 YAML
 expect_status 0 "a valid configuration" -- "$FDL_MIRROR" check-config --config "$work/good.yaml"
 expect_output "valid; 1 repository (population); listening on 127.0.0.1:9464" "check-config says valid; 1 repository (population); listen"
+# The default configuration's figure is the one the shipped unit's MemoryMax= allows.
+unit_max=$(sed -n 's/^MemoryMax=\([0-9]*\)M$/\1/p' "$SOURCE_DIR/systemd/fdl-mirror.service.in")
+expect_output "memory: at most $unit_max MiB with the catalog readers (MemoryMax=${unit_max}M)" \
+  "check-config prints what MemoryMax= must allow, the unit's figure for the defaults"
 
 # Every YAML problem at once, each as file:line:col, and exit 78.
 cat >"$work/broken.yaml" <<'YAML'
