@@ -185,6 +185,10 @@ struct metrics::impl {
     Family<Gauge>& lease_held =
         gauge("fdl_mirror_lease_held", "1 while this daemon may write the repository's mirror (it holds the "
                                        "repository's lease, or the mirror is a folder this daemon has locked)");
+    Family<Gauge>& lease_anomaly =
+        gauge("fdl_mirror_lease_anomaly", "1 while the repository's lease, as this daemon last read it, claims to "
+                                          "last longer than lease_duration + max_clock_skew: a holder with a wrong "
+                                          "clock, or a forged lease (docs/operations.md#fdlmirrorleaseanomaly)");
     Family<Counter>& lease_takeovers = counter(
         "fdl_mirror_lease_takeovers_total", "Leases taken over from another daemon whose lease had expired");
     Family<Counter>& leases_lost =
@@ -261,6 +265,7 @@ struct metrics::impl {
         pending_files.Add(r);
         pending_bytes.Add(r);
         lease_held.Add(r).Set(1);
+        lease_anomaly.Add(r);
         lease_takeovers.Add(r);
         leases_lost.Add(r);
         last_full_recheck.Add(r);
@@ -293,7 +298,7 @@ struct metrics::impl {
     void forget(std::string const& repo) {
         Labels r{{"repo", repo}};
         for (auto* family : {&interval, &last_success, &last_attempt, &failing_since, &untrusted_keys, &origin_up, &pending_files,
-                             &pending_bytes, &versions_unverified, &allowed_signers_problems, &lease_held,
+                             &pending_bytes, &versions_unverified, &allowed_signers_problems, &lease_held, &lease_anomaly,
                              &last_full_recheck, &last_origin_check, &scrub_period, &scrub_round_started, &scrub_round_completed,
                              &scrub_progress, &refs_total, &refs_out_of_sync})
             remove_repo(*family, repo, {r});
@@ -393,6 +398,11 @@ void metrics::lease_changed(std::string const& repo, lease_event event) {
     case lease_event::lost: impl_->leases_lost.Add(r).Increment(); [[fallthrough]];
     case lease_event::not_held: impl_->lease_held.Add(r).Set(0); break;
     }
+}
+
+void metrics::lease_anomaly(std::string const& repo, bool found) {
+    if (impl_->intervals.contains(repo)) // else removed by a reload meanwhile
+        impl_->lease_anomaly.Add({{"repo", repo}}).Set(found ? 1 : 0);
 }
 
 void metrics::set_transfer_memory(std::uint64_t limit, std::uint64_t in_use, std::uint64_t peak, std::size_t waiting) {

@@ -72,6 +72,9 @@ public:
     /// What became of `repo`'s lease (docs/operations.md, "Running several instances").
     enum class lease_event { held, not_held, taken_over, lost };
     void lease_changed(std::string const& repo, lease_event event);
+    /// Whether `repo`'s lease, as last read, claimed longer than it may (a wrong clock or a
+    /// forged lease): fdl_mirror_lease_anomaly.
+    void lease_anomaly(std::string const& repo, bool found);
     /// A reload (SIGHUP) at `when` (unix seconds) was applied, or refused (the old
     /// configuration runs on).
     void reload_finished(bool applied, double when);

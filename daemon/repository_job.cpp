@@ -129,7 +129,7 @@ bool repository_job::reconfigure(std::shared_ptr<config::daemon_config const> cf
 }
 
 repository_status repository_job::status() const {
-    repository_status out{name_, {}, in_pass_, standing_by_for_};
+    repository_status out{name_, {}, in_pass_, standing_by_for_, lease_anomaly_};
     out.state.last_success = state_.last_success;
     out.state.last_attempt = state_.last_attempt;
     out.state.consecutive_failures = state_.consecutive_failures;

@@ -102,6 +102,9 @@ private:
     /// One renewal (or release), never two at once. False when it found the lease lost.
     awaitable<bool> renew_lease();
     void note_lease(lease_change_kind what, std::string const& detail);
+    /// Takes the lease's anomaly as last read: at attention level (status, metric, alert
+    /// FdlMirrorLeaseAnomaly), logged when it appears and when it clears.
+    void note_lease_anomaly();
     awaitable<void> loop();
     /// Waits, first come first served, for one of the max_passes slots; nullopt when
     /// stop() ended the wait.
@@ -154,6 +157,9 @@ private:
     bool lease_lost_in_pass_ = false;
     bool keeper_running_ = false;
     std::string standing_by_for_; ///< the holder last logged as having the lease
+    /// What was wrong with the lease as last read (another holder's claiming longer than
+    /// lease_duration + max_clock_skew); empty when nothing was.
+    std::string lease_anomaly_;
     net::steady_timer keeper_wait_;
     net::steady_timer keeper_ended_;
 

@@ -116,8 +116,7 @@ awaitable<repository_job::lease_gate> repository_job::take_lease(std::string& pr
     lease_busy_ = true;
     auto changed = co_await lease_->acquire_or_renew();
     lease_busy_ = false;
-    if (!lease_->anomaly().empty())
-        services_.log->error(name_, lease_->anomaly()); // a holder with a wrong clock, or a forged lease
+    note_lease_anomaly();
     if (!changed) {
         problem = "mirror: " + changed.error().message;
         co_return lease_gate::refuse;
@@ -142,10 +141,23 @@ awaitable<repository_job::lease_gate> repository_job::take_lease(std::string& pr
     co_return lease_gate::stand_by;
 }
 
+void repository_job::note_lease_anomaly() {
+    auto const& now = lease_->anomaly();
+    if (now.empty() != lease_anomaly_.empty()) {
+        if (!now.empty())
+            services_.log->error(name_, now); // a holder with a wrong clock, or a forged lease
+        else
+            services_.log->info(name_, "the lease is sound again");
+        services_.stats->lease_anomaly(name_, !now.empty());
+    }
+    lease_anomaly_ = now;
+}
+
 awaitable<bool> repository_job::renew_lease() {
     lease_busy_ = true;
     auto changed = co_await lease_->acquire_or_renew();
     lease_busy_ = false;
+    note_lease_anomaly();
     if (!changed) {
         if (!lease_->covers(services_.coord->write_margin()))
             services_.log->warning(name_, "lease not renewed, and too little of it is left to write: " +

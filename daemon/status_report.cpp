@@ -65,6 +65,7 @@ json::object repository_json(repository_status const& r, double now) {
     o["failing_since"] = time_or_null(state.failing_since);
     o["in_pass"] = r.in_pass;
     o["standing_by_for"] = r.standing_by.empty() ? json::value(nullptr) : json::value(r.standing_by);
+    o["lease_anomaly"] = r.lease_anomaly.empty() ? json::value(nullptr) : json::value(r.lease_anomaly);
     for (auto& ref : o["refs"].as_array()) {
         auto& j = ref.as_object();
         bool const behind = !j["behind_since"].is_null();
@@ -83,7 +84,7 @@ json::object repository_json(repository_status const& r, double now) {
 bool needs_attention(repository_status const& repository) {
     auto const& record = repository.state.record;
     return record.last_result == "failed" || record.last_result == "timeout" || !record.held.empty() ||
-           !record.audits.scrub_findings.empty();
+           !record.audits.scrub_findings.empty() || !repository.lease_anomaly.empty();
 }
 
 std::string status_json(std::vector<repository_status> const& repositories, double now, std::string const& source) {
@@ -114,6 +115,8 @@ std::string status_text(std::vector<repository_status> const& repositories, doub
             out += "  last success:  " + when(*state.last_success, now) + "\n";
         if (!record.last_error.empty())
             out += "  last error:    " + terminal_safe(record.last_error, false) + "\n";
+        if (!r.lease_anomaly.empty())
+            out += "  lease anomaly: " + terminal_safe(r.lease_anomaly, false) + "\n";
         if (state.consecutive_failures > 0)
             out += "  failures:      " + std::to_string(state.consecutive_failures) + " in a row" +
                    (state.failing_since ? ", since " + when(*state.failing_since, now) : std::string()) + "\n";

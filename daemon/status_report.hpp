@@ -17,6 +17,7 @@ struct repository_status {
     repository_state state;
     bool in_pass = false;    ///< a pass runs now (daemon only)
     std::string standing_by; ///< the daemon holding its lease, when this one stands by (daemon only)
+    std::string lease_anomaly; ///< what is wrong with its lease as last read; empty when nothing (daemon only)
 };
 
 /// The status as JSON text: {"time": now, "repositories": [...]}, `source` saying where it
@@ -28,8 +29,8 @@ std::string status_json(std::vector<repository_status> const& repositories, doub
 std::string status_text(std::vector<repository_status> const& repositories, double now);
 
 /// Whether a repository's status calls for attention: its last pass failed or timed out,
-/// it holds versions, or the scrub found data files of the mirror damaged (until a round
-/// finds none). `status` exits 1 when one does.
+/// it holds versions, the scrub found data files of the mirror damaged (until a round
+/// finds none), or its lease claims longer than it may. `status` exits 1 when one does.
 bool needs_attention(repository_status const& repository);
 
 } // namespace mirror::daemon

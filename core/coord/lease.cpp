@@ -90,6 +90,7 @@ awaitable<result<lease_change>> lease::acquire_or_renew() {
         co_return there.error();
     lease_record next{holder_, 1, now + settings_.duration.count(), now};
     took_over_ = false;
+    anomaly_.clear(); // judged anew on each read: our own lease, or none, has none
     if (!there) // never taken here: the first token
         co_return co_await write(next, std::nullopt, lease_change::taken, asked_at);
     auto current = parse_lease(there->bytes, describe());
@@ -113,7 +114,6 @@ awaitable<result<lease_change>> lease::acquire_or_renew() {
         observed_since_ = asked_at;
     }
     bool const unrenewed = asked_at - observed_since_ > patience;
-    anomaly_.clear();
     if (current->expires > now + patience)
         anomaly_ = describe() + ": " + current->holder.substr(0, 100) + "'s lease claims " +
                    std::to_string((current->expires - now) / 1000) + " s more, more than lease_duration and " +

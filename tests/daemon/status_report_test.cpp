@@ -70,3 +70,22 @@ TEST_CASE("status shows the origin's names escaped, and its JSON keeps them exac
     CHECK(held[0].at("version").as_string() == "v\x1b" "2");
     CHECK(held[0].at("message").as_string() == hostile_message);
 }
+
+TEST_CASE("a lease that claims too long calls for attention, in the text and the JSON, escaped") {
+    daemon::repository_status r;
+    r.name = "population";
+    r.state.record.last_result = "ok";
+    CHECK_FALSE(daemon::needs_attention(r));
+    auto quiet = json::parse(daemon::status_json({r}, now, "daemon"));
+    CHECK(quiet.at("repositories").at(0).at("lease_anomaly").is_null());
+    // The holder's name comes from the lease, which another writer controls.
+    r.lease_anomaly = "s3://m/lake/.fdl-mirror/lease: forger\x1b[31m/1's lease claims 315359999 s more";
+    CHECK(daemon::needs_attention(r));
+    auto text = daemon::status_text({r}, now);
+    CHECK(text.find("  lease anomaly: s3://m/lake/.fdl-mirror/lease: forger\\x1b[31m/1's lease claims") !=
+          std::string::npos);
+    auto doc = json::parse(daemon::status_json({r}, now, "daemon"));
+    auto const& repo = doc.at("repositories").at(0);
+    CHECK(repo.at("lease_anomaly").as_string() == r.lease_anomaly);
+    CHECK(repo.at("attention").as_bool());
+}
