@@ -1,7 +1,6 @@
 #pragma once
 // dataset.json and expired.json: what a mirror checks of them.
 
-#include "core/fdl/json_limits.hpp"
 #include "verify/error.hpp"
 
 #include <optional>
@@ -17,10 +16,9 @@ struct dataset_summary {
     std::string title;
 };
 
-/// Parses dataset.json, its JSON tree within `max_tree_bytes` (fdl_errc::too_large past
-/// it). `file` names it in messages.
-result<dataset_summary> parse_dataset(std::string_view text, std::string_view file,
-                                      std::size_t max_tree_bytes = default_max_tree_bytes);
+/// Parses dataset.json, without building a JSON tree: it costs the text alone, however
+/// large its other blocks. `file` names it in messages.
+result<dataset_summary> parse_dataset(std::string_view text, std::string_view file);
 
 /// expired.json: the past-retention mark. Its only field the spec names is
 /// `"reason": "withdrawn"`; other fields are ignored.

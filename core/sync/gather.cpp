@@ -36,7 +36,7 @@ awaitable<result<std::string>> read_pinned(pass& p, std::string key, fdl::pinned
 }
 
 /// What checking one version may still take in memory at once: files.json's text, tree
-/// and index, its catalogs' contents, dataset.json's tree. Granted from the process's
+/// and index, its catalogs' contents, dataset.json's text. Granted from the process's
 /// memory budget before anything is read; without a budget, nothing is counted.
 class version_allowance {
 public:
@@ -253,8 +253,8 @@ awaitable<result<checked_version>> gather_within(pass& p, std::string const& id,
             auto bytes = co_await read_pinned(p, key, *record.dataset, limits::dataset_json);
             if (!bytes)
                 co_return bytes.error();
-            if (auto parsed = fdl::parse_dataset(*bytes, key, allowed.tree_limit(1)); !parsed)
-                co_return over_memory(parsed.error());
+            if (auto parsed = fdl::parse_dataset(*bytes, key); !parsed) // no tree: its text alone
+                co_return parsed.error();
             memory.emplace(key, std::move(*bytes));
         }
     }
@@ -265,13 +265,14 @@ awaitable<result<checked_version>> gather_within(pass& p, std::string const& id,
 constexpr std::uint64_t min_version_bytes = std::uint64_t{4} << 20;
 
 /// What checking a version is first granted: enough for its files.json (text, a tree of
-/// about twice the text, an index of about the text), its dataset.json and a catalog of
-/// as many files (in contents and the answer they come from), and never less than a
-/// small catalog needs. A version that needs more is checked again with all it may have.
+/// about twice the text, an index of about the text), its dataset.json's text and a
+/// catalog of as many files (in contents and the answer they come from), and never less
+/// than a small catalog needs. A version that needs more is checked again with all it may
+/// have.
 std::uint64_t first_estimate(fdl::version_record const& record) {
     std::uint64_t files = record.files ? record.files->bytes : 0;
     std::uint64_t dataset = record.dataset ? record.dataset->bytes : 0;
-    return 4 * files + 2 * dataset + std::max<std::uint64_t>(3 * files, 2 << 20);
+    return 4 * files + dataset + std::max<std::uint64_t>(3 * files, 2 << 20);
 }
 
 } // namespace

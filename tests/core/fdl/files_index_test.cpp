@@ -206,3 +206,20 @@ TEST_CASE("needed_files refuses the same path with two sizes") {
     mixed.tables.push_back({"main.a", false, {entry("x.parquet", 10), with_delete}});
     CHECK(code_of(needed_files(mixed, file)) == make_error_code(fdl_errc::bad_value));
 }
+
+TEST_CASE("files.json's tree is built within the memory it is given, never past it, and the index costs less") {
+    std::string text = R"({"tables":{"main.t":{"files":[)";
+    for (int i = 0; i < 20'000; ++i)
+        text += std::string(i == 0 ? "" : ",") + R"({"path":"main/t/ducklake-)" + std::to_string(i) +
+                R"(.parquet","rows":1,"bytes":2})";
+    text += "]}}}";
+    auto refused = mirror::fdl::parse_files_index(text, "versions/x/files.json", std::size_t{1} << 20);
+    CHECK(code_of(refused) == make_error_code(mirror::fdl::fdl_errc::too_large));
+    CHECK(message_of(refused) == "versions/x/files.json: parsed, it would take more than 1 MiB of memory, more than "
+                                 "this process allows it (memory_limit)");
+    auto index = mirror::fdl::parse_files_index(text, "versions/x/files.json", std::size_t{16} << 20);
+    REQUIRE_MESSAGE(index.has_value(), message_of(index));
+    REQUIRE(index->tables.at(0).files.size() == 20'000);
+    CHECK(mirror::fdl::memory_bytes(*index) > 20'000 * sizeof(mirror::fdl::data_file_entry));
+    CHECK(mirror::fdl::memory_bytes(*index) < 4 * text.size());
+}

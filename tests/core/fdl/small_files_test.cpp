@@ -119,18 +119,25 @@ TEST_CASE("expired.json: a malformed file is refused") {
     CHECK(code_of(parse_expiry(R"({"reason":"withdrawn"}})", expired_file)) == make_error_code(fdl_errc::bad_json));
 }
 
-TEST_CASE("dataset.json: its JSON tree is built within the memory it is given, never past it") {
-    // 200,000 tiny arrays: 1.2 MB of text, a tree of about ten times that.
-    std::string text = R"({"name":"n","title":"T","annotations":{"k":[)";
+TEST_CASE("dataset.json: read without a tree, so values deep inside cost nothing but their text") {
+    // 200,000 tiny arrays: 1.2 MB of text, which as a tree would take ten times that.
+    std::string text = R"({"name":"n","annotations":{"k":[)";
     for (int i = 0; i < 200'000; ++i)
         text += "[1,2],";
-    text += "[1]]}}";
-    auto refused = parse_dataset(text, dataset_file, std::size_t{2} << 20);
-    CHECK(code_of(refused) == make_error_code(fdl_errc::too_large));
-    CHECK(message_of(refused) ==
-          "versions/x/dataset.json: parsed, it would take more than 2 MiB of memory, more than this process "
-          "allows it (memory_limit)");
-    // The same text with room enough, and the default for callers that give none.
-    CHECK(parse_dataset(text, dataset_file, std::size_t{64} << 20).has_value());
-    CHECK(parse_dataset(text, dataset_file).has_value());
+    text += R"([1]], "name": "deep"}, "title":"T", "x": {"title": 1}})";
+    auto r = parse_dataset(text, dataset_file);
+    REQUIRE_MESSAGE(r.has_value(), message_of(r));
+    CHECK(r->name == "n"); // the top level's, not a nested key's
+    CHECK(r->title == "T");
+    // Still JSON, once, as a parser reads it: cut short, a key twice, trailing bytes.
+    CHECK(code_of(parse_dataset(text.substr(0, text.size() - 1), dataset_file)) == make_error_code(fdl_errc::bad_json));
+    CHECK(message_of(parse_dataset(R"({"name":"n","title":"T","name":"m"})", dataset_file)) ==
+          "versions/x/dataset.json: the key 'name' appears twice in one object");
+    CHECK(code_of(parse_dataset(R"({"name":"n","title":"T"} {})", dataset_file)) == make_error_code(fdl_errc::bad_json));
+    CHECK(message_of(parse_dataset(R"(["name"])", dataset_file)) ==
+          "versions/x/dataset.json: expected a JSON object, found an array");
+    CHECK(message_of(parse_dataset(R"({"name":"n","title":{"t":"T"}})", dataset_file)) ==
+          "versions/x/dataset.json: title: expected a string, found an object");
+    CHECK(message_of(parse_dataset("{\"name\":\"n\",\"title\":\"\xff\"}", dataset_file))
+              .starts_with("versions/x/dataset.json: not valid JSON ("));
 }
