@@ -280,6 +280,8 @@ int run_verify_command(daemon::verify_command const& cmd) {
     sync::audit_options options{std::move(audit.trust), cmd.without_keys};
     options.concurrency = audit.concurrency;
     options.catalogs.memory_limit = daemon::duckdb_memory_limit(memory_shares.duckdb);
+    // One version at a time, each within half of what is left for data in flight, as sync.
+    options.version_memory = std::max<std::uint64_t>(memory_shares.transfers / 2, std::uint64_t{4} << 20);
     // The data files' manifest entries leave memory as each version is checked: to a
     // temporary file when the report prints them, nowhere when it does not.
     dropped_manifest dropped;

@@ -475,6 +475,7 @@ bool write_audit_json(sync::audit_report const& r, audit_setup const& setup, man
         refs[name] = id;
     out["refs"] = std::move(refs);
     out["files"] = manifest_json(r.files);
+    out["peak_rss_bytes"] = peak_rss_bytes();
     std::string const rest = json::serialize(out);
     write(without_first(rest));
     write("\n");

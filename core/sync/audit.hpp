@@ -123,6 +123,11 @@ struct audit_options {
     std::size_t concurrency = 16;
     /// Where the data files' manifest entries go instead of the report; nullptr: the report.
     manifest_sink* data_manifest = nullptr;
+    /// What checking one version may take in memory (versions are audited one at a time):
+    /// files.json's text, tree and index, dataset.json's text, its catalogs' contents, as
+    /// sync's gathering takes them. Past it the file is hashed but not parsed, and the
+    /// version has the problem over_memory_limit. 0: no limit but the fixed ones.
+    std::uint64_t version_memory = 0;
 };
 
 struct audit_report {

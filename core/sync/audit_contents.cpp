@@ -6,7 +6,9 @@
 
 #include "core/catalog/catalog_reader.hpp"
 #include "core/catalog/errors.hpp"
+#include "core/fdl/errors.hpp"
 #include "core/fdl/files_index.hpp"
+#include "core/fdl/json_limits.hpp"
 #include "core/fdl/small_files.hpp"
 #include "core/store/errors.hpp"
 #include "core/sync/copy.hpp"
@@ -246,6 +248,20 @@ awaitable<void> audit_live_contents(audit_context& c, version_audit& v, std::str
     // (one round trip, not four). Each writes into a part of its own, merged afterwards in
     // the order of a read at a time, so the report is the same.
     version_audit wal_part, dataset_part, files_part, others_part;
+    // What may be read whole and parsed (sync's gathering takes the same shares): a file
+    // past it is hashed as it streams, and its version has the problem instead.
+    std::uint64_t const allowed = c.options.version_memory;
+    // files.json's tree and index come beside its text: it may have half.
+    auto fits = [&](fdl::pinned_file const& pinned, std::uint64_t share, version_audit& part) {
+        if (allowed == 0 || pinned.bytes <= share)
+            return true;
+        part.problems.push_back(make_error(sync_errc::over_memory_limit,
+                                           folder + pinned.path + ": its text would take " +
+                                               std::to_string(pinned.bytes >> 20) + " MiB of memory, more than the " +
+                                               std::to_string(share >> 20) + " MiB this mirror allows it (memory_limit):"
+                                               " hashed, not parsed"));
+        return false;
+    };
     std::optional<std::string> dataset, files;
     std::vector<other_catalog> others;
     std::size_t next_read = 0;
@@ -268,12 +284,12 @@ awaitable<void> audit_live_contents(audit_context& c, version_audit& v, std::str
             case 1:
                 if (record.dataset)
                     dataset = co_await check_pinned(c, dataset_part, folder, *record.dataset, file_role::dataset_json,
-                                                    true, limits::dataset_json);
+                                                    fits(*record.dataset, allowed, dataset_part), limits::dataset_json);
                 break;
             case 2:
                 if (record.files)
-                    files = co_await check_pinned(c, files_part, folder, *record.files, file_role::files_json, true,
-                                                  limits::files_json);
+                    files = co_await check_pinned(c, files_part, folder, *record.files, file_role::files_json,
+                                                  fits(*record.files, allowed / 2, files_part), limits::files_json);
                 break;
             default:
                 if (read_catalog)
@@ -296,9 +312,12 @@ awaitable<void> audit_live_contents(audit_context& c, version_audit& v, std::str
     std::optional<fdl::files_index> index;
     if (files) {
         std::string files_key = folder + record.files->path;
-        auto parsed = fdl::parse_files_index(*files, files_key);
+        auto parsed = fdl::parse_files_index(*files, files_key,
+                                             allowed ? static_cast<std::size_t>(allowed / 4) : fdl::default_max_tree_bytes);
         if (parsed)
             index = std::move(*parsed);
+        else if (parsed.error().code == fdl::fdl_errc::too_large)
+            v.problems.push_back(make_error(sync_errc::over_memory_limit, parsed.error().message));
         else
             v.problems.push_back(parsed.error());
     }
@@ -307,7 +326,7 @@ awaitable<void> audit_live_contents(audit_context& c, version_audit& v, std::str
         bool scratch_failed = false;
         fdl::files_index const* checked_index = index ? &*index : nullptr;
         auto verdict = co_await check_version_catalogs(c.repo, folder, record, checked_index, others, c.scratch,
-                                                       c.options.catalogs, c.pool, scratch_failed);
+                                                       c.options.catalogs, c.pool, scratch_failed, allowed / 4);
         c.scratch.forget(folder);
         v.files.push_back(catalog_entry(c, folder + record.catalog->path, *record.catalog, verdict));
         if (!verdict) {

@@ -55,6 +55,30 @@ check_sync files-json 48 over_memory_limit
 check_sync dataset-json 48 published   # read without a tree: it costs its text
 check_sync dataset-json 16 over_memory_limit # its text past what a version may have at 16MiB
 check_sync many-rows 48 retried
+
+# verify reads each version within the same share: what cannot fit is a problem of that
+# version (exit 1), the rest is checked, and the process stays within the bound.
+check_verify() { # check_verify KIND WANT
+  local kind=$1 want=$2 status=0
+  "$FDL_MIRROR" verify "$work/$kind" --memory-limit 48MiB --json >"$work/out" 2>"$work/err" || status=$?
+  python3 - "$work/out" "$kind" "$overhead" "$want" "$status" <<'PY' && pass || fail "verify of $kind"
+import json, sys
+out, kind, overhead, want, status = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+report = json.load(open(out))
+peak = report["peak_rss_bytes"]
+assert 0 < peak <= (48 << 20) + overhead, f"{kind}: peak RSS {peak / 2**20:.1f} MiB"
+kinds = [p["kind"] for v in report["versions"] for p in v["problems"]]
+if want == "ok":
+    assert status == 0 and not kinds, (status, kinds)
+else:
+    assert status == 1 and want in kinds, (status, kinds)
+print(f"verify {kind}: peak RSS {peak / 2**20:.1f} MiB, {want}")
+PY
+}
+check_verify dead-rows ok
+check_verify dataset-json ok
+check_verify files-json over_memory_limit
+check_verify live-rows catalog.over_memory_limit
 # With room, the same inputs pass: refused for memory, not for what they are.
 
 # The daemon: every input at once, each retried at every pass.
