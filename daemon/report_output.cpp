@@ -113,10 +113,12 @@ std::string sync_summary(sync::sync_report const& r, std::string const& origin, 
     return terminal_safe(out, true); // ref names and paths come from the origin
 }
 
-/// The most memory this process has had resident since it started (the kernel's count).
-static std::uint64_t peak_rss_bytes() {
+/// The most memory this process (RUSAGE_SELF), or the largest of its children that ended
+/// (RUSAGE_CHILDREN: its catalog readers, stopped when the pass ends), has had resident
+/// at once, as the kernel counts it.
+static std::uint64_t peak_rss_bytes(int who = RUSAGE_SELF) {
     struct rusage usage{};
-    if (::getrusage(RUSAGE_SELF, &usage) != 0)
+    if (::getrusage(who, &usage) != 0)
         return 0;
     return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024; // Linux counts KiB
 }
@@ -175,6 +177,7 @@ std::string sync_json(sync::sync_report const& r, std::string const& origin, std
         {"pending_bytes", r.pending_bytes},
         {"elapsed_seconds", static_cast<double>(r.elapsed.count()) / 1000.0},
         {"peak_rss_bytes", peak_rss_bytes()},
+        {"catalog_readers_peak_rss_bytes", peak_rss_bytes(RUSAGE_CHILDREN)},
     };
     out["fatal"] = r.fatal ? json::value(error_json(*r.fatal)) : json::value(nullptr);
     out["versions_in_mirror"] = r.versions_in_mirror ? json::value(*r.versions_in_mirror) : json::value(nullptr);
@@ -476,6 +479,7 @@ bool write_audit_json(sync::audit_report const& r, audit_setup const& setup, man
     out["refs"] = std::move(refs);
     out["files"] = manifest_json(r.files);
     out["peak_rss_bytes"] = peak_rss_bytes();
+    out["catalog_readers_peak_rss_bytes"] = peak_rss_bytes(RUSAGE_CHILDREN);
     std::string const rest = json::serialize(out);
     write(without_first(rest));
     write("\n");

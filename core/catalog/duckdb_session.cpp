@@ -4,6 +4,7 @@
 #include "core/catalog/detail/query_watchdog.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
@@ -342,21 +343,12 @@ result<table> duckdb_session::query(std::string const& sql, std::size_t max_rows
     return out;
 }
 
-result<void> duckdb_session::query_each(std::string const& sql, std::size_t max_rows, row_batches const& each) {
-    duckdb_result raw{};
-    struct result_guard {
-        duckdb_result& r;
-        ~result_guard() { duckdb_destroy_result(&r); }
-    } guard{raw};
-    if (auto ran = run_guarded(handles_->connection, sql, raw, options_.deadline, name_); !ran)
-        return ran.error();
-    table batch;
-    idx_t columns = duckdb_column_count(&raw);
-    idx_t rows = duckdb_row_count(&raw);
-    if (rows > max_rows)
-        return make_error(catalog_errc::too_large,
-                          name_ + ": " + std::to_string(rows) + " rows, more than " + std::to_string(max_rows));
+namespace {
+
+/// The column types of a result, or why the reader does not read them.
+result<std::vector<int>> plain_types(duckdb_result& raw, std::string const& name, table& batch) {
     std::vector<int> types;
+    idx_t columns = duckdb_column_count(&raw);
     for (idx_t c = 0; c < columns; ++c) {
         // Only plain types are read: DuckDB 1.5's value functions crash on some results
         // with a UUID or nested column, and a hostile catalog chooses its column types.
@@ -364,24 +356,108 @@ result<void> duckdb_session::query_each(std::string const& sql, std::size_t max_
         bool plain = (type >= DUCKDB_TYPE_BOOLEAN && type <= DUCKDB_TYPE_DOUBLE) || type == DUCKDB_TYPE_HUGEINT ||
                      type == DUCKDB_TYPE_VARCHAR;
         if (!plain)
-            return make_error(catalog_errc::query_failed, name_ + ": column '" +
+            return make_error(catalog_errc::query_failed, name + ": column '" +
                                                               std::string(duckdb_column_name(&raw, c)).substr(0, 60) +
                                                               "' has a type this reader does not read (" +
                                                               std::to_string(type) + ")");
         batch.columns.emplace_back(duckdb_column_name(&raw, c));
         types.push_back(type);
     }
-    batch.rows.reserve(std::min<std::size_t>(rows, rows_per_batch));
+    return types;
+}
+
+struct result_guard {
+    duckdb_result& r;
+    ~result_guard() { duckdb_destroy_result(&r); }
+};
+
+} // namespace
+
+result<void> duckdb_session::query_each(std::string const& sql, std::size_t max_rows, row_batches const& each) {
     bool handed = false;
     row_batches counted = [&](table& b) {
         handed = true;
         return each(b);
     };
-    auto read = std::all_of(types.begin(), types.end(), chunk_readable) ? read_chunks(raw, types, batch, counted)
-                                                                         : read_values(raw, columns, batch, counted);
-    if (read && !handed)
-        return each(batch); // no rows: `each` still learns the columns
+    auto read = query_streaming(sql, max_rows, counted);
+    if (!read && read.error().code == catalog_errc::unavailable) // see query_streaming
+        read = query_materialised(sql, max_rows, counted);
+    if (read && !handed) {
+        table none; // no rows: `each` still learns the columns
+        none.columns = std::move(last_columns_);
+        return each(none);
+    }
     return read;
+}
+
+result<void> duckdb_session::query_streaming(std::string const& sql, std::size_t max_rows,
+                                             row_batches const& each) {
+    // Streamed: DuckDB hands the rows over a chunk at a time as it scans, so a table of
+    // a million rows is never held whole, neither by DuckDB nor here.
+    if (options_.deadline && std::chrono::steady_clock::now() >= *options_.deadline)
+        return make_error(catalog_errc::timed_out, name_ + ": reading the catalog took too long");
+    duckdb_prepared_statement statement = nullptr;
+    struct statement_guard {
+        duckdb_prepared_statement& s;
+        ~statement_guard() { duckdb_destroy_prepare(&s); }
+    } statement_kept{statement};
+    // Several statements at once cannot be prepared: they run materialised, which also
+    // says what is wrong with a statement that does not parse.
+    if (duckdb_prepare(handles_->connection, sql.c_str(), &statement) != DuckDBSuccess)
+        return make_error(catalog_errc::unavailable, name_ + ": a query that cannot be prepared");
+    std::optional<detail::watched_query> watched; // past the deadline, the scan is interrupted
+    if (options_.deadline)
+        watched.emplace(handles_->connection, *options_.deadline);
+    duckdb_result raw{};
+    result_guard kept{raw};
+    auto failed = [&](char const* fallback) -> error {
+        if (watched && watched->interrupted())
+            return make_error(catalog_errc::timed_out, name_ + ": reading the catalog took too long (interrupted)");
+        char const* why = duckdb_result_error(&raw);
+        return make_error(catalog_errc::query_failed,
+                          name_ + ": " + std::string(why != nullptr ? why : fallback).substr(0, 300));
+    };
+    if (duckdb_execute_prepared_streaming(statement, &raw) != DuckDBSuccess)
+        return failed("query failed");
+    table batch;
+    auto types = plain_types(raw, name_, batch);
+    if (!types)
+        return types.error();
+    last_columns_ = batch.columns;
+    if (!std::all_of(types->begin(), types->end(), chunk_readable))
+        return make_error(catalog_errc::unavailable, name_ + ": a column only DuckDB prints");
+    std::size_t rows = 0;
+    auto read = read_chunks(raw, *types, batch, [&](table& b) -> result<void> {
+        rows += b.rows.size();
+        if (rows > max_rows)
+            return make_error(catalog_errc::too_large,
+                              name_ + ": more than " + std::to_string(max_rows) + " rows");
+        return each(b);
+    });
+    if (!read)
+        return read;
+    if ((watched && watched->interrupted()) || duckdb_result_error(&raw) != nullptr)
+        return failed("reading the result failed"); // the scan stopped short
+    return {};
+}
+
+result<void> duckdb_session::query_materialised(std::string const& sql, std::size_t max_rows,
+                                                row_batches const& each) {
+    duckdb_result raw{};
+    result_guard kept{raw};
+    if (auto ran = run_guarded(handles_->connection, sql, raw, options_.deadline, name_); !ran)
+        return ran.error();
+    idx_t rows = duckdb_row_count(&raw);
+    if (rows > max_rows)
+        return make_error(catalog_errc::too_large,
+                          name_ + ": " + std::to_string(rows) + " rows, more than " + std::to_string(max_rows));
+    table batch;
+    auto types = plain_types(raw, name_, batch);
+    if (!types)
+        return types.error();
+    last_columns_ = batch.columns;
+    batch.rows.reserve(std::min<std::size_t>(rows, rows_per_batch));
+    return read_values(raw, batch.columns.size(), batch, each);
 }
 
 } // namespace mirror::catalog

@@ -115,8 +115,14 @@ private:
     duckdb_session(std::unique_ptr<handles> h, std::string name, session_options options);
     /// Runs a statement whose result does not matter (ATTACH).
     result<void> execute(std::string const& sql);
+    /// query_each, streamed: unavailable when the text is not one statement, or a column
+    /// is of a type only DuckDB prints.
+    result<void> query_streaming(std::string const& sql, std::size_t max_rows, row_batches const& each);
+    /// query_each, materialised, for columns only DuckDB prints (value by value).
+    result<void> query_materialised(std::string const& sql, std::size_t max_rows, row_batches const& each);
     std::unique_ptr<handles> handles_;
     std::string name_;
+    std::vector<std::string> last_columns_; ///< of the last query, for a result without rows
     session_options options_;
 };
 

@@ -11,6 +11,9 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/daemon_lib.sh"
 
 overhead=$((32 << 20))
+# A catalog reader may hold its DuckDB limit (a quarter of --memory-limit) and about
+# 100 MiB of its own (the program, DuckDB's library, a chunk of rows in flight).
+reader_overhead=$((100 << 20))
 
 # check_sync KIND LIMIT_MIB WANT: syncs input KIND with --memory-limit LIMIT_MIB and checks
 # the peak and the outcome: WANT is "published" or "over_memory_limit".
@@ -19,13 +22,17 @@ check_sync() {
   local status=0
   "$FDL_MIRROR" sync "$work/$kind" "$work/m-$kind-$limit" --memory-limit "${limit}MiB" --json \
     >"$work/out" 2>"$work/err" || status=$?
-  python3 - "$work/out" "$kind" "$limit" "$overhead" "$want" "$status" <<'PY' && pass || fail "$kind at ${limit}MiB"
+  python3 - "$work/out" "$kind" "$limit" "$overhead" "$want" "$status" "$reader_overhead" <<'PY' && pass || fail "$kind at ${limit}MiB"
 import json, sys
 out, kind, limit, overhead, want, status = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], int(sys.argv[6])
+reader_overhead = int(sys.argv[7])
 report = json.load(open(out))
 peak = report["peak_rss_bytes"]
 bound = (limit << 20) + overhead
 assert 0 < peak <= bound, f"{kind}: peak RSS {peak / 2**20:.1f} MiB, over {bound / 2**20:.0f} MiB"
+reader = report["catalog_readers_peak_rss_bytes"]
+reader_bound = max(limit << 20 >> 2, 16 << 20) + reader_overhead
+assert reader <= reader_bound, f"{kind}: a reader's peak RSS {reader / 2**20:.1f} MiB, over {reader_bound / 2**20:.0f} MiB"
 if want == "retried":
     # Its catalog's 20,000 files outgrow the first grant, not all a version may have: it
     # is gathered again, passes the gate, and is held only because its files are absent.
@@ -41,7 +48,7 @@ else:
     assert "memory_limit" in held["message"], held
     assert ("files.json" if kind == "files-json" else "dataset.json" if kind == "dataset-json"
             else "ducklake.duckdb") in held["message"], held
-print(f"{kind} at {limit}MiB: peak RSS {peak / 2**20:.1f} MiB, {want}")
+print(f"{kind} at {limit}MiB: peak RSS {peak / 2**20:.1f} MiB, a reader's {reader / 2**20:.1f} MiB, {want}")
 PY
 }
 

@@ -33,6 +33,7 @@ typedef struct _duckdb_connection { void* internal_ptr; } * duckdb_connection;
 typedef struct _duckdb_config { void* internal_ptr; } * duckdb_config;
 typedef struct _duckdb_data_chunk { void* internal_ptr; } * duckdb_data_chunk;
 typedef struct _duckdb_vector { void* internal_ptr; } * duckdb_vector;
+typedef struct _duckdb_prepared_statement { void* internal_ptr; } * duckdb_prepared_statement;
 typedef struct {
     union {
         struct {
@@ -80,5 +81,11 @@ void* duckdb_vector_get_data(duckdb_vector vector);
 uint64_t* duckdb_vector_get_validity(duckdb_vector vector);
 bool duckdb_validity_row_is_valid(uint64_t* validity, idx_t row);
 void duckdb_destroy_data_chunk(duckdb_data_chunk* chunk);
+duckdb_state duckdb_prepare(duckdb_connection connection, const char* query,
+                            duckdb_prepared_statement* out_prepared_statement);
+const char* duckdb_prepare_error(duckdb_prepared_statement prepared_statement);
+void duckdb_destroy_prepare(duckdb_prepared_statement* prepared_statement);
+duckdb_state duckdb_execute_prepared_streaming(duckdb_prepared_statement prepared_statement,
+                                               duckdb_result* out_result);
 }
 #endif
