@@ -56,10 +56,10 @@ public:
 } // namespace
 
 fenced_store::fenced_store(std::unique_ptr<st::store> inner, lease const& held, milliseconds margin)
-    : owned_(std::move(inner)), inner_(owned_.get()), lease_(held), margin_(margin) {}
+    : forwarding_store(std::move(inner)), lease_(held), margin_(margin) {}
 
 fenced_store::fenced_store(st::store& inner, lease const& held, milliseconds margin)
-    : inner_(&inner), lease_(held), margin_(margin) {}
+    : forwarding_store(inner), lease_(held), margin_(margin) {}
 
 fenced_store::~fenced_store() = default;
 
@@ -75,12 +75,10 @@ std::optional<error> fenced_store::fenced() const {
                           std::to_string(margin_.count() / 1000) + "s of it left (another daemon may hold it now)");
 }
 
-awaitable<result<st::object_info>> fenced_store::stat(std::string key) { co_return co_await inner_->stat(key); }
-
 awaitable<result<void>> fenced_store::read(std::string key, st::byte_sink& out) {
     if (!is_ref_key(key))
-        co_return co_await inner_->read(key, out);
-    auto got = co_await inner_->read_tagged(key, most_ref_bytes);
+        co_return co_await inner().read(key, out);
+    auto got = co_await inner().read_tagged(key, most_ref_bytes);
     if (!got) {
         if (got.error().code == st::store_errc::not_found)
             tags_[key] = std::nullopt;
@@ -90,20 +88,16 @@ awaitable<result<void>> fenced_store::read(std::string key, st::byte_sink& out) 
     co_return co_await span_sink_feed::feed(out, got->bytes);
 }
 
-awaitable<result<void>> fenced_store::list(std::string prefix, std::function<result<void>(st::list_entry)> each) {
-    co_return co_await inner_->list(std::move(prefix), std::move(each));
-}
-
 awaitable<result<std::unique_ptr<st::object_writer>>> fenced_store::open_writer(std::string key,
                                                                                    st::write_mode mode) {
     if (auto why = fenced())
         co_return *why;
     if (is_ref_key(key))
         co_return std::unique_ptr<st::object_writer>(std::make_unique<ref_writer>(*this, std::move(key), mode));
-    auto inner = co_await inner_->open_writer(std::move(key), mode);
-    if (!inner)
-        co_return inner.error();
-    co_return std::unique_ptr<st::object_writer>(std::make_unique<checked_writer>(*this, std::move(*inner)));
+    auto opened = co_await inner().open_writer(std::move(key), mode);
+    if (!opened)
+        co_return opened.error();
+    co_return std::unique_ptr<st::object_writer>(std::make_unique<checked_writer>(*this, std::move(*opened)));
 }
 
 awaitable<result<void>> fenced_store::write_ref(std::string key, std::string bytes, st::write_mode mode) {
@@ -113,7 +107,7 @@ awaitable<result<void>> fenced_store::write_ref(std::string key, std::string byt
     std::optional<std::string> if_tag;
     if (auto seen = tags_.find(key); seen != tags_.end() && mode == st::write_mode::replace)
         if_tag = seen->second;
-    auto written = co_await inner_->write_conditional(key, std::move(bytes), if_tag);
+    auto written = co_await inner().write_conditional(key, std::move(bytes), if_tag);
     if (!written) {
         tags_.erase(key); // unknown now: the next pass reads it again
         if (written.error().code == st::store_errc::conflict && mode == st::write_mode::create_only)
@@ -127,24 +121,20 @@ awaitable<result<void>> fenced_store::write_ref(std::string key, std::string byt
 awaitable<result<void>> fenced_store::remove(std::string key) {
     if (auto why = fenced())
         co_return *why;
-    co_return co_await inner_->remove(std::move(key));
+    co_return co_await inner().remove(std::move(key));
 }
 
 awaitable<result<std::size_t>> fenced_store::discard_incomplete_writes() {
     if (auto why = fenced())
         co_return *why;
-    co_return co_await inner_->discard_incomplete_writes();
-}
-
-awaitable<result<st::tagged_object>> fenced_store::read_tagged(std::string key, std::size_t limit) {
-    co_return co_await inner_->read_tagged(std::move(key), limit);
+    co_return co_await inner().discard_incomplete_writes();
 }
 
 awaitable<result<std::string>> fenced_store::write_conditional(std::string key, std::string bytes,
                                                                std::optional<std::string> if_tag) {
     if (auto why = fenced())
         co_return *why;
-    co_return co_await inner_->write_conditional(std::move(key), std::move(bytes), std::move(if_tag));
+    co_return co_await inner().write_conditional(std::move(key), std::move(bytes), std::move(if_tag));
 }
 
 } // namespace mirror::coord

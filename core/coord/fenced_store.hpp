@@ -7,7 +7,7 @@
 // of moving it back.
 
 #include "core/coord/lease.hpp"
-#include "core/store/store.hpp"
+#include "core/store/forwarding_store.hpp"
 
 #include <map>
 #include <memory>
@@ -18,7 +18,7 @@ namespace mirror::coord {
 
 namespace st = mirror::store;
 
-class fenced_store final : public st::store {
+class fenced_store final : public st::forwarding_store {
 public:
     /// `inner` needs caps().conditional_writes; `held` is read before each write.
     fenced_store(std::unique_ptr<st::store> inner, lease const& held, milliseconds margin);
@@ -26,17 +26,12 @@ public:
     fenced_store(st::store& inner, lease const& held, milliseconds margin);
     ~fenced_store() override;
 
-    st::store_caps caps() const override { return inner_->caps(); }
-    std::string describe() const override { return inner_->describe(); }
-    awaitable<result<st::object_info>> stat(std::string key) override;
     /// A ref's bytes are read with their tag, which the next write of that ref names.
     awaitable<result<void>> read(std::string key, st::byte_sink& out) override;
-    awaitable<result<void>> list(std::string prefix, std::function<result<void>(st::list_entry)> each) override;
     awaitable<result<std::unique_ptr<st::object_writer>>> open_writer(std::string key,
                                                                          st::write_mode mode) override;
     awaitable<result<void>> remove(std::string key) override;
     awaitable<result<std::size_t>> discard_incomplete_writes() override;
-    awaitable<result<st::tagged_object>> read_tagged(std::string key, std::size_t limit) override;
     awaitable<result<std::string>> write_conditional(std::string key, std::string bytes,
                                                      std::optional<std::string> if_tag) override;
 
@@ -48,8 +43,6 @@ public:
     awaitable<result<void>> write_ref(std::string key, std::string bytes, st::write_mode mode);
 
 private:
-    std::unique_ptr<st::store> owned_;
-    st::store* inner_;
     lease const& lease_;
     milliseconds margin_;
     /// Each ref key read or written: its tag, or nullopt when it was found absent.

@@ -27,18 +27,10 @@ private:
 };
 
 fault_store::fault_store(store& inner, std::uint64_t at, fault_action action)
-    : inner_(inner), at_(at), action_(action) {}
-
-store_caps fault_store::caps() const { return inner_.caps(); }
-std::string fault_store::describe() const { return inner_.describe(); }
-awaitable<result<object_info>> fault_store::stat(std::string key) { return inner_.stat(std::move(key)); }
-awaitable<result<void>> fault_store::read(std::string key, byte_sink& out) { return inner_.read(std::move(key), out); }
-awaitable<result<void>> fault_store::list(std::string prefix, std::function<result<void>(list_entry)> each) {
-    return inner_.list(std::move(prefix), std::move(each));
-}
+    : forwarding_store(inner), at_(at), action_(action) {}
 
 awaitable<result<std::unique_ptr<object_writer>>> fault_store::open_writer(std::string key, write_mode mode) {
-    auto writer = co_await inner_.open_writer(key, mode);
+    auto writer = co_await inner().open_writer(key, mode);
     if (!writer)
         co_return writer.error();
     co_return std::unique_ptr<object_writer>(std::make_unique<fault_writer>(*this, std::move(*writer), key));
@@ -47,7 +39,17 @@ awaitable<result<std::unique_ptr<object_writer>>> fault_store::open_writer(std::
 awaitable<result<void>> fault_store::remove(std::string key) {
     if (fail_now())
         co_return make_error(store_errc::io_error, key + ": injected failure");
-    auto done = co_await inner_.remove(key);
+    auto done = co_await inner().remove(key);
+    if (done)
+        after_write();
+    co_return done;
+}
+
+awaitable<result<std::string>> fault_store::write_conditional(std::string key, std::string bytes,
+                                                              std::optional<std::string> if_tag) {
+    if (fail_now())
+        co_return make_error(store_errc::io_error, key + ": injected failure");
+    auto done = co_await inner().write_conditional(key, std::move(bytes), std::move(if_tag));
     if (done)
         after_write();
     co_return done;

@@ -3,7 +3,7 @@
 // tests use it to stop a pass at every step. Production never wraps a store in it unless
 // FDL_MIRROR_TEST_KILL_AFTER_WRITES is set (see daemon/main.cpp and docs/cli.md).
 
-#include "core/store/store.hpp"
+#include "core/store/forwarding_store.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -15,19 +15,16 @@ enum class fault_action {
     kill, ///< the N-th commit or remove happens, then the process dies by SIGKILL
 };
 
-/// Forwards everything to `inner`; counts commits and removes (the writes a reader can
-/// see) and applies `action` at write number `at` (1-based). Reads pass through.
-class fault_store final : public store {
+/// Forwards everything to `inner`; counts commits, removes and conditional writes (the
+/// writes a reader can see) and applies `action` at write number `at` (1-based). Reads
+/// pass through.
+class fault_store final : public forwarding_store {
 public:
     fault_store(store& inner, std::uint64_t at, fault_action action);
-    store_caps caps() const override;
-    std::string describe() const override;
-    awaitable<result<object_info>> stat(std::string key) override;
-    awaitable<result<void>> read(std::string key, byte_sink& out) override;
-    awaitable<result<void>> list(std::string prefix, std::function<result<void>(list_entry)> each) override;
     awaitable<result<std::unique_ptr<object_writer>>> open_writer(std::string key, write_mode mode) override;
     awaitable<result<void>> remove(std::string key) override;
-    awaitable<result<std::size_t>> discard_incomplete_writes() override { return inner_.discard_incomplete_writes(); }
+    awaitable<result<std::string>> write_conditional(std::string key, std::string bytes,
+                                                     std::optional<std::string> if_tag) override;
 
     /// Writes counted so far (commits and removes that went through).
     std::uint64_t writes() const { return writes_; }
@@ -40,7 +37,6 @@ private:
     bool fail_now();
     /// Called after a write became visible: kills the process when it is the N-th.
     void after_write();
-    store& inner_;
     std::uint64_t at_;
     fault_action action_;
     std::uint64_t writes_ = 0;

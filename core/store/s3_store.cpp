@@ -170,6 +170,9 @@ awaitable<result<tagged_object>> s3_store::read_tagged(std::string key, std::siz
         co_return make_error(store_errc::rejected, describe() + ": " + *problem);
     text_sink body(limit);
     auto got = co_await send(*this, signed_request("GET", key, false, {}, {}, {}), &body);
+    if (!got && got.error().code == store_errc::too_large) // the sink's refusal names no key
+        co_return make_error(store_errc::too_large,
+                             describe() + key + ": larger than the " + std::to_string(limit) + " bytes read whole");
     if (!got)
         co_return got.error();
     auto etag = got->header("etag");

@@ -1,5 +1,7 @@
 #include "core/store/throttled_store.hpp"
 
+#include "core/store/forwarding_store.hpp"
+
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 
@@ -62,42 +64,52 @@ private:
     std::shared_ptr<throttle> limits_;
 };
 
-class throttled_store final : public store {
+class throttled_store final : public forwarding_store {
 public:
     throttled_store(std::unique_ptr<store> inner, std::shared_ptr<throttle> limits)
-        : inner_(std::move(inner)), limits_(std::move(limits)) {}
-    store_caps caps() const override { return inner_->caps(); }
-    std::string describe() const override { return inner_->describe(); }
+        : forwarding_store(std::move(inner)), limits_(std::move(limits)) {}
     awaitable<result<object_info>> stat(std::string key) override {
         co_await limits_->request();
-        co_return co_await inner_->stat(std::move(key));
+        co_return co_await inner().stat(std::move(key));
     }
     awaitable<result<void>> read(std::string key, byte_sink& out) override {
         co_await limits_->request();
         throttled_sink paced(out, *limits_);
-        co_return co_await inner_->read(std::move(key), paced);
+        co_return co_await inner().read(std::move(key), paced);
     }
     awaitable<result<void>> list(std::string prefix, std::function<result<void>(list_entry)> each) override {
         co_await limits_->request();
-        co_return co_await inner_->list(std::move(prefix), std::move(each));
+        co_return co_await inner().list(std::move(prefix), std::move(each));
     }
     awaitable<result<std::unique_ptr<object_writer>>> open_writer(std::string key, write_mode mode) override {
-        auto opened = co_await inner_->open_writer(std::move(key), mode);
+        auto opened = co_await inner().open_writer(std::move(key), mode);
         if (!opened)
             co_return opened.error();
         co_return std::unique_ptr<object_writer>(std::make_unique<throttled_writer>(std::move(*opened), limits_));
     }
     awaitable<result<void>> remove(std::string key) override {
         co_await limits_->request();
-        co_return co_await inner_->remove(std::move(key));
+        co_return co_await inner().remove(std::move(key));
     }
     awaitable<result<std::size_t>> discard_incomplete_writes() override {
         co_await limits_->request();
-        co_return co_await inner_->discard_incomplete_writes();
+        co_return co_await inner().discard_incomplete_writes();
+    }
+    awaitable<result<tagged_object>> read_tagged(std::string key, std::size_t limit) override {
+        co_await limits_->request();
+        auto read = co_await inner().read_tagged(std::move(key), limit);
+        if (read)
+            co_await limits_->bytes(read->bytes.size());
+        co_return read;
+    }
+    awaitable<result<std::string>> write_conditional(std::string key, std::string bytes,
+                                                     std::optional<std::string> if_tag) override {
+        co_await limits_->request();
+        co_await limits_->bytes(bytes.size());
+        co_return co_await inner().write_conditional(std::move(key), std::move(bytes), std::move(if_tag));
     }
 
 private:
-    std::unique_ptr<store> inner_;
     std::shared_ptr<throttle> limits_;
 };
 

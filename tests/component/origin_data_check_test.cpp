@@ -5,6 +5,7 @@
 #include "core/sync/origin_data_check.hpp"
 
 #include "core/store/errors.hpp"
+#include "core/store/forwarding_store.hpp"
 #include "core/sync/errors.hpp"
 #include "core/sync/ledger.hpp"
 #include "core/sync/transfer_slots.hpp"
@@ -24,29 +25,26 @@ namespace fs = std::filesystem;
 namespace {
 
 /// A store that cannot list, as an HTTP origin: only stat and read pass through.
-class unlisted final : public mirror::store::store {
+class unlisted final : public mirror::store::forwarding_store {
 public:
-    explicit unlisted(mirror::store::store& inner) : inner_(inner) {}
+    explicit unlisted(mirror::store::store& inner) : forwarding_store(inner) {}
     mirror::store::store_caps caps() const override {
-        auto caps = inner_.caps();
+        auto caps = inner().caps();
         caps.can_list = false;
         return caps;
     }
-    std::string describe() const override { return inner_.describe(); }
     awaitable<result<mirror::store::object_info>> stat(std::string key) override {
         stats += 1;
         if (key == failing_key)
             co_return make_error(mirror::store::store_errc::transient, key + ": connection reset");
-        co_return co_await inner_.stat(std::move(key));
+        co_return co_await inner().stat(std::move(key));
     }
-    awaitable<result<void>> read(std::string key, mirror::store::byte_sink& out) override {
-        return inner_.read(std::move(key), out);
+    /// As caps() says: the store's own refusal, unsupported.
+    awaitable<result<void>> list(std::string prefix, std::function<result<void>(mirror::store::list_entry)> each) override {
+        return mirror::store::store::list(std::move(prefix), std::move(each));
     }
     int stats = 0;
     std::string failing_key; ///< its stat fails, as a connection reset
-
-private:
-    mirror::store::store& inner_;
 };
 
 /// A sample repository in tmp/origin, mirrored into tmp/mirror.

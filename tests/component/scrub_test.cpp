@@ -4,6 +4,7 @@
 #include "core/sync/scrub.hpp"
 
 #include "core/store/errors.hpp"
+#include "core/store/forwarding_store.hpp"
 #include "core/sync/errors.hpp"
 #include "core/sync/ledger.hpp"
 #include "core/sync/transfer_slots.hpp"
@@ -25,24 +26,17 @@ namespace {
 
 /// Reads of data files (of keys under `prefix`) fail as a broken connection would;
 /// everything else passes through.
-class failing_data_reads final : public mirror::store::store {
+class failing_data_reads final : public mirror::store::forwarding_store {
 public:
     explicit failing_data_reads(mirror::store::store& inner, std::string prefix = "data/")
-        : inner_(inner), prefix_(std::move(prefix)) {}
-    mirror::store::store_caps caps() const override { return inner_.caps(); }
-    std::string describe() const override { return inner_.describe(); }
-    awaitable<result<mirror::store::object_info>> stat(std::string key) override { return inner_.stat(std::move(key)); }
+        : forwarding_store(inner), prefix_(std::move(prefix)) {}
     awaitable<result<void>> read(std::string key, mirror::store::byte_sink& out) override {
         if (key.starts_with(prefix_))
             co_return make_error(mirror::store::store_errc::transient, key + ": connection reset");
-        co_return co_await inner_.read(std::move(key), out);
-    }
-    awaitable<result<void>> list(std::string prefix, std::function<result<void>(mirror::store::list_entry)> each) override {
-        return inner_.list(std::move(prefix), std::move(each));
+        co_return co_await inner().read(std::move(key), out);
     }
 
 private:
-    mirror::store::store& inner_;
     std::string prefix_;
 };
 

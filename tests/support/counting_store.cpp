@@ -4,28 +4,28 @@ namespace mirror::test {
 
 awaitable<result<mirror::store::object_info>> counting_store::stat(std::string key) {
     stats.push_back(key);
-    return inner_.stat(std::move(key));
+    return inner().stat(std::move(key));
 }
 
 awaitable<result<void>> counting_store::read(std::string key, mirror::store::byte_sink& out) {
     reads.push_back(key);
-    return inner_.read(std::move(key), out);
+    return inner().read(std::move(key), out);
 }
 
 awaitable<result<void>> counting_store::list(std::string prefix, std::function<result<void>(mirror::store::list_entry)> each) {
     lists.push_back(prefix);
-    return inner_.list(std::move(prefix), std::move(each));
+    return inner().list(std::move(prefix), std::move(each));
 }
 
 awaitable<result<std::unique_ptr<mirror::store::object_writer>>> counting_store::open_writer(std::string key,
                                                                                      mirror::store::write_mode mode) {
     writes.push_back(key);
-    return inner_.open_writer(std::move(key), mode);
+    return inner().open_writer(std::move(key), mode);
 }
 
 awaitable<result<void>> counting_store::remove(std::string key) {
     writes.push_back("remove " + key);
-    return inner_.remove(std::move(key));
+    return inner().remove(std::move(key));
 }
 
 } // namespace mirror::test

@@ -1,7 +1,7 @@
 #pragma once
 // A store decorator that counts calls, to prove how much a pass reads.
 
-#include "core/store/store.hpp"
+#include "core/store/forwarding_store.hpp"
 
 #include <cstdint>
 #include <string>
@@ -9,27 +9,21 @@
 
 namespace mirror::test {
 
-class counting_store final : public mirror::store::store {
+class counting_store final : public mirror::store::forwarding_store {
 public:
-    explicit counting_store(mirror::store::store& inner) : inner_(inner) {}
-    mirror::store::store_caps caps() const override { return inner_.caps(); }
-    std::string describe() const override { return inner_.describe(); }
+    explicit counting_store(mirror::store::store& inner) : forwarding_store(inner) {}
     awaitable<result<mirror::store::object_info>> stat(std::string key) override;
     awaitable<result<void>> read(std::string key, mirror::store::byte_sink& out) override;
     awaitable<result<void>> list(std::string prefix, std::function<result<void>(mirror::store::list_entry)> each) override;
     awaitable<result<std::unique_ptr<mirror::store::object_writer>>> open_writer(std::string key,
                                                                          mirror::store::write_mode mode) override;
     awaitable<result<void>> remove(std::string key) override;
-    awaitable<result<std::size_t>> discard_incomplete_writes() override { return inner_.discard_incomplete_writes(); }
 
     std::vector<std::string> reads;   ///< keys read, in order
     std::vector<std::string> stats;
     std::vector<std::string> lists;   ///< prefixes listed
     std::vector<std::string> writes;  ///< keys opened for writing, and removed
     std::uint64_t calls() const { return reads.size() + stats.size() + lists.size() + writes.size(); }
-
-private:
-    mirror::store::store& inner_;
 };
 
 } // namespace mirror::test

@@ -3,7 +3,7 @@
 // answers late, and records how many were in flight at once: to prove that a caller
 // overlaps its requests, and by how much at most.
 
-#include "core/store/store.hpp"
+#include "core/store/forwarding_store.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -11,12 +11,11 @@
 
 namespace mirror::test {
 
-class in_flight_store final : public mirror::store::store {
+class in_flight_store final : public mirror::store::forwarding_store {
 public:
     explicit in_flight_store(mirror::store::store& inner, std::chrono::milliseconds delay = std::chrono::milliseconds(2))
-        : inner_(inner), delay_(delay) {}
+        : forwarding_store(inner), delay_(delay) {}
     mirror::store::store_caps caps() const override;
-    std::string describe() const override { return inner_.describe(); }
     awaitable<result<mirror::store::object_info>> stat(std::string key) override;
     awaitable<result<void>> read(std::string key, mirror::store::byte_sink& out) override;
     awaitable<result<void>> list(std::string prefix, std::function<result<void>(mirror::store::list_entry)> each) override;
@@ -28,7 +27,6 @@ public:
 
 private:
     awaitable<void> begin();
-    mirror::store::store& inner_;
     std::chrono::milliseconds delay_;
     std::size_t in_flight_ = 0;
 };

@@ -1,5 +1,7 @@
 #include "tests/support/store_backends.hpp"
 
+#include "core/coord/fenced_store.hpp"
+#include "core/store/fault_store.hpp"
 #include "core/store/open_store.hpp"
 #include "tests/support/publisher.hpp"
 
@@ -97,7 +99,14 @@ std::map<std::string, std::uint64_t> https_backend::objects() { return files_wit
 
 // S3: the parent is the bucket "conformance", the store's root its prefix "root/".
 
-s3rver_backend::s3rver_backend() {
+namespace {
+/// Rates high enough not to slow the suite, so that every call goes through the throttle.
+std::shared_ptr<store::throttle> generous_limits() {
+    return std::make_shared<store::throttle>(store::rate_limits{10'000.0, std::uint64_t{1} << 30});
+}
+} // namespace
+
+s3rver_backend::s3rver_backend(wrapping wrap) {
     write_file(tmp_ / "s3-credentials", "access_key_id = " + std::string(s3rver_server::access_key_id) +
                                             "\nsecret_access_key = " + std::string(s3rver_server::secret_access_key) +
                                             "\n");
@@ -108,6 +117,8 @@ s3rver_backend::s3rver_backend() {
     options.s3.addressing = "path";
     options.s3.credentials_file = tmp_ / "s3-credentials";
     bucket_ = open_or_throw("s3://conformance/", store::store_role::mirror, nullptr, options);
+    if (wrap == wrapping::throttled)
+        options.limits = generous_limits();
     store_ = open_or_throw("s3://conformance/root/", store::store_role::mirror, nullptr, options);
 }
 
@@ -145,7 +156,7 @@ std::map<std::string, std::uint64_t> s3rver_backend::objects() { return bucket_o
 
 // RGW: the parent is a bucket of this backend's own on the process's cluster.
 
-rgw_backend::rgw_backend() {
+rgw_backend::rgw_backend(wrapping wrap) {
     auto& server = rgw_server::shared();
     bucket_name_ = server.create_bucket("conformance");
     store::store_options options;
@@ -155,8 +166,29 @@ rgw_backend::rgw_backend() {
     options.s3.addressing = "path";
     options.s3.credentials_file = server.credentials_file();
     bucket_ = open_or_throw("s3://" + bucket_name_ + "/", store::store_role::mirror, nullptr, options);
+    if (wrap == wrapping::fenced) {
+        lease_bucket_ = open_or_throw("s3://" + server.create_bucket("lease") + "/", store::store_role::mirror,
+                                      nullptr, options);
+        coord::lease_settings settings;
+        settings.duration = std::chrono::hours(1); // the suite never waits for a renewal
+        lease_ = std::make_unique<coord::lease>(*lease_bucket_, "conformance/1", settings);
+        auto taken = run_on(lease_->acquire_or_renew());
+        if (!taken || *taken != coord::lease_change::taken)
+            throw std::runtime_error("the conformance lease was not taken");
+    }
+    if (wrap == wrapping::throttled)
+        options.limits = generous_limits();
     store_ = open_or_throw("s3://" + bucket_name_ + "/root/", store::store_role::mirror, nullptr, options);
+    subject_ = store_.get();
+    if (wrap == wrapping::faulted) // a fault that never comes: every call just goes through
+        wrapper_ = std::make_unique<store::fault_store>(*store_, ~std::uint64_t{0}, store::fault_action::fail);
+    if (wrap == wrapping::fenced)
+        wrapper_ = std::make_unique<coord::fenced_store>(*store_, *lease_, std::chrono::seconds(1));
+    if (wrapper_)
+        subject_ = wrapper_.get();
 }
+
+rgw_backend::~rgw_backend() = default;
 
 void rgw_backend::seed(std::string const& path, std::string const& bytes) { seed_bucket(run_on, *bucket_, path, bytes); }
 

@@ -3,6 +3,7 @@
 // backend): each opens its store at "root/" below a parent location it can also reach
 // behind the store's back, to put objects there and to see what is really there.
 
+#include "core/coord/lease.hpp"
 #include "core/store/blocking_pool.hpp"
 #include "core/store/store.hpp"
 #include "tests/support/nginx.hpp"
@@ -50,6 +51,9 @@ public:
     /// Whether remove() of a missing key is not_found. S3 answers 204 to either, and
     /// docs/mirroring-rules.md documents it: "A delete of a missing key succeeds".
     virtual bool remove_reports_missing() const { return true; }
+    /// Whether the server refuses a conditional write whose condition does not hold
+    /// (If-Match, If-None-Match on PUT): s3rver 3.7.1 ignores both, as create_only.
+    virtual bool server_honours_conditions() const { return server_honours_create_only(); }
 
     event_loop run_on;
 };
@@ -107,11 +111,16 @@ private:
 /// s3rver with one bucket; the store is opened through open_store at
 /// "s3://conformance/root/" (endpoint, path-style addressing and a credentials file in
 /// store_options), and a second store at "s3://conformance/" seeds and inspects the bucket.
-class s3rver_backend final : public store_backend {
+/// How the daemon may wrap a mirror store, for the suite to run over each (issue 33):
+/// open_store with rate limits (throttled_store), the crash tests' fault_store, and a
+/// lease holder's fenced_store.
+enum class wrapping { none, throttled, faulted, fenced };
+
+class s3rver_backend : public store_backend {
 public:
-    s3rver_backend();
+    explicit s3rver_backend(wrapping wrap = wrapping::none);
     store::store& subject() override { return *store_; }
-    store::store_caps expected_caps() const override { return {true, true, true}; }
+    store::store_caps expected_caps() const override { return {true, true, true, true}; }
     std::string expected_location() const override { return "s3://conformance/root/"; }
     void seed(std::string const& path, std::string const& bytes) override;
     std::optional<std::string> peek(std::string const& path) override;
@@ -129,14 +138,20 @@ private:
     std::unique_ptr<store::store> store_;
 };
 
+class throttled_s3rver_backend final : public s3rver_backend {
+public:
+    throttled_s3rver_backend() : s3rver_backend(wrapping::throttled) {}
+};
+
 /// Ceph RGW (the process's cluster, rgw_server::shared()) with a bucket of this backend's
 /// own; the store is opened at "s3://BUCKET/root/" with path-style addressing, and a second
 /// store at "s3://BUCKET/" seeds and inspects the bucket. RGW honours create-only writes.
-class rgw_backend final : public store_backend {
+class rgw_backend : public store_backend {
 public:
-    rgw_backend();
-    store::store& subject() override { return *store_; }
-    store::store_caps expected_caps() const override { return {true, true, true}; }
+    explicit rgw_backend(wrapping wrap = wrapping::none);
+    ~rgw_backend() override;
+    store::store& subject() override { return *subject_; }
+    store::store_caps expected_caps() const override { return {true, true, true, true}; }
     std::string expected_location() const override { return "s3://" + bucket_name_ + "/root/"; }
     void seed(std::string const& path, std::string const& bytes) override;
     std::optional<std::string> peek(std::string const& path) override;
@@ -147,6 +162,26 @@ private:
     std::string bucket_name_;
     std::unique_ptr<store::store> bucket_;
     std::unique_ptr<store::store> store_;
+    /// fenced: the lease, held in a bucket of its own so that the suite sees no object of it.
+    std::unique_ptr<store::store> lease_bucket_;
+    std::unique_ptr<coord::lease> lease_;
+    std::unique_ptr<store::store> wrapper_; ///< the fault or fenced store over store_
+    store::store* subject_ = nullptr;
+};
+
+class throttled_rgw_backend final : public rgw_backend {
+public:
+    throttled_rgw_backend() : rgw_backend(wrapping::throttled) {}
+};
+
+class faulted_rgw_backend final : public rgw_backend {
+public:
+    faulted_rgw_backend() : rgw_backend(wrapping::faulted) {}
+};
+
+class fenced_rgw_backend final : public rgw_backend {
+public:
+    fenced_rgw_backend() : rgw_backend(wrapping::fenced) {}
 };
 
 } // namespace mirror::test

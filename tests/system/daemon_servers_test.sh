@@ -1,7 +1,7 @@
 # The daemon between real servers on loopback: an HTTP origin served by nginx, mirrored into
 # S3 (s3rver; daemon_servers_rgw_test.sh runs it against Ceph RGW) with the store settings
-# of the configuration alone (endpoint, path addressing, credentials_file; no AWS variables,
-# no ~/.aws). It mirrors, follows a new version, shows a
+# of the configuration alone (endpoint, path addressing, credentials_file, a request rate;
+# no AWS variables, no ~/.aws). It mirrors, follows a new version, shows a
 # held version's drift (and its pending data file) and its clearing, counts its HTTP requests
 # by store, and when the origin server goes away counts failed passes, refused connections and
 # origin_up 0, then recovers when it comes back.
@@ -35,6 +35,9 @@ stores:
     addressing: path
     credentials_file: $work/s3-credentials
     allow_plain_http: true
+    # Throttled, as a polite mirror may be: every call goes through throttled_store, whose
+    # conditional writes (the lease, the refs) must reach RGW (issue 33, section 0).
+    max_requests_per_second: 2000
 YAML
 
 # verify_mirror DESCRIPTION: `fdl-mirror verify` of the S3 mirror, with the server's keys.
