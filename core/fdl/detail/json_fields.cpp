@@ -32,7 +32,7 @@ private:
         return block;
     }
     void do_deallocate(void* block, std::size_t bytes, std::size_t align) override {
-        ::operator delete(block, bytes, std::align_val_t(align));
+        ::operator delete(block, std::align_val_t(align)); // unsized: clang declares no sized form by default
         used_ -= bytes;
     }
     bool do_is_equal(boost::json::memory_resource const& other) const noexcept override { return this == &other; }
