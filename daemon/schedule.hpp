@@ -1,6 +1,7 @@
 #pragma once
 // When a repository's next pass starts: the pure part of the daemon's scheduling, apart
-// from its timers (style rule 9).
+// from its timers, so that tests drive it without waiting (docs/development.md,
+// "Asynchrony and threads").
 
 #include <chrono>
 

@@ -1,6 +1,6 @@
 #pragma once
 // Why a signature is not trusted. A verifier starts from "failed"; each code names the
-// first check that did not pass (style rule 10).
+// first check that did not pass, and there is one success exit (docs/development.md).
 
 #include <boost/system/error_code.hpp>
 #include <type_traits>

@@ -1,5 +1,5 @@
 #pragma once
-// Classifying S3's answers once, at the edge (style rule 5): the status and the XML
+// Classifying S3's answers once, at the edge (docs/development.md, "Errors"): the status and the XML
 // <Code> of an error body become the store's error vocabulary.
 
 #include "verify/error.hpp"

@@ -1,5 +1,6 @@
 #pragma once
-// The one error vocabulary of every store backend (style rule 5: classify once, at the edge).
+// The one error vocabulary of every store backend (docs/development.md, "Errors":
+// classify once, at the edge).
 
 #include <boost/system/error_code.hpp>
 #include <type_traits>

@@ -1,8 +1,9 @@
 #pragma once
 // What a network store tells about each HTTP exchange it makes: one event per request on
 // the wire (every retry, redirect, resumed read, multipart part and listing page), so the
-// daemon can count traffic without core knowing Prometheus (style rule 12). The HTTP
-// client reports them (http::client_settings::observer); folder stores make none.
+// daemon can count traffic without core knowing Prometheus (docs/development.md,
+// "Layers"). The HTTP client reports them (http::client_settings::observer); folder
+// stores make none.
 
 #include <string_view>
 

@@ -1,5 +1,6 @@
 #pragma once
-// The store interface: a small required core plus declared capabilities (style rule 8).
+// The store interface: a small required core plus declared capabilities
+// (docs/development.md, "Stores").
 // Keys are '/'-separated paths relative to the store's root, built by core from checked
 // components; backends refuse `.`/`..`/empty segments anyway, as a second line.
 

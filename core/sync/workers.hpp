@@ -1,6 +1,6 @@
 #pragma once
-// A fixed number of worker coroutines on the caller's executor (style rule 6: workers
-// are plain coroutines pulling from shared work, bounded by a fixed count).
+// A fixed number of worker coroutines on the caller's executor (docs/development.md,
+// "Asynchrony and threads": workers are plain coroutines pulling from shared work, bounded by a fixed count).
 
 #include "core/net.hpp"
 

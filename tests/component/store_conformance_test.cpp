@@ -1,5 +1,5 @@
-// One store contract, written once and run against every backend (style rules 8 and 14;
-// rclone's fstests): a folder opened as a mirror and as an origin, HTTPS (nginx, test CA)
+// One store contract, written once and run against every backend (docs/development.md,
+// "Stores"; rclone's fstests): a folder opened as a mirror and as an origin, HTTPS (nginx, test CA)
 // and S3 (s3rver and Ceph RGW). A backend skips only what its caps() exclude, and there the call must be
 // refused as unsupported. Where a test server cannot honour the contract (s3rver), the
 // fixture says so in tests/support/store_backends.hpp, citing the documented limit.

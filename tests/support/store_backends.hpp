@@ -1,6 +1,6 @@
 #pragma once
-// The backends the store conformance suite runs against (style rule 14: one suite, every
-// backend): each opens its store at "root/" below a parent location it can also reach
+// The backends the store conformance suite runs against (docs/development.md, "Stores":
+// one suite, every backend): each opens its store at "root/" below a parent location it can also reach
 // behind the store's back, to put objects there and to see what is really there.
 
 #include "core/coord/lease.hpp"

@@ -28,7 +28,7 @@ private:
     int fd_ = -1;
 };
 
-/// Maps an errno from an operation on `what` to a store error, once (style rule 5).
+/// Maps an errno from an operation on `what` to a store error, once (docs/development.md, "Errors").
 error errno_error(int err, std::string const& what);
 
 /// Splits a key into segments, refusing empty, `.`, `..` segments and NUL bytes.

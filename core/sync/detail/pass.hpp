@@ -89,16 +89,18 @@ struct gathered_version {
     store::memory_budget::grant memory; ///< of the process's budget, for memory_bytes
 };
 
-/// Reads and checks from the origin what version `id` (whose record is `loaded`) needs:
-/// its signature, files.json, dataset.json and catalogs (the gate). Writes nothing to the
-/// mirror and reports nothing; of the pass it touches only what is this version's own (its
-/// scratch copies, its signer) and caches of origin reads, so that it can run while earlier
-/// versions are published. `scratch_failed` says that a failure was the scratch folder's.
 /// What a version held before its data files were known (by the signature gate) would
 /// need, added to p.pending_data: the data files its files.json (pinned by version.json)
 /// lists that the mirror lacks. Its catalog is not read. Nothing without a files.json.
 awaitable<void> count_pending_unchecked(pass& p, std::string const& id, fdl::version_record const& record);
 
+/// Reads and checks from the origin what version `id` (whose record is `loaded`) needs:
+/// its signature, files.json, dataset.json and catalogs (the gate). Writes nothing to the
+/// mirror and reports nothing; of the pass it touches only what is this version's own (its
+/// scratch copies, its signer) and caches of origin reads, so that it can run while earlier
+/// versions are published. What it parses is granted from the pass's memory budget first
+/// (over_memory_limit past what one version may have). `scratch_failed` says that a
+/// failure was the scratch folder's.
 awaitable<result<checked_version>> gather_checked(pass& p, std::string const& id, loaded_version const& loaded,
                                                   bool& scratch_failed);
 
