@@ -33,22 +33,13 @@ result<lease_record> parse_lease(std::string_view text, std::string const& where
     if (!fields)
         return fields.error();
     lease_record record;
-    auto holder = fields->string("holder");
-    auto token = fields->count("token");
-    auto expires = fields->count("expires");
-    auto since = fields->count("since");
-    if (!holder)
-        return holder.error();
-    if (!token)
-        return token.error();
-    if (!expires)
-        return expires.error();
-    if (!since)
-        return since.error();
-    record.holder = std::move(*holder);
-    record.token = *token;
-    record.expires = static_cast<std::int64_t>(*expires);
-    record.since = static_cast<std::int64_t>(*since);
+    std::uint64_t expires = 0, since = 0;
+    fdl::detail::field_reader read(*fields);
+    read.string("holder", record.holder).count("token", record.token).count("expires", expires).count("since", since);
+    if (auto ok = read.done(); !ok)
+        return ok.error();
+    record.expires = static_cast<std::int64_t>(expires);
+    record.since = static_cast<std::int64_t>(since);
     return record;
 }
 

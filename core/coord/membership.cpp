@@ -30,16 +30,14 @@ result<heartbeat> parse(std::string_view text, std::string const& where) {
     auto fields = fdl::detail::object_fields::top(*value, where);
     if (!fields)
         return fields.error();
-    auto instance = fields->string("instance");
-    auto holder = fields->string("holder");
-    auto expires = fields->count("expires");
-    if (!instance)
-        return instance.error();
-    if (!holder)
-        return holder.error();
-    if (!expires)
-        return expires.error();
-    return heartbeat{*instance, *holder, static_cast<std::int64_t>(*expires)};
+    heartbeat beat;
+    std::uint64_t expires = 0;
+    fdl::detail::field_reader read(*fields);
+    if (auto ok = read.string("instance", beat.instance).string("holder", beat.holder).count("expires", expires).done();
+        !ok)
+        return ok.error();
+    beat.expires = static_cast<std::int64_t>(expires);
+    return beat;
 }
 
 } // namespace

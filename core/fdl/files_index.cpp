@@ -22,18 +22,10 @@ static result<data_file_entry> read_file_entry(detail::object_fields const& fiel
     if (!path)
         return path.error();
     entry.path = std::move(*path);
-    auto rows = fields.count("rows");
-    if (!rows)
-        return rows.error();
-    entry.rows = *rows;
-    auto bytes = fields.count("bytes");
-    if (!bytes)
-        return bytes.error();
-    entry.bytes = *bytes;
-    auto footer = fields.optional_count("footer_bytes");
-    if (!footer)
-        return footer.error();
-    entry.footer_bytes = *footer;
+    detail::field_reader read(fields);
+    read.count("rows", entry.rows).count("bytes", entry.bytes).optional_count("footer_bytes", entry.footer_bytes);
+    if (auto ok = read.done(); !ok)
+        return ok.error();
     auto deletes = fields.optional_child("deletes");
     if (!deletes)
         return deletes.error();
@@ -43,14 +35,10 @@ static result<data_file_entry> read_file_entry(detail::object_fields const& fiel
         if (!del_path)
             return del_path.error();
         del.path = std::move(*del_path);
-        auto del_rows = (*deletes)->count("rows");
-        if (!del_rows)
-            return del_rows.error();
-        del.rows = *del_rows;
-        auto del_bytes = (*deletes)->count("bytes");
-        if (!del_bytes)
-            return del_bytes.error();
-        del.bytes = *del_bytes;
+        detail::field_reader read_delete(**deletes);
+        read_delete.count("rows", del.rows).count("bytes", del.bytes);
+        if (auto ok = read_delete.done(); !ok)
+            return ok.error();
         entry.deletes = std::move(del);
     }
     return entry;

@@ -44,20 +44,18 @@ result<repo_settings> parse_repo_settings(std::string_view text) {
                              std::to_string(known_major_version) + ".x)");
     settings.fdl = std::move(*version);
 
-    auto id = top->optional_string("id");
-    if (!id)
-        return id.error();
-    if (*id && (*id)->empty())
+    std::optional<std::string> data_dir;
+    detail::field_reader read(*top);
+    if (auto ok = read.optional_string("id", settings.id).done(); !ok)
+        return ok.error();
+    if (settings.id && settings.id->empty())
         return top->fail(fdl_errc::bad_value, "id", "empty");
-    settings.id = std::move(*id);
-
-    auto data_dir = top->optional_string("data_dir");
-    if (!data_dir)
-        return data_dir.error();
-    if (*data_dir) {
-        if (auto problem = data_dir_problem(**data_dir))
-            return top->fail(fdl_errc::bad_path, "data_dir", "'" + **data_dir + "': " + *problem);
-        settings.data_dir = std::move(**data_dir);
+    if (auto ok = read.optional_string("data_dir", data_dir).done(); !ok)
+        return ok.error();
+    if (data_dir) {
+        if (auto problem = data_dir_problem(*data_dir))
+            return top->fail(fdl_errc::bad_path, "data_dir", "'" + *data_dir + "': " + *problem);
+        settings.data_dir = std::move(*data_dir);
     }
 
     auto signers = top->optional_array("signers");
@@ -82,10 +80,10 @@ result<repo_settings> parse_repo_settings(std::string_view text) {
         // The format becomes a file name, catalogs/<format>.duckdb: it must be one safe segment.
         if (relative_path_problem(*ducklake) || ducklake->find('/') != std::string::npos)
             return fields.fail(fdl_errc::bad_path, "ducklake", "'" + *ducklake + "' is not a safe format name");
-        auto until = fields.optional_string("until");
-        if (!until)
-            return until.error();
-        settings.catalog_formats.push_back({std::move(*ducklake), std::move(*until)});
+        std::optional<std::string> until;
+        if (auto ok = detail::field_reader(fields).optional_string("until", until).done(); !ok)
+            return ok.error();
+        settings.catalog_formats.push_back({std::move(*ducklake), std::move(until)});
     }
     return settings;
 }

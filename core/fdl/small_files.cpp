@@ -39,10 +39,10 @@ result<expiry> parse_expiry(std::string_view text, std::string_view file) {
     auto top = detail::object_fields::top(*json, file);
     if (!top)
         return top.error();
-    auto reason = top->optional_string("reason");
-    if (!reason)
-        return reason.error();
-    return expiry{std::move(*reason)};
+    expiry out;
+    if (auto ok = detail::field_reader(*top).optional_string("reason", out.reason).done(); !ok)
+        return ok.error();
+    return out;
 }
 
 } // namespace mirror::fdl

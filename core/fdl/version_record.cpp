@@ -30,14 +30,11 @@ static result<std::optional<pinned_file>> read_pinned(detail::object_fields cons
     if (*path == "version.json" || *path == "version.json.sig")
         return fields.fail(fdl_errc::bad_path, "path", "'" + *path + "' is the record itself");
     pinned.path = std::move(*path);
-    auto bytes = fields.count("bytes");
-    if (!bytes)
-        return bytes.error();
-    pinned.bytes = *bytes;
-    auto digest_text = fields.string("sha256");
-    if (!digest_text)
-        return digest_text.error();
-    auto digest = verify::parse_sha256_hex(*digest_text);
+    std::string digest_text;
+    detail::field_reader read(fields);
+    if (auto ok = read.count("bytes", pinned.bytes).string("sha256", digest_text).done(); !ok)
+        return ok.error();
+    auto digest = verify::parse_sha256_hex(digest_text);
     if (!digest)
         return fields.fail(fdl_errc::bad_value, "sha256", "not 64 lower-case hex digits");
     pinned.sha256 = *digest;
@@ -52,14 +49,9 @@ static result<std::optional<ducklake_block>> read_ducklake(detail::object_fields
         return std::optional<ducklake_block>();
     auto const& fields = **block;
     ducklake_block out;
-    auto format = fields.string("format");
-    if (!format)
-        return format.error();
-    out.format = std::move(*format);
-    auto snapshot = fields.count("snapshot_id");
-    if (!snapshot)
-        return snapshot.error();
-    out.snapshot_id = *snapshot;
+    detail::field_reader read(fields);
+    if (auto ok = read.string("format", out.format).count("snapshot_id", out.snapshot_id).done(); !ok)
+        return ok.error();
     auto snapshots = fields.optional_array("snapshots");
     if (!snapshots)
         return snapshots.error();
@@ -98,10 +90,9 @@ result<version_record> parse_version_record(std::string_view text, std::string_v
         return top->fail(fdl_errc::bad_version_id, "id", "'" + id->substr(0, 64) + "' is not a lower-case UUIDv7");
     record.id = std::move(*id);
 
-    auto seq = top->optional_count("seq");
-    if (!seq)
-        return seq.error();
-    record.seq = *seq;
+    detail::field_reader read(*top);
+    if (auto ok = read.optional_count("seq", record.seq).done(); !ok)
+        return ok.error();
 
     auto parents = top->optional_array("parents");
     if (!parents)
@@ -114,10 +105,8 @@ result<version_record> parse_version_record(std::string_view text, std::string_v
         record.parents.emplace_back(parent.get_string());
     }
 
-    auto created = top->optional_string("created_at");
-    if (!created)
-        return created.error();
-    record.created_at = std::move(*created);
+    if (auto ok = read.optional_string("created_at", record.created_at).done(); !ok)
+        return ok.error();
 
     for (auto [key, slot] : {std::pair{"catalog", &record.catalog}, std::pair{"dataset", &record.dataset},
                              std::pair{"files", &record.files}}) {

@@ -93,6 +93,50 @@ error object_fields::fail(fdl_errc code, std::string_view key, std::string_view 
     return make_error(code, file_ + ": " + name_of(key) + ": " + std::string(reason));
 }
 
+template <class T, class Read>
+field_reader& field_reader::take(T& out, Read read) {
+    if (first_)
+        return *this;
+    auto got = read();
+    if (!got)
+        first_ = got.error();
+    else
+        out = std::move(*got);
+    return *this;
+}
+
+field_reader& field_reader::string(std::string_view key, std::string& out) {
+    return take(out, [&] { return fields_.string(key); });
+}
+
+field_reader& field_reader::optional_string(std::string_view key, std::optional<std::string>& out) {
+    return take(out, [&] { return fields_.optional_string(key); });
+}
+
+field_reader& field_reader::count(std::string_view key, std::uint64_t& out) {
+    return take(out, [&] { return fields_.count(key); });
+}
+
+field_reader& field_reader::optional_count(std::string_view key, std::optional<std::uint64_t>& out) {
+    return take(out, [&] { return fields_.optional_count(key); });
+}
+
+field_reader& field_reader::optional_bool(std::string_view key, std::optional<bool>& out) {
+    return take(out, [&] { return fields_.optional_bool(key); });
+}
+
+field_reader& field_reader::check(result<void> const& checked) {
+    if (!first_ && !checked)
+        first_ = checked.error();
+    return *this;
+}
+
+result<void> field_reader::done() const {
+    if (first_)
+        return *first_;
+    return {};
+}
+
 std::string_view type_name(boost::json::value const& value) noexcept {
     switch (value.kind()) {
     case boost::json::kind::null: return "null";

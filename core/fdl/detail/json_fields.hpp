@@ -54,6 +54,38 @@ private:
     std::string where_;
 };
 
+/// Reads fields of one object into variables and keeps the first error, so that a parser
+/// lists its fields instead of repeating "read it, check it, return its error" for each:
+///
+///     detail::field_reader read(fields);
+///     read.string("path", entry.path).count("rows", entry.rows).optional_count("footer_bytes", entry.footer_bytes);
+///     if (auto ok = read.done(); !ok)
+///         return ok.error();
+///
+/// After an error the remaining reads do nothing, so the first field in the parser's order
+/// that fails is the one reported, with object_fields' message.
+class field_reader {
+public:
+    explicit field_reader(object_fields const& fields) : fields_(fields) {}
+    field_reader& string(std::string_view key, std::string& out);
+    field_reader& optional_string(std::string_view key, std::optional<std::string>& out);
+    field_reader& count(std::string_view key, std::uint64_t& out);
+    field_reader& optional_count(std::string_view key, std::optional<std::uint64_t>& out);
+    field_reader& optional_bool(std::string_view key, std::optional<bool>& out);
+    /// Fails with the first error; afterwards as before.
+    field_reader& check(result<void> const& checked);
+    /// The first error, if any.
+    result<void> done() const;
+    bool ok() const { return !first_; }
+
+private:
+    template <class T, class Read>
+    field_reader& take(T& out, Read read);
+
+    object_fields const& fields_;
+    std::optional<error> first_;
+};
+
 /// The JSON type's name for messages: "a string", "a number", "an object"…
 std::string_view type_name(boost::json::value const& value) noexcept;
 
