@@ -146,121 +146,135 @@ private:
 
 } // namespace
 
-result<catalog_rows> read_catalog_rows(duckdb_session& db, std::string const& name, read_options const& options) {
-    std::size_t const max_rows = options.max_files;
-    catalog_rows out;
-    auto reader = [&](char const* table) { return table_reader(name, table, out.problems); };
+namespace {
 
-    auto metadata = reader("ducklake_metadata");
-    auto read = metadata.read(db, {"key", "value", "scope"}, max_rows, [&] {
-        out.settings.push_back({metadata.text("key"), metadata.text("value"), !metadata.text("scope")});
-    });
-    if (!read)
-        return read.error();
+/// One read of a catalog's rows, a step per group of metadata tables, each failing with
+/// the table's error.
+class rows_read {
+public:
+    rows_read(duckdb_session& db, std::string const& name, read_options const& options)
+        : db_(db), name_(name), options_(options) {}
 
-    auto snapshots = reader("ducklake_snapshot");
-    read = snapshots.read(db, {"snapshot_id"}, max_rows,
-                          [&] { out.snapshot_ids.push_back(snapshots.text("snapshot_id")); });
-    if (!read)
-        return read.error();
-    files_kept kept(out.snapshot_ids, options);
+    result<catalog_rows> run() {
+        for (auto step : {&rows_read::settings_and_snapshots, &rows_read::schemas_and_tables, &rows_read::files,
+                          &rows_read::columns_and_views})
+            if (auto ok = (this->*step)(); !ok)
+                return ok.error();
+        return std::move(out_);
+    }
 
-    auto schemas = reader("ducklake_schema");
-    read = schemas.read(db, {"schema_id", "begin_snapshot", "end_snapshot", "schema_name", "path", "path_is_relative"},
-                        max_rows, [&] {
-                            schema_row row{schemas.integer("schema_id"), schemas.life(), schemas.text("schema_name"),
-                                           {schemas.text("path"), schemas.boolean("path_is_relative")}};
-                            if (schemas.row_valid())
-                                out.schemas.push_back(std::move(row));
-                        });
-    if (!read)
-        return read.error();
+private:
+    table_reader reader(char const* table) { return table_reader(name_, table, out_.problems); }
 
-    auto tables = reader("ducklake_table");
-    read = tables.read(
-        db, {"table_id", "begin_snapshot", "end_snapshot", "schema_id", "table_name", "path", "path_is_relative"},
-        max_rows, [&] {
-            table_row row{tables.integer("table_id"), tables.integer("schema_id"), tables.life(),
-                          tables.text("table_name"), {tables.text("path"), tables.boolean("path_is_relative")}};
-            if (tables.row_valid())
-                out.tables.push_back(std::move(row));
+    result<void> settings_and_snapshots() {
+        auto metadata = reader("ducklake_metadata");
+        auto read = metadata.read(db_, {"key", "value", "scope"}, options_.max_files, [&] {
+            out_.settings.push_back({metadata.text("key"), metadata.text("value"), !metadata.text("scope")});
         });
-    if (!read)
-        return read.error();
+        if (!read)
+            return read;
+        auto snapshots = reader("ducklake_snapshot");
+        return snapshots.read(db_, {"snapshot_id"}, options_.max_files,
+                              [&] { out_.snapshot_ids.push_back(snapshots.text("snapshot_id")); });
+    }
 
-    auto data = reader("ducklake_data_file");
-    read = data.read(db,
-                     {"data_file_id", "table_id", "begin_snapshot", "end_snapshot", "path", "path_is_relative",
-                      "record_count", "file_size_bytes", "footer_size", "file_format", "encryption_key"},
-                     max_rows, [&] {
-                         auto id = data.integer("data_file_id");
-                         file_row row{false,
-                                      id,
-                                      id,
-                                      data.integer("table_id"),
-                                      data.life(),
-                                      data.text("path"),
-                                      data.boolean("path_is_relative"),
-                                      data.text("record_count"),
-                                      data.text("file_size_bytes"),
-                                      data.text("footer_size"),
-                                      data.text("file_format"),
-                                      !data.text("encryption_key").value_or("").empty()};
-                         if (data.row_valid() && kept.wanted(row))
-                             out.files.push_back(std::move(row));
-                     });
-    if (!read)
-        return read.error();
+    result<void> schemas_and_tables() {
+        auto schemas = reader("ducklake_schema");
+        auto read = schemas.read(
+            db_, {"schema_id", "begin_snapshot", "end_snapshot", "schema_name", "path", "path_is_relative"},
+            options_.max_files, [&] {
+                schema_row row{schemas.integer("schema_id"), schemas.life(), schemas.text("schema_name"),
+                               {schemas.text("path"), schemas.boolean("path_is_relative")}};
+                if (schemas.row_valid())
+                    out_.schemas.push_back(std::move(row));
+            });
+        if (!read)
+            return read;
+        auto tables = reader("ducklake_table");
+        return tables.read(
+            db_, {"table_id", "begin_snapshot", "end_snapshot", "schema_id", "table_name", "path", "path_is_relative"},
+            options_.max_files, [&] {
+                table_row row{tables.integer("table_id"), tables.integer("schema_id"), tables.life(),
+                              tables.text("table_name"), {tables.text("path"), tables.boolean("path_is_relative")}};
+                if (tables.row_valid())
+                    out_.tables.push_back(std::move(row));
+            });
+    }
 
-    auto deletes = reader("ducklake_delete_file");
-    read = deletes.read(db,
-                        {"delete_file_id", "data_file_id", "table_id", "begin_snapshot", "end_snapshot", "path",
-                         "path_is_relative", "delete_count", "file_size_bytes", "footer_size", "format",
-                         "encryption_key"},
-                        max_rows, [&] {
-                            file_row row{true,
-                                         deletes.integer("delete_file_id"),
-                                         deletes.integer("data_file_id"),
-                                         deletes.integer("table_id"),
-                                         deletes.life(),
-                                         deletes.text("path"),
-                                         deletes.boolean("path_is_relative"),
-                                         deletes.text("delete_count"),
-                                         deletes.text("file_size_bytes"),
-                                         deletes.text("footer_size"),
-                                         deletes.text("format"),
-                                         !deletes.text("encryption_key").value_or("").empty()};
-                            if (deletes.row_valid() && kept.wanted(row))
-                                out.files.push_back(std::move(row));
-                        });
-    if (!read)
-        return read.error();
+    /// A row of ducklake_data_file (`is_delete` false) or ducklake_delete_file: the same
+    /// columns, but for the ids and the names of the count and the format.
+    static file_row file_row_of(table_reader& t, bool is_delete) {
+        auto id = t.integer(is_delete ? "delete_file_id" : "data_file_id");
+        return file_row{is_delete,
+                        id,
+                        is_delete ? t.integer("data_file_id") : id,
+                        t.integer("table_id"),
+                        t.life(),
+                        t.text("path"),
+                        t.boolean("path_is_relative"),
+                        t.text(is_delete ? "delete_count" : "record_count"),
+                        t.text("file_size_bytes"),
+                        t.text("footer_size"),
+                        t.text(is_delete ? "format" : "file_format"),
+                        !t.text("encryption_key").value_or("").empty()};
+    }
 
-    if (kept.over_memory())
-        return make_error(catalog_errc::over_memory_limit,
-                          name + ": its " + std::to_string(kept.count()) + " live data and delete files would take " +
-                              "more than the " + std::to_string(options.max_memory >> 20) +
-                              " MiB of memory this mirror allows one version's catalog (memory_limit)");
+    /// The data and delete files a read needs (files_kept), and no more than it may hold.
+    result<void> files() {
+        files_kept kept(out_.snapshot_ids, options_);
+        for (bool is_delete : {false, true}) {
+            auto t = reader(is_delete ? "ducklake_delete_file" : "ducklake_data_file");
+            std::vector<char const*> columns{"begin_snapshot", "end_snapshot", "path", "path_is_relative",
+                                             "file_size_bytes", "footer_size", "encryption_key", "table_id"};
+            if (is_delete)
+                columns.insert(columns.end(), {"delete_file_id", "data_file_id", "delete_count", "format"});
+            else
+                columns.insert(columns.end(), {"data_file_id", "record_count", "file_format"});
+            auto read = t.read(db_, columns, options_.max_files, [&] {
+                auto row = file_row_of(t, is_delete);
+                if (t.row_valid() && kept.wanted(row))
+                    out_.files.push_back(std::move(row));
+            });
+            if (!read)
+                return read;
+        }
+        if (kept.over_memory())
+            return make_error(catalog_errc::over_memory_limit,
+                              name_ + ": its " + std::to_string(kept.count()) + " live data and delete files would " +
+                                  "take more than the " + std::to_string(options_.max_memory >> 20) +
+                                  " MiB of memory this mirror allows one version's catalog (memory_limit)");
+        return {};
+    }
 
-    auto columns = reader("ducklake_column");
-    read = columns.read(db, {"table_id", "column_id", "column_name"}, max_rows, [&] {
-        column_row row{columns.integer("table_id"), columns.integer("column_id"), columns.text("column_name")};
-        if (columns.row_valid())
-            out.columns.push_back(std::move(row));
-    });
-    if (!read)
-        return read.error();
+    result<void> columns_and_views() {
+        auto columns = reader("ducklake_column");
+        auto read = columns.read(db_, {"table_id", "column_id", "column_name"}, options_.max_files, [&] {
+            column_row row{columns.integer("table_id"), columns.integer("column_id"), columns.text("column_name")};
+            if (columns.row_valid())
+                out_.columns.push_back(std::move(row));
+        });
+        if (!read)
+            return read;
+        auto views = reader("ducklake_view");
+        return views.read(db_, {"schema_id", "begin_snapshot", "end_snapshot", "view_name", "dialect", "sql"},
+                          options_.max_files, [&] {
+                              view_row row{views.integer("schema_id"), views.life(), views.text("view_name"),
+                                           views.text("dialect"), views.text("sql")};
+                              if (views.row_valid())
+                                  out_.views.push_back(std::move(row));
+                          });
+    }
 
-    auto views = reader("ducklake_view");
-    read = views.read(db, {"schema_id", "begin_snapshot", "end_snapshot", "view_name", "dialect", "sql"}, max_rows, [&] {
-        view_row row{views.integer("schema_id"), views.life(), views.text("view_name"), views.text("dialect"),
-                     views.text("sql")};
-        if (views.row_valid())
-            out.views.push_back(std::move(row));
-    });
-    if (!read)
-        return read.error();
-    return out;
+    duckdb_session& db_;
+    std::string const& name_;
+    read_options const& options_;
+    catalog_rows out_;
+};
+
+} // namespace
+
+result<catalog_rows> read_catalog_rows(duckdb_session& db, std::string const& name, read_options const& options) {
+    return rows_read(db, name, options).run();
 }
 
 } // namespace mirror::catalog
