@@ -176,7 +176,8 @@ rgw_backend::rgw_backend(wrapping wrap) {
         if (!taken || *taken != coord::lease_change::taken)
             throw std::runtime_error("the conformance lease was not taken");
     }
-    if (wrap == wrapping::throttled)
+    // The daemon fences the store it opened, rate limits and all: fenced over throttled.
+    if (wrap == wrapping::throttled || wrap == wrapping::fenced)
         options.limits = generous_limits();
     store_ = open_or_throw("s3://" + bucket_name_ + "/root/", store::store_role::mirror, nullptr, options);
     subject_ = store_.get();

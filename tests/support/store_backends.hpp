@@ -113,7 +113,7 @@ private:
 /// store_options), and a second store at "s3://conformance/" seeds and inspects the bucket.
 /// How the daemon may wrap a mirror store, for the suite to run over each (issue 33):
 /// open_store with rate limits (throttled_store), the crash tests' fault_store, and a
-/// lease holder's fenced_store.
+/// lease holder's fenced_store over a throttled store (as the daemon stacks them).
 enum class wrapping { none, throttled, faulted, fenced };
 
 class s3rver_backend : public store_backend {
