@@ -146,6 +146,84 @@ awaitable<result<void>> run_step(pass& p, copy_step const& step, memory_files co
     co_return result<void>();
 }
 
+/// The version's check, as gathered ahead or made now; nullptr when the version is held
+/// (its reason noted), or its first parent is.
+awaitable<checked_version const*> checked_for_publication(pass& p, gathered_version& gathered) {
+    std::string const& id = gathered.id;
+    auto const* loaded = co_await load_origin_record(p, id);
+    if (!*loaded) {
+        p.hold(id, (*loaded).error());
+        co_return nullptr;
+    }
+    auto const& record = (*loaded)->record;
+    if (auto parent = record.first_parent(); parent && !p.is_published(*parent)) {
+        p.hold(id, make_error(sync_errc::ancestor_held,
+                              "versions/" + id + ": its first parent " + *parent + " is not published"));
+        co_return nullptr;
+    }
+    if (!gathered.checked) {
+        gathered.scratch_failed = false;
+        gathered.checked = co_await gather_checked(p, id, **loaded, gathered.scratch_failed);
+    }
+    auto const& checked = *gathered.checked;
+    if (checked)
+        co_return &*checked;
+    if (gathered.scratch_failed)
+        p.note_failure(checked.error(), true); // the local disk: no version can pass
+    if (!p.mirror_failure) { // a failed mirror write stops the pass instead
+        p.note_failure(checked.error(), false);
+        p.hold(id, checked.error());
+    }
+    if (checked.error().code.category() == verify::verify_category() && !p.mirror_failure)
+        co_await count_pending_unchecked(p, id, record); // what a signature would let in
+    co_return nullptr;
+}
+
+/// However a publication ends, the data files it still misses are pending
+/// (fdl_mirror_pending_files): counted when this goes.
+struct count_pending {
+    pass& p;
+    std::string const& id;
+    version_plan const& plan;
+    data_ledger const& copied;
+    ~count_pending() {
+        bool const published = p.published_now.contains(id);
+        for (auto const& step : plan.steps) {
+            if (step.kind != step_kind::data_file)
+                continue;
+            std::string const path = step.key.substr(p.settings.data_dir.size());
+            bool const present = copied.contains(path) || (p.mirror_data && p.mirror_data->contains(path));
+            if (published || present)
+                p.pending_data.erase(step.key);
+            else
+                p.pending_data.emplace(step.key, step.expect.bytes.value_or(0));
+        }
+    }
+};
+
+/// The plan's first `data_steps` steps (its data files), by up to `concurrency` workers:
+/// the first failure (stopped when the pass was asked to stop), or nullopt.
+awaitable<std::optional<error>> copy_data_files(pass& p, std::string const& id, version_plan const& plan,
+                                                std::size_t data_steps, memory_files const& memory,
+                                                data_ledger& copied_data) {
+    std::size_t next = 0;
+    std::optional<error> failure;
+    std::function<awaitable<void>()> worker = [&]() -> awaitable<void> {
+        while (next < data_steps && !failure && !p.mirror_failure) {
+            if (p.stop_requested()) {
+                failure = make_error(sync_errc::stopped, "versions/" + id + ": stopped before all its data files");
+                break;
+            }
+            auto const& step = plan.steps[next++];
+            auto done = co_await run_step(p, step, memory, copied_data);
+            if (!done && !failure)
+                failure = done.error();
+        }
+    };
+    co_await run_workers(std::min(p.options.concurrency, data_steps), worker);
+    co_return failure;
+}
+
 } // namespace
 
 awaitable<void> publish_version(pass& p, gathered_version& gathered) {
@@ -159,85 +237,27 @@ awaitable<void> publish_version(pass& p, gathered_version& gathered) {
             std::erase_if(p.checked_copies, [&](std::string const& key) { return key.starts_with(folder); });
         }
     } forget{p, "versions/" + id + "/"};
-    auto const* loaded = co_await load_origin_record(p, id);
-    if (!*loaded) {
-        p.hold(id, (*loaded).error());
+    auto const* checked = co_await checked_for_publication(p, gathered);
+    if (checked == nullptr)
         co_return;
-    }
-    auto const& record = (*loaded)->record;
-    if (auto parent = record.first_parent(); parent && !p.is_published(*parent)) {
-        p.hold(id, make_error(sync_errc::ancestor_held,
-                              "versions/" + id + ": its first parent " + *parent + " is not published"));
-        co_return;
-    }
-    if (!gathered.checked) {
-        gathered.scratch_failed = false;
-        gathered.checked = co_await gather_checked(p, id, **loaded, gathered.scratch_failed);
-    }
-    auto refuse = [&](error const& why) { // a failed mirror write stops the pass instead
-        if (!p.mirror_failure) {
-            p.note_failure(why, false);
-            p.hold(id, why);
-        }
-    };
-    auto& checked = *gathered.checked;
-    if (!checked) {
-        if (gathered.scratch_failed)
-            p.note_failure(checked.error(), true); // the local disk: no version can pass
-        refuse(checked.error());
-        if (checked.error().code.category() == verify::verify_category() && !p.mirror_failure)
-            co_await count_pending_unchecked(p, id, record); // what a signature would let in
-        co_return;
-    }
     auto plan = co_await plan_checked(p, checked->inputs);
     if (!plan) {
-        refuse(plan.error());
+        if (!p.mirror_failure) { // a failed mirror write stops the pass instead
+            p.note_failure(plan.error(), false);
+            p.hold(id, plan.error());
+        }
         co_return;
     }
     memory_files const& memory = checked->memory;
     data_ledger copied_data;
-    // However this ends, the data files still missing are pending (fdl_mirror_pending_files).
-    struct count_pending {
-        pass& p;
-        std::string const& id;
-        version_plan const& plan;
-        data_ledger const& copied;
-        ~count_pending() {
-            bool const published = p.published_now.contains(id);
-            for (auto const& step : plan.steps) {
-                if (step.kind != step_kind::data_file)
-                    continue;
-                std::string const path = step.key.substr(p.settings.data_dir.size());
-                bool const present = copied.contains(path) || (p.mirror_data && p.mirror_data->contains(path));
-                if (published || present)
-                    p.pending_data.erase(step.key);
-                else
-                    p.pending_data.emplace(step.key, step.expect.bytes.value_or(0));
-            }
-        }
-    } pending{p, id, *plan, copied_data};
-    // Data files first, by up to `concurrency` workers; the rest in order, one at a time.
+    count_pending pending{p, id, *plan, copied_data};
+    // Data files first, by workers; then the rest in order, one at a time (version.json last).
     std::size_t data_steps = 0;
     while (data_steps < plan->steps.size() && plan->steps[data_steps].kind == step_kind::data_file)
         ++data_steps;
-    std::size_t next = 0;
-    std::optional<error> data_failure;
-    std::function<awaitable<void>()> copy_data_files = [&]() -> awaitable<void> {
-        while (next < data_steps && !data_failure && !p.mirror_failure) {
-            if (p.stop_requested()) {
-                data_failure = make_error(sync_errc::stopped, "versions/" + id + ": stopped before all its data files");
-                break;
-            }
-            auto const& step = plan->steps[next++];
-            auto done = co_await run_step(p, step, memory, copied_data);
-            if (!done && !data_failure)
-                data_failure = done.error();
-        }
-    };
-    co_await run_workers(std::min(p.options.concurrency, data_steps), copy_data_files);
-    if (data_failure) {
-        if (!p.mirror_failure && data_failure->code != sync_errc::stopped) // stopped is not the version's fault
-            p.hold(id, *data_failure);
+    if (auto failed = co_await copy_data_files(p, id, *plan, data_steps, memory, copied_data)) {
+        if (!p.mirror_failure && failed->code != sync_errc::stopped) // stopped is not the version's fault
+            p.hold(id, *failed);
         co_return;
     }
     for (auto const& step : std::span(plan->steps).subspan(data_steps)) {
