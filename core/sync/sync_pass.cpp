@@ -284,6 +284,74 @@ awaitable<void> publish_in_order(pass& p, std::vector<std::string> const& order,
         signal.cancel();
 }
 
+/// What the pass says of the trusted keys before it reads anything: allowed_signers lines
+/// skipped, and fdl.json's announced signers against the trusted ones (never trusted).
+void note_trust(pass& p) {
+    auto& report = p.report;
+    auto const& trust = p.options.trust;
+    report.allowed_signers_skipped = trust.signers.skipped.size();
+    for (auto const& skipped : trust.signers.skipped)
+        report.warnings.push_back(verify::skipped_line_warning(skipped));
+    if (trust.policy == verify::signature_policy::off || p.settings.signers.empty())
+        return;
+    report.announced_keys = verify::compare_announced_keys(p.settings.signers, trust.signers);
+    for (auto const& k : report.announced_keys.announced_not_trusted)
+        report.warnings.push_back("fdl.json announces a key that is not trusted here: " + k);
+    for (auto const& k : report.announced_keys.trusted_not_announced)
+        report.warnings.push_back("a trusted key is not announced in the origin's fdl.json: " + k);
+    for (auto const& k : report.announced_keys.unreadable)
+        report.warnings.push_back(k);
+}
+
+/// What a killed pass left unfinished (S3's incomplete multipart uploads) is invisible to
+/// readers but costs storage: discarded before this pass writes its own.
+awaitable<void> discard_left_over_writes(pass& p) {
+    auto discarded = co_await p.mirror.discard_incomplete_writes();
+    if (!discarded)
+        p.report.warnings.push_back("mirror: unfinished writes of an earlier pass were not discarded: " +
+                                    discarded.error().message);
+    else if (*discarded > 0)
+        p.report.warnings.push_back("mirror: discarded " + std::to_string(*discarded) +
+                                    " unfinished write(s) of an earlier pass (incomplete multipart uploads)");
+}
+
+/// Writes the origin's fdl.json into a mirror that has none, once the mirror is known to
+/// be empty.
+awaitable<result<void>> create_fdl_json(pass& p, std::string bytes, refs_snapshot const& mirror_refs) {
+    if (auto empty = check_empty_mirror(p, mirror_refs); !empty)
+        co_return empty.error();
+    auto created = co_await store::write_all(p.mirror, "fdl.json", bytes, store::write_mode::create_only);
+    if (!created && created.error().code == store::store_errc::already_exists) {
+        // On S3 a PUT can land while its answer is lost, and the retry then finds the
+        // object this pass wrote: the same bytes are ours; anything else is not.
+        auto there = co_await store::read_all(p.mirror, "fdl.json", limits::fdl_json);
+        if (there && *there == bytes)
+            created = result<void>();
+    }
+    if (!created)
+        co_return with_context(created.error(), "mirror: fdl.json");
+    co_return result<void>();
+}
+
+/// Re-examines the published versions (late files, expiry, withdrawal, rewrites): from the
+/// origin's listing, or, where it cannot list, from probes of what the mirror holds.
+awaitable<void> recheck_published(pass& p) {
+    if (!p.origin_versions) {
+        std::vector<std::string> formats;
+        for (auto const& format : p.settings.catalog_formats)
+            formats.push_back(format.ducklake);
+        auto probed =
+            co_await probe_versions(p.origin, p.mirror_versions, std::move(formats), p.options.concurrency);
+        if (probed)
+            p.origin_versions = std::move(*probed);
+        else
+            p.report.warnings.push_back("could not re-examine published versions: " +
+                                        with_context(probed.error(), "origin").message);
+    }
+    if (p.origin_versions)
+        co_await detail::follow_published(p);
+}
+
 } // namespace
 
 awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync_options options,
@@ -309,9 +377,6 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
     };
 
     p.now = static_cast<std::int64_t>(std::time(nullptr));
-    report.allowed_signers_skipped = options.trust.signers.skipped.size();
-    for (auto const& skipped : options.trust.signers.skipped)
-        report.warnings.push_back(verify::skipped_line_warning(skipped));
     if (!catalog::reader_available())
         report.warnings.push_back("no catalog reader in this build (built without DuckDB): data files are taken "
                                   "from files.json, and catalogs are not checked");
@@ -332,24 +397,8 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
             co_return finish();
         }
     }
-    // What a killed pass left unfinished (S3's incomplete multipart uploads) is invisible
-    // to readers but costs storage: discard it before this pass writes its own.
-    if (auto discarded = co_await mirror.discard_incomplete_writes(); !discarded)
-        report.warnings.push_back("mirror: unfinished writes of an earlier pass were not discarded: " +
-                                  discarded.error().message);
-    else if (*discarded > 0)
-        report.warnings.push_back("mirror: discarded " + std::to_string(*discarded) +
-                                  " unfinished write(s) of an earlier pass (incomplete multipart uploads)");
-    if (options.trust.policy != verify::signature_policy::off && !p.settings.signers.empty()) {
-        // fdl.json's signers are never trusted; they are compared with the trusted keys.
-        report.announced_keys = verify::compare_announced_keys(p.settings.signers, options.trust.signers);
-        for (auto const& k : report.announced_keys.announced_not_trusted)
-            report.warnings.push_back("fdl.json announces a key that is not trusted here: " + k);
-        for (auto const& k : report.announced_keys.trusted_not_announced)
-            report.warnings.push_back("a trusted key is not announced in the origin's fdl.json: " + k);
-        for (auto const& k : report.announced_keys.unreadable)
-            report.warnings.push_back(k);
-    }
+    co_await discard_left_over_writes(p);
+    note_trust(p);
     auto origin_refs = co_await read_refs(origin, "origin", options.refs);
     if (!origin_refs) {
         report.fatal = origin_refs.error();
@@ -379,39 +428,13 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
     report.warnings.insert(report.warnings.end(), mirror_refs->warnings.begin(), mirror_refs->warnings.end());
 
     if (*create_fdl) {
-        if (auto empty = check_empty_mirror(p, *mirror_refs); !empty) {
-            report.fatal = empty.error();
-            co_return finish();
-        }
-        std::string wanted = **create_fdl;
-        auto created = co_await store::write_all(mirror, "fdl.json", std::move(**create_fdl),
-                                                 store::write_mode::create_only);
-        if (!created && created.error().code == store::store_errc::already_exists) {
-            // On S3 a PUT can land while its answer is lost, and the retry then finds the
-            // object this pass wrote: the same bytes are ours; anything else is not.
-            auto there = co_await store::read_all(mirror, "fdl.json", limits::fdl_json);
-            if (there && *there == wanted)
-                created = result<void>();
-        }
-        if (!created) {
-            report.fatal = with_context(created.error(), "mirror: fdl.json");
+        if (auto created = co_await create_fdl_json(p, std::move(**create_fdl), *mirror_refs); !created) {
+            report.fatal = created.error();
             co_return finish();
         }
     }
-
-    if (options.recheck_published && !p.origin_versions) {
-        std::vector<std::string> formats;
-        for (auto const& format : p.settings.catalog_formats)
-            formats.push_back(format.ducklake);
-        auto probed = co_await probe_versions(origin, p.mirror_versions, std::move(formats), options.concurrency);
-        if (probed)
-            p.origin_versions = std::move(*probed);
-        else
-            p.report.warnings.push_back("could not re-examine published versions: " +
-                                        with_context(probed.error(), "origin").message);
-    }
-    if (options.recheck_published && p.origin_versions)
-        co_await detail::follow_published(p);
+    if (options.recheck_published)
+        co_await recheck_published(p);
     auto order = co_await versions_to_mirror(p, origin_refs->refs);
     bool stopped = false;
     auto executor = co_await net::this_coro::executor;
