@@ -26,14 +26,27 @@ bool due(std::optional<double> const& next, double now) { return !next || now >=
 } // namespace
 
 template <class Result>
-awaitable<std::optional<Result>> repository_job::run_cuttable(awaitable<Result> work) {
+awaitable<std::optional<Result>> repository_job::run_cuttable(awaitable<Result> work,
+                                                              std::optional<std::chrono::milliseconds> limit) {
+    // The work runs as its own coroutine, so that a deadline or a shutdown can cut it
+    // (cancellation ends it at its next operation); this one waits for it to end.
     in_pass_ = true; // what cancel_pass cuts, and what a shutdown waits for
     cut_reason_.clear();
+    cut_failure_ = nullptr;
     std::optional<Result> finished;
     bool done = false;
     net::steady_timer until_done(services_.executor, net::steady_timer::time_point::max());
+    net::steady_timer deadline(services_.executor, net::steady_timer::time_point::max());
+    if (limit) {
+        deadline.expires_after(*limit);
+        deadline.async_wait([this](boost::system::error_code ec) {
+            if (!ec)
+                cancel_pass("the pass passed its pass_timeout");
+        });
+    }
     net::co_spawn(services_.executor, std::move(work),
                   net::bind_cancellation_slot(cut_.slot(), [&](std::exception_ptr e, Result out) {
+                      cut_failure_ = e;
                       if (!e)
                           finished = std::move(out);
                       done = true;
@@ -41,10 +54,15 @@ awaitable<std::optional<Result>> repository_job::run_cuttable(awaitable<Result> 
                   }));
     while (!done)
         co_await until_done.async_wait(use_op);
+    deadline.cancel();
     cut_.slot().clear();
     in_pass_ = false;
     co_return finished;
 }
+
+// One pass is cuttable work too (repository_job.cpp).
+template awaitable<std::optional<sync::sync_report>>
+repository_job::run_cuttable(awaitable<sync::sync_report>, std::optional<std::chrono::milliseconds>);
 
 awaitable<void> repository_job::audits_if_due() {
     if (!mirror_ || !origin_ || (lease_ && !lease_->held()))

@@ -321,106 +321,87 @@ awaitable<void> repository_job::one_pass() {
     double const started = record_now();
     state_.last_attempt = started;
     services_.stats->pass_started(name_, started);
-
-    sync::sync_report report;
-    std::optional<pass_outcome> cut_outcome;
-    std::string problem;
     bool const full_recheck = full_recheck_due(r.settings, started);
-    auto trust = load_trust(r);
-    std::optional<mirror_lock> lock; // one writer per folder mirror, as for `sync`
-    std::string lease_problem = std::move(lease_refused);
-    if (!trust) {
-        report.fatal = trust.error();
-    } else if (!lease_problem.empty()) {
-        report.fatal = make_error(store::store_errc::io_error, lease_problem);
-        report.io_failure = true;
-    } else if (!open_stores(problem)) {
-        report.fatal = make_error(store::store_errc::io_error, problem);
-        report.io_failure = true;
-    } else {
-        sync::sync_options options;
-        options.allow_rewind = r.settings.allow_rewind;
-        options.concurrency = r.settings.concurrency;
-        options.refs = {r.settings.max_refs, r.settings.max_ref_name_length};
-        options.before_first_write = folder_lock_step(r.mirror, lock);
-        options.pool = services_.pool;
-        options.trust = std::move(*trust);
-        options.catalogs = catalog_settings_of(*cfg);
-        if (services_.catalog_readers != nullptr)
-            options.catalogs.readers = *services_.catalog_readers;
-        options.memory = services_.memory;
-        options.shared_transfers = services_.transfers;
-        options.stop_requested = [this] { return stopping_; };
-        options.recheck_published = full_recheck; // else a quick pass: new versions and moved refs
-        services_.log->debug(name_, full_recheck ? "pass started: full recheck of the published versions"
-                                                 : "pass started: quick (new versions and moved refs)");
-
-        // The pass runs as its own coroutine, so that a deadline or a shutdown can cut it
-        // (cancellation ends it at its next operation); this one waits for it to end.
-        in_pass_ = true;
-        lease_lost_in_pass_ = false;
-        cut_reason_.clear();
-        std::optional<sync::sync_report> finished;
-        std::exception_ptr failure;
-        bool done = false;
-        net::steady_timer until_done(services_.executor, net::steady_timer::time_point::max());
-        net::steady_timer deadline(services_.executor, r.settings.pass_timeout);
-        deadline.async_wait([this](boost::system::error_code ec) {
-            if (!ec)
-                cancel_pass("the pass passed its pass_timeout");
-        });
-        auto on_end = [&](std::exception_ptr e, sync::sync_report out) {
-            failure = e;
-            if (!e)
-                finished = std::move(out);
-            done = true;
-            until_done.cancel();
-        };
-        net::co_spawn(services_.executor, sync::run_sync(*origin_, *mirror_, std::move(options), nullptr),
-                      net::bind_cancellation_slot(cut_.slot(), on_end));
-        while (!done)
-            co_await until_done.async_wait(use_op);
-        deadline.cancel();
-        cut_.slot().clear();
-        in_pass_ = false;
-        if (finished) {
-            report = std::move(*finished);
-        } else {
-            // Cut (or, were it a bug, thrown): the engine's publish order kept the mirror
-            // consistent; what was copied stays for the next pass.
-            std::string why = cut_reason_.empty() ? "the pass stopped on an internal error" : cut_reason_;
-            if (cut_reason_.empty()) {
-                try {
-                    std::rethrow_exception(failure);
-                } catch (std::exception const& e) {
-                    why += std::string(": ") + e.what();
-                } catch (...) {
-                    why += ": an exception that is not a std::exception";
-                }
-            }
-            report.fatal = make_error(store::store_errc::io_error, "pass cut: " + why);
-            cut_outcome = stopping_ ? std::nullopt : std::optional(pass_outcome::timeout);
-            if (std::exchange(lease_lost_in_pass_, false) && !stopping_) {
-                // Not the repository's failure: another daemon mirrors it now.
-                services_.log->warning(name_, "pass cut: " + why);
-                co_return;
-            }
-            if (stopping_) { // shutdown: not the repository's failure, nothing to count
-                services_.log->warning(name_, "pass cut by shutdown; the next start goes on from here");
-                co_return;
-            }
-        }
-    }
-
-    if (retired_)
-        co_return; // removed from the configuration: its series are gone
-    if (stopping_ && report.fatal && report.fatal->code == sync::sync_errc::stopped) {
+    std::optional<pass_outcome> cut_outcome;
+    auto report = co_await run_pass(*cfg, r, full_recheck, std::move(lease_refused), cut_outcome);
+    if (!report || retired_)
+        co_return; // cut by a lost lease or a shutdown, or removed from the configuration
+    if (stopping_ && report->fatal && report->fatal->code == sync::sync_errc::stopped) {
         // A shutdown, not the repository's failure: nothing to count.
         services_.log->info(name_, "pass stopped for shutdown after publishing " +
-                                       std::to_string(report.published.size()) + " version(s); the next start goes on");
+                                       std::to_string(report->published.size()) + " version(s); the next start goes on");
         save_state();
         co_return;
     }
+    account_pass(r, *report, cut_outcome, started, full_recheck);
+}
+
+awaitable<std::optional<sync::sync_report>> repository_job::run_pass(config::daemon_config const& cfg,
+                                                                     config::repository_config const& r,
+                                                                     bool full_recheck, std::string lease_refused,
+                                                                     std::optional<pass_outcome>& cut_outcome) {
+    sync::sync_report report;
+    std::string problem;
+    auto trust = load_trust(r);
+    if (!trust) {
+        report.fatal = trust.error();
+        co_return report;
+    }
+    if (!lease_refused.empty() || !open_stores(problem)) {
+        report.fatal = make_error(store::store_errc::io_error, lease_refused.empty() ? problem : lease_refused);
+        report.io_failure = true;
+        co_return report;
+    }
+    std::optional<mirror_lock> lock; // one writer per folder mirror, as for `sync`
+    sync::sync_options options;
+    options.allow_rewind = r.settings.allow_rewind;
+    options.concurrency = r.settings.concurrency;
+    options.refs = {r.settings.max_refs, r.settings.max_ref_name_length};
+    options.before_first_write = folder_lock_step(r.mirror, lock);
+    options.pool = services_.pool;
+    options.trust = std::move(*trust);
+    options.catalogs = catalog_settings_of(cfg);
+    if (services_.catalog_readers != nullptr)
+        options.catalogs.readers = *services_.catalog_readers;
+    options.memory = services_.memory;
+    options.shared_transfers = services_.transfers;
+    options.stop_requested = [this] { return stopping_; };
+    options.recheck_published = full_recheck; // else a quick pass: new versions and moved refs
+    services_.log->debug(name_, full_recheck ? "pass started: full recheck of the published versions"
+                                             : "pass started: quick (new versions and moved refs)");
+    lease_lost_in_pass_ = false;
+    auto finished = co_await run_cuttable(sync::run_sync(*origin_, *mirror_, std::move(options), nullptr),
+                                          r.settings.pass_timeout);
+    if (finished)
+        co_return std::move(*finished);
+    // Cut (or, were it a bug, thrown): the engine's publish order kept the mirror
+    // consistent; what was copied stays for the next pass.
+    std::string why = cut_reason_.empty() ? "the pass stopped on an internal error" : cut_reason_;
+    if (cut_reason_.empty() && cut_failure_) {
+        try {
+            std::rethrow_exception(cut_failure_);
+        } catch (std::exception const& e) {
+            why += std::string(": ") + e.what();
+        } catch (...) {
+            why += ": an exception that is not a std::exception";
+        }
+    }
+    if (std::exchange(lease_lost_in_pass_, false) && !stopping_) {
+        // Not the repository's failure: another daemon mirrors it now.
+        services_.log->warning(name_, "pass cut: " + why);
+        co_return std::nullopt;
+    }
+    if (stopping_) { // shutdown: not the repository's failure, nothing to count
+        services_.log->warning(name_, "pass cut by shutdown; the next start goes on from here");
+        co_return std::nullopt;
+    }
+    report.fatal = make_error(store::store_errc::io_error, "pass cut: " + why);
+    cut_outcome = pass_outcome::timeout;
+    co_return report;
+}
+
+void repository_job::account_pass(config::repository_config const& r, sync::sync_report const& report,
+                                  std::optional<pass_outcome> cut_outcome, double started, bool full_recheck) {
     double const ended = record_now();
     finished_pass pass;
     pass.outcome = cut_outcome.value_or(outcome_of(report));

@@ -118,10 +118,23 @@ private:
     awaitable<void> audits_if_due();
     awaitable<void> scrub_step();
     awaitable<void> origin_check();
-    /// Runs `work` as a pass runs: a shutdown (cancel_pass) cuts it; nullopt when cut.
+    /// Runs `work` as a pass runs: a shutdown (cancel_pass) cuts it, and so does `limit`
+    /// when given (cut_reason_ says which); nullopt when cut, or when it threw (a bug:
+    /// cut_failure_ holds the exception).
     template <class Result>
-    awaitable<std::optional<Result>> run_cuttable(awaitable<Result> work);
+    awaitable<std::optional<Result>> run_cuttable(awaitable<Result> work,
+                                                  std::optional<std::chrono::milliseconds> limit = {});
     awaitable<void> one_pass();
+    /// The sync pass itself, with the options of `r`: its report, or nullopt when it was cut
+    /// by a lost lease or a shutdown (nothing to count). `cut_outcome` is set when a
+    /// deadline cut it.
+    awaitable<std::optional<sync::sync_report>> run_pass(config::daemon_config const& cfg,
+                                                         config::repository_config const& r, bool full_recheck,
+                                                         std::string lease_refused,
+                                                         std::optional<pass_outcome>& cut_outcome);
+    /// What a pass that ended leaves: its record, metrics, log line, state and next wait.
+    void account_pass(config::repository_config const& r, sync::sync_report const& report,
+                      std::optional<pass_outcome> cut_outcome, double started, bool full_recheck);
     /// Opens the stores when they are not open; false (and logs why) when one cannot be.
     bool open_stores(std::string& problem);
     void close_stores();
@@ -142,6 +155,7 @@ private:
     net::cancellation_signal cut_; ///< cuts the pass in hand
     net::cancellation_signal slot_wait_; ///< ends the wait for a pass slot (stop)
     std::string cut_reason_;
+    std::exception_ptr cut_failure_; ///< what the last cuttable work threw, if it did
     bool stopping_ = false;
     bool retired_ = false;
     bool in_pass_ = false;
