@@ -116,6 +116,67 @@ std::optional<std::uint64_t> range_start(std::string_view content_range) {
     return start;
 }
 
+/// A final answer of status 300 or more, as an error: the status's class, with an S3-style
+/// <Code> (SlowDown, InternalError), which says more than the status and survives into
+/// the message when the retries run out; transient where the protocol says so (S3's 400s).
+error failure_of(response_head const& answer, std::string const& where, client_settings const& settings) {
+    auto failure = status_error(answer.status, where);
+    if (auto code_at = answer.error_body.find("<Code>"); code_at != std::string::npos) {
+        auto end = answer.error_body.find("</Code>", code_at);
+        if (end != std::string::npos && end - code_at - 6 <= 64)
+            failure.message += " " + answer.error_body.substr(code_at + 6, end - code_at - 6);
+    }
+    if (settings.transient_answer && settings.transient_answer(answer.status, answer.error_body))
+        failure.code = store::store_errc::transient;
+    return failure;
+}
+
+/// How long an answer's Retry-After (in seconds) asks to wait, within `cap`.
+std::optional<std::chrono::milliseconds> retry_after(response_head const& answer, std::chrono::seconds cap) {
+    auto after = answer.header("retry-after");
+    if (!after)
+        return std::nullopt;
+    std::uint64_t seconds = 0;
+    auto [end, ec] = std::from_chars(after->data(), after->data() + after->size(), seconds);
+    if (ec != std::errc() || end != after->data() + after->size())
+        return std::nullopt;
+    return std::chrono::seconds(std::min<std::uint64_t>(seconds, static_cast<std::uint64_t>(cap.count())));
+}
+
+/// The redirects of one fetch: each is resolved against the request's location and judged
+/// against where the fetch started (redirects.hpp); past max_redirects, refused.
+class redirect_chain {
+public:
+    explicit redirect_chain(location start) : start_(std::move(start)) {}
+
+    /// Points `req` at the answer's Location, or says why not.
+    result<void> follow(request& req, response_head const& answer, client_settings const& settings) {
+        auto target = answer.header("location");
+        if (!target)
+            return make_error(store::store_errc::rejected,
+                              req.where.text() + ": HTTP " + std::to_string(answer.status) + " without a Location");
+        auto next = resolve_redirect(req.where, *target);
+        if (!next)
+            return next.error();
+        if (count_ == 0)
+            start_internal_ = answer.internal_peer; // whether the origin answered from an internal address
+        auto verdict = decide_redirect(start_, start_internal_, *next, settings.redirect_hosts);
+        if (!verdict.follow)
+            return make_error(store::store_errc::rejected, verdict.why);
+        req.public_addresses_only = verdict.public_addresses_only;
+        if (++count_ > settings.max_redirects)
+            return make_error(store::store_errc::rejected, req.where.text() + ": more than " +
+                                                               std::to_string(settings.max_redirects) + " redirects");
+        req.where = std::move(*next);
+        return {};
+    }
+
+private:
+    location const start_;
+    bool start_internal_ = false;
+    unsigned count_ = 0;
+};
+
 } // namespace
 
 struct client::impl {
@@ -304,9 +365,7 @@ awaitable<result<response_head>> client::fetch(request req, store::byte_sink* bo
     counting_sink counted(body);
     store::byte_sink* sink = body != nullptr ? &counted : nullptr;
     std::optional<std::string> etag; // of the body being streamed, for resuming it
-    unsigned redirects = 0;
-    location const start = req.where;
-    bool start_internal = false; // whether the origin answered from an internal address
+    redirect_chain redirects(req.where);
     std::optional<error> last;
     for (unsigned attempt = 0; attempt < impl_->settings.max_attempts;) {
         std::uint64_t resume_from = counted.delivered();
@@ -329,24 +388,8 @@ awaitable<result<response_head>> client::fetch(request req, store::byte_sink* bo
         if (answer) {
             auto const status = answer->status;
             if (is_redirect(status) && req.follow_redirects) {
-                auto target = answer->header("location");
-                if (!target)
-                    co_return make_error(store::store_errc::rejected,
-                                         req.where.text() + ": HTTP " + std::to_string(status) + " without a Location");
-                auto next = resolve_redirect(req.where, *target);
-                if (!next)
-                    co_return next.error();
-                if (redirects == 0)
-                    start_internal = answer->internal_peer;
-                auto verdict = decide_redirect(start, start_internal, *next, impl_->settings.redirect_hosts);
-                if (!verdict.follow)
-                    co_return make_error(store::store_errc::rejected, verdict.why);
-                req.public_addresses_only = verdict.public_addresses_only;
-                if (++redirects > impl_->settings.max_redirects)
-                    co_return make_error(store::store_errc::rejected,
-                                         req.where.text() + ": more than " +
-                                             std::to_string(impl_->settings.max_redirects) + " redirects");
-                req.where = std::move(*next);
+                if (auto followed = redirects.follow(req, *answer, impl_->settings); !followed)
+                    co_return followed.error();
                 continue;
             }
             if (resume_from > 0 && status == 200)
@@ -361,26 +404,10 @@ awaitable<result<response_head>> client::fetch(request req, store::byte_sink* bo
             }
             if (status < 300 || status == 304)
                 co_return answer;
-            auto failure = status_error(status, req.where.text());
-            // An S3-style <Code> (SlowDown, InternalError) says more than the status, and
-            // survives into the message when the retries run out.
-            if (auto code_at = answer->error_body.find("<Code>"); code_at != std::string::npos) {
-                auto end = answer->error_body.find("</Code>", code_at);
-                if (end != std::string::npos && end - code_at - 6 <= 64)
-                    failure.message += " " + answer->error_body.substr(code_at + 6, end - code_at - 6);
-            }
-            auto const& transient_answer = impl_->settings.transient_answer;
-            if (transient_answer && transient_answer(status, answer->error_body))
-                failure.code = store::store_errc::transient; // the protocol says so (S3's 400s)
+            auto failure = failure_of(*answer, req.where.text(), impl_->settings);
             if (!store::is_retryable(failure.code))
                 co_return answer; // final: the caller judges it (S3 reads its error body)
-            if (auto after = answer->header("retry-after")) {
-                std::uint64_t seconds = 0;
-                auto [end, ec] = std::from_chars(after->data(), after->data() + after->size(), seconds);
-                if (ec == std::errc() && end == after->data() + after->size())
-                    wait = std::chrono::seconds(
-                        std::min<std::uint64_t>(seconds, impl_->settings.retry_after_cap.count()));
-            }
+            wait = retry_after(*answer, impl_->settings.retry_after_cap);
             last = std::move(failure);
         } else {
             if (!store::is_retryable(answer.error().code))
