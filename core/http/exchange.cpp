@@ -184,14 +184,12 @@ awaitable<result<void>> receive_body_on_pool(Stream& stream, connection& c, clie
     co_return result<void>{};
 }
 
-/// Sends the request and reads the answer on one stream type (plain or TLS); fills in
-/// `outcome` as it goes.
+using answer_parser = bhttp::response_parser<bhttp::buffer_body>;
+
+/// Sends `req` on `stream`: its body from the caller's string, not copied.
 template <class Stream>
-awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, client_settings const& settings,
-                                              request const& req, store::byte_sink* body, exchange_outcome& outcome,
-                                              response_head* seen) {
-    std::string what = req.where.text();
-    // The body is sent from the caller's string, not copied into the message.
+awaitable<result<void>> send_request(Stream& stream, connection& c, client_settings const& settings,
+                                     request const& req, std::string const& what, exchange_outcome& outcome) {
     bhttp::request<bhttp::span_body<char const>> out{bhttp::string_to_verb(req.method), req.where.target(), 11};
     out.set(bhttp::field::host, req.where.host_header());
     out.set(bhttp::field::user_agent, settings.user_agent);
@@ -205,25 +203,30 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
     auto [write_ec, written] = co_await bhttp::async_write(stream, out, use_op);
     if (write_ec)
         co_return transport_error(what, "sending the request", write_ec, request_failure::reset, outcome.failure);
+    co_return result<void>();
+}
 
-    // Interim answers (100 Continue, 102, 103 Early Hints) come before the final one and
-    // are skipped (RFC 9110, section 15.2); a parser reads one message, so each has its own.
-    std::optional<bhttp::response_parser<bhttp::buffer_body>> head_parser;
-    bool no_body = req.method == "HEAD";
+/// Reads the final answer's head into `parser`. Interim answers (100 Continue, 102, 103
+/// Early Hints) come before the final one and are skipped (RFC 9110, section 15.2); a
+/// parser reads one message, so each has its own.
+template <class Stream>
+awaitable<result<void>> read_final_head(Stream& stream, connection& c, client_settings const& settings,
+                                        bool no_body, std::optional<answer_parser>& parser, std::string const& what,
+                                        exchange_outcome& outcome) {
     for (int interim = 0;; ++interim) {
-        head_parser.emplace();
-        head_parser->body_limit(boost::none); // the caller's sink checks sizes against what is pinned
+        parser.emplace();
+        parser->body_limit(boost::none); // the caller's sink checks sizes against what is pinned
         if (no_body)
-            head_parser->skip(true);
+            parser->skip(true);
         c.lowest().expires_after(settings.header_timeout);
         acknowledge_at_once(c.lowest().socket().native_handle());
-        auto [head_ec, head_bytes] = co_await bhttp::async_read_header(stream, c.buffer, *head_parser, use_op);
+        auto [head_ec, head_bytes] = co_await bhttp::async_read_header(stream, c.buffer, *parser, use_op);
         if (head_ec)
             co_return transport_error(what, "reading the response head", head_ec, request_failure::reset,
                                       outcome.failure);
-        unsigned status = head_parser->get().result_int();
+        unsigned status = parser->get().result_int();
         if (status < 100 || status >= 200 || status == 101)
-            break; // final (101 is never asked for: it is malformed below)
+            co_return result<void>(); // final (101 is never asked for: it is malformed below)
         if (interim == max_interim_answers) {
             outcome.failure = request_failure::protocol;
             co_return make_error(store::store_errc::transient,
@@ -231,16 +234,20 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
                                      " interim (1xx) answers before the final one");
         }
     }
-    auto& parser = *head_parser;
+}
 
+/// The final answer's head, checked: a status that is an HTTP status, and for a resumed
+/// read the ETag of the bytes already taken.
+result<response_head> head_of(answer_parser const& parser, request const& req, std::string const& what,
+                              exchange_outcome& outcome, response_head* seen) {
     auto const& message = parser.get();
     // Beast reads any three digits ("002", "999"): a malformed answer, and the connection
     // is not trusted with another request.
     if (!is_http_status(message.result_int())) {
         outcome.failure = request_failure::protocol;
-        co_return make_error(store::store_errc::transient,
-                             what + ": a malformed answer (status " + std::to_string(message.result_int()) +
-                                 " is not an HTTP status)");
+        return make_error(store::store_errc::transient,
+                          what + ": a malformed answer (status " + std::to_string(message.result_int()) +
+                              " is not an HTTP status)");
     }
     response_head head;
     head.status = message.result_int();
@@ -257,43 +264,23 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
     for (auto const& [name, pinned] : req.headers)
         if (name == "If-Range" && head.status == 206 && head.header("etag") != pinned) {
             outcome.failure = request_failure::protocol; // its body is left unread
-            co_return make_error(store::store_errc::transient,
-                                 what + ": changed while it was read (the rest came with ETag " +
-                                     head.header("etag").value_or("none").substr(0, 80) + ", not " +
-                                     pinned.substr(0, 80) + ")");
+            return make_error(store::store_errc::transient,
+                              what + ": changed while it was read (the rest came with ETag " +
+                                  head.header("etag").value_or("none").substr(0, 80) + ", not " +
+                                  pinned.substr(0, 80) + ")");
         }
+    return head;
+}
 
-    bool success = head.status >= 200 && head.status < 300;
-    // Beast sizes each socket read by the room left in the connection's buffer, which the
-    // head left at 512 bytes: without room, a 256 MiB body takes half a million reads.
-    // Chunks of 256 KiB reach copy_object's threshold for hashing on the thread pool, so
-    // large bodies are hashed off the I/O thread, on the other core. A smaller body gets a
-    // chunk and a buffer of its own size: a connection per transfer holding 512 KiB for a
-    // 16 KiB file would cost megabytes at high concurrency.
-    constexpr std::size_t chunk_bytes = 256 * 1024, least_chunk_bytes = 4 * 1024;
-    std::size_t room = chunk_bytes;
-    if (head.content_length)
-        room = static_cast<std::size_t>(
-            std::clamp<std::uint64_t>(*head.content_length, least_chunk_bytes, chunk_bytes));
-    // A large body is received on the pool, straight into the chunk.
-    bool const pooled = settings.receive_pool != nullptr && success && body != nullptr && !no_body &&
-                        head.content_length && *head.content_length >= settings.receive_on_pool_from;
-    // The chunk and the connection's buffer (Beast reads into it) come out of the budget
-    // (take_read_buffer).
-    std::uint64_t const charge = (pooled ? 1 : 2) * std::uint64_t{room};
-    auto buffers = store::take_read_buffer(settings.memory, room, small_read_chunk, charge);
-    room = buffers.bytes;
-    std::vector<char> chunk(room);
-    if (pooled) {
-        auto got =
-            co_await receive_body_on_pool(stream, c, settings, *head.content_length, chunk, *body, what, outcome);
-        if (!got)
-            co_return got.error();
-        outcome.reusable = message.keep_alive();
-        co_return head;
-    }
-    c.buffer.reserve(room);
-    std::size_t kept_error_bytes = 16 * 1024;
+/// Reads the body through `chunk` on the I/O thread: a success's into `body`, an error's
+/// first 16 KiB into head.error_body. False when it stopped early on a large error body
+/// (the connection is not worth draining).
+template <class Stream>
+awaitable<result<bool>> read_body(Stream& stream, connection& c, client_settings const& settings,
+                                  answer_parser& parser, std::vector<char>& chunk, store::byte_sink* body,
+                                  response_head& head, std::string const& what, exchange_outcome& outcome) {
+    bool const success = head.status >= 200 && head.status < 300;
+    std::size_t const kept_error_bytes = 16 * 1024;
     std::size_t filled = 0; // bytes of `chunk` read and not yet delivered
     std::uint64_t received = 0;
     auto const body_started = std::chrono::steady_clock::now();
@@ -326,7 +313,7 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
             } else if (!success && head.error_body.size() < kept_error_bytes) {
                 head.error_body.append(chunk.data(), std::min(got, kept_error_bytes - head.error_body.size()));
             } else if (!success) {
-                co_return head; // a large error body: the connection is not worth draining
+                co_return false;
             }
         }
         if (read_ec) {
@@ -340,12 +327,69 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
             co_return transport_error(what, "reading the body", read_ec, request_failure::truncated, outcome.failure);
         }
     }
+    co_return true;
+}
+
+/// Sends the request and reads the answer on one stream type (plain or TLS); fills in
+/// `outcome` as it goes.
+template <class Stream>
+awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, client_settings const& settings,
+                                              request const& req, store::byte_sink* body, exchange_outcome& outcome,
+                                              response_head* seen) {
+    std::string what = req.where.text();
+    if (auto sent = co_await send_request(stream, c, settings, req, what, outcome); !sent)
+        co_return sent.error();
+    std::optional<answer_parser> head_parser;
+    bool const no_body = req.method == "HEAD";
+    if (auto read = co_await read_final_head(stream, c, settings, no_body, head_parser, what, outcome); !read)
+        co_return read.error();
+    auto& parser = *head_parser;
+    auto checked = head_of(parser, req, what, outcome, seen);
+    if (!checked)
+        co_return checked.error();
+    response_head head = std::move(*checked);
+
+    bool success = head.status >= 200 && head.status < 300;
+    // Beast sizes each socket read by the room left in the connection's buffer, which the
+    // head left at 512 bytes: without room, a 256 MiB body takes half a million reads.
+    // Chunks of 256 KiB reach copy_object's threshold for hashing on the thread pool, so
+    // large bodies are hashed off the I/O thread, on the other core. A smaller body gets a
+    // chunk and a buffer of its own size: a connection per transfer holding 512 KiB for a
+    // 16 KiB file would cost megabytes at high concurrency.
+    constexpr std::size_t chunk_bytes = 256 * 1024, least_chunk_bytes = 4 * 1024;
+    std::size_t room = chunk_bytes;
+    if (head.content_length)
+        room = static_cast<std::size_t>(
+            std::clamp<std::uint64_t>(*head.content_length, least_chunk_bytes, chunk_bytes));
+    // A large body is received on the pool, straight into the chunk.
+    bool const pooled = settings.receive_pool != nullptr && success && body != nullptr && !no_body &&
+                        head.content_length && *head.content_length >= settings.receive_on_pool_from;
+    // The chunk and the connection's buffer (Beast reads into it) come out of the budget
+    // (take_read_buffer).
+    std::uint64_t const charge = (pooled ? 1 : 2) * std::uint64_t{room};
+    auto buffers = store::take_read_buffer(settings.memory, room, small_read_chunk, charge);
+    room = buffers.bytes;
+    std::vector<char> chunk(room);
+    if (pooled) {
+        auto got =
+            co_await receive_body_on_pool(stream, c, settings, *head.content_length, chunk, *body, what, outcome);
+        if (!got)
+            co_return got.error();
+        outcome.reusable = parser.get().keep_alive();
+        co_return head;
+    }
+    c.buffer.reserve(room);
+    auto whole = co_await read_body(stream, c, settings, parser, chunk, body, head, what, outcome);
+    if (!whole)
+        co_return whole.error();
+    if (!*whole)
+        co_return head; // a large error body, left unread
     if (c.buffer.size() > 0 && head.content_length && success && !no_body) {
         outcome.failure = request_failure::protocol;
         co_return make_error(store::store_errc::rejected, what + ": the server sent more bytes than its Content-Length (" +
                                                               std::to_string(*head.content_length) + ")");
     }
-    outcome.reusable = message.keep_alive() && c.buffer.size() == 0;
+    outcome.reusable = parser.get().keep_alive() && c.buffer.size() == 0;
     // An idle connection in the pool keeps only a small buffer; the next large body
     // reserves its room again.
     if (outcome.reusable && c.buffer.capacity() > least_chunk_bytes)
