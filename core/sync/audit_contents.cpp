@@ -237,6 +237,56 @@ audited_file catalog_entry(audit_context const& c, std::string key, fdl::pinned_
 
 } // namespace
 
+namespace {
+
+/// The catalog gate over an audited version, its catalogs in other formats with it, then
+/// the data files the catalog names; each catalog's contents within `max_memory`.
+awaitable<void> audit_by_catalog(audit_context& c, version_audit& v, std::string const& folder,
+                                 fdl::version_record const& record, fdl::files_index const* index,
+                                 std::vector<other_catalog> const& others, std::uint64_t max_memory) {
+    bool scratch_failed = false;
+    auto verdict = co_await check_version_catalogs(c.repo, folder, record, index, others, c.scratch,
+                                                   c.options.catalogs, c.pool, scratch_failed, max_memory);
+    c.scratch.forget(folder);
+    v.files.push_back(catalog_entry(c, folder + record.catalog->path, *record.catalog, verdict));
+    if (!verdict) {
+        v.problems.push_back(noted(c, verdict.error()));
+        co_return;
+    }
+    // Compared with the catalog, not pinned: their copies were hashed, the digests not kept.
+    for (auto const& other : others) {
+        bool checked = verdict->checked_copies.contains(folder + other.path);
+        if (checked || other.bytes) // listed, or probed and found
+            v.files.push_back({folder + other.path, file_role::other_catalog, other.bytes, std::nullopt,
+                               file_voucher::observed, checked});
+    }
+    v.catalog = summarise(verdict->contents);
+    for (auto const& key : verdict->checked_copies)
+        if (key.starts_with(folder + "catalogs/"))
+            v.catalog->other_formats_checked.push_back(key.substr(folder.size()));
+    v.problems.insert(v.problems.end(), verdict->problems.begin(), verdict->problems.end());
+    v.tables = verdict->contents.tables.size();
+    v.data_source = "catalog";
+    co_await check_data_files(c, v, verdict->contents.needed);
+}
+
+/// DuckDB replays a .wal beside a catalog: readers would see another catalog.
+awaitable<void> check_no_wal(audit_context& c, version_audit& part, std::string const& folder,
+                             fdl::version_record const& record) {
+    if (!record.catalog)
+        co_return;
+    std::string wal = folder + record.catalog->path + ".wal";
+    auto found = co_await c.repo.stat(wal);
+    if (found)
+        part.problems.push_back(make_error(catalog::catalog_errc::bad_catalog,
+                                           wal + ": a write-ahead log beside the frozen catalog, which readers "
+                                                 "would replay"));
+    else if (found.error().code != store::store_errc::not_found)
+        part.problems.push_back(noted(c, found.error()));
+}
+
+} // namespace
+
 awaitable<void> audit_live_contents(audit_context& c, version_audit& v, std::string const& folder,
                                     fdl::version_record const& record) {
     bool read_catalog = record.catalog && catalog::reader_available();
@@ -269,17 +319,7 @@ awaitable<void> audit_live_contents(audit_context& c, version_audit& v, std::str
         while (next_read < 4) {
             switch (next_read++) {
             case 0:
-                if (record.catalog) {
-                    // DuckDB replays a .wal beside a catalog: readers would see another catalog.
-                    std::string wal = folder + record.catalog->path + ".wal";
-                    auto found = co_await c.repo.stat(wal);
-                    if (found)
-                        wal_part.problems.push_back(make_error(catalog::catalog_errc::bad_catalog,
-                                                               wal + ": a write-ahead log beside the frozen catalog, "
-                                                                     "which readers would replay"));
-                    else if (found.error().code != store::store_errc::not_found)
-                        wal_part.problems.push_back(noted(c, found.error()));
-                }
+                co_await check_no_wal(c, wal_part, folder, record);
                 break;
             case 1:
                 if (record.dataset)
@@ -323,31 +363,7 @@ awaitable<void> audit_live_contents(audit_context& c, version_audit& v, std::str
     }
     merge(others_part);
     if (read_catalog) {
-        bool scratch_failed = false;
-        fdl::files_index const* checked_index = index ? &*index : nullptr;
-        auto verdict = co_await check_version_catalogs(c.repo, folder, record, checked_index, others, c.scratch,
-                                                       c.options.catalogs, c.pool, scratch_failed, allowed / 4);
-        c.scratch.forget(folder);
-        v.files.push_back(catalog_entry(c, folder + record.catalog->path, *record.catalog, verdict));
-        if (!verdict) {
-            v.problems.push_back(noted(c, verdict.error()));
-            co_return;
-        }
-        // Compared with the catalog, not pinned: their copies were hashed, the digests not kept.
-        for (auto const& other : others) {
-            bool checked = verdict->checked_copies.contains(folder + other.path);
-            if (checked || other.bytes) // listed, or probed and found
-                v.files.push_back({folder + other.path, file_role::other_catalog, other.bytes, std::nullopt,
-                                   file_voucher::observed, checked});
-        }
-        v.catalog = summarise(verdict->contents);
-        for (auto const& key : verdict->checked_copies)
-            if (key.starts_with(folder + "catalogs/"))
-                v.catalog->other_formats_checked.push_back(key.substr(folder.size()));
-        v.problems.insert(v.problems.end(), verdict->problems.begin(), verdict->problems.end());
-        v.tables = verdict->contents.tables.size();
-        v.data_source = "catalog";
-        co_await check_data_files(c, v, verdict->contents.needed);
+        co_await audit_by_catalog(c, v, folder, record, index ? &*index : nullptr, others, allowed / 4);
         co_return;
     }
     if (!index) {

@@ -29,6 +29,39 @@ bool is_finding(error const& e) {
            e.code == sync_errc::missing_file || e.code == sync_errc::not_a_regular_file;
 }
 
+/// The files of one step: after position.after, in name order, up to the first whose
+/// bytes reach `budget`. It depends on the ledger's sizes alone, not on what the reads
+/// find: the same files whether they are read one at a time or overlapped. Held as the
+/// first such files of those seen so far: a file beyond them is dropped as soon as the
+/// ones before it reach the budget, and never comes back (the ones kept only get smaller).
+struct step_slice {
+    data_ledger chosen;
+    bool files_beyond = false; ///< a file after the slice: the round goes on
+};
+
+awaitable<result<step_slice>> choose_slice(store::store& mirror, std::string const& after, std::uint64_t budget,
+                                           ledger_reads const& reads) {
+    step_slice slice;
+    std::uint64_t planned = 0;
+    ledger_visitor choose = [&](data_ledger& entries) -> awaitable<result<void>> {
+        for (auto const& [path, entry] : entries) {
+            if (path <= after)
+                continue;
+            slice.chosen.emplace(path, entry);
+            planned += entry.bytes;
+            while (slice.chosen.size() > 1 && planned - std::prev(slice.chosen.end())->second.bytes >= budget) {
+                planned -= std::prev(slice.chosen.end())->second.bytes;
+                slice.chosen.erase(std::prev(slice.chosen.end()));
+                slice.files_beyond = true;
+            }
+        }
+        co_return result<void>();
+    };
+    if (auto walked = co_await for_each_new_ledger_entries(mirror, choose, reads); !walked)
+        co_return with_context(walked.error(), "mirror");
+    co_return slice;
+}
+
 } // namespace
 
 awaitable<scrub_step_report> scrub_step(store::store& mirror, scrub_position& position, double fraction,
@@ -59,34 +92,14 @@ awaitable<scrub_step_report> scrub_step(store::store& mirror, scrub_position& po
     // This step's share of a round; a file is never cut, so the step may read a little more.
     double const share = std::ceil(static_cast<double>(report.ledger_bytes) * std::clamp(fraction, 0.0, 1.0));
     std::uint64_t const budget = static_cast<std::uint64_t>(std::max(1.0, share));
-    // The slice: the files after position.after, in name order, up to the first whose
-    // bytes reach the budget. It depends on the ledger's sizes alone, not on what the reads
-    // find: the same files whether they are read one at a time or overlapped. Held as the
-    // first such files of those seen so far: a file beyond them is dropped as soon as the
-    // ones before it reach the budget, and never comes back (the ones kept only get smaller).
-    data_ledger chosen;
-    std::uint64_t planned = 0;
-    bool files_beyond = false; ///< a file after the slice: the round goes on
-    ledger_visitor choose = [&](data_ledger& entries) -> awaitable<result<void>> {
-        for (auto const& [path, entry] : entries) {
-            if (path <= position.after)
-                continue;
-            chosen.emplace(path, entry);
-            planned += entry.bytes;
-            while (chosen.size() > 1 && planned - std::prev(chosen.end())->second.bytes >= budget) {
-                planned -= std::prev(chosen.end())->second.bytes;
-                chosen.erase(std::prev(chosen.end()));
-                files_beyond = true;
-            }
-        }
-        co_return result<void>();
-    };
-    if (auto walked = co_await for_each_new_ledger_entries(mirror, choose, reads); !walked) {
-        report.failure = with_context(walked.error(), "mirror");
+    auto chosen = co_await choose_slice(mirror, position.after, budget, reads);
+    if (!chosen) {
+        report.failure = chosen.error();
         co_return report;
     }
+    bool const files_beyond = chosen->files_beyond;
     std::vector<data_ledger::const_iterator> slice;
-    for (auto it = chosen.begin(); it != chosen.end(); ++it)
+    for (auto it = chosen->chosen.begin(); it != chosen->chosen.end(); ++it)
         slice.push_back(it);
     // Up to `concurrency` reads in flight, each verdict in its file's slot. A read that
     // fails for another reason than the file stops the pulling of more: every file before
