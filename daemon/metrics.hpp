@@ -1,6 +1,7 @@
 #pragma once
-// The daemon's Prometheus metrics: the only file pair that knows prometheus-cpp
-// (docs/development.md, "Metrics, alerts and logs"). Names and labels are the ones docs/operations.md and systemd/fdl-mirror.rules.yml
+// The daemon's Prometheus metrics. Only metrics.cpp, metrics_passes.cpp and their private
+// detail/metrics_impl.hpp know prometheus-cpp (docs/development.md, "Metrics, alerts and
+// logs"). Names and labels are the ones docs/operations.md and systemd/fdl-mirror.rules.yml
 // use. Every series a rule watches is created at 0 when its repository is declared, so
 // that increase() sees the first failure.
 
