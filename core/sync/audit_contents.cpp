@@ -352,8 +352,8 @@ awaitable<void> audit_live_contents(audit_context& c, version_audit& v, std::str
     std::optional<fdl::files_index> index;
     if (files) {
         std::string files_key = folder + record.files->path;
-        auto parsed = fdl::parse_files_index(*files, files_key,
-                                             allowed ? static_cast<std::size_t>(allowed / 4) : fdl::default_max_tree_bytes);
+        std::size_t const tree_limit = allowed ? static_cast<std::size_t>(allowed / 4) : fdl::default_max_tree_bytes;
+        auto parsed = fdl::parse_files_index(*files, files_key, tree_limit);
         if (parsed)
             index = std::move(*parsed);
         else if (parsed.error().code == fdl::fdl_errc::too_large)

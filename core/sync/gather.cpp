@@ -43,7 +43,6 @@ public:
     static version_allowance unlimited() { return version_allowance(); }
     explicit version_allowance(std::uint64_t bytes) : left_(bytes), limited_(true) {}
 
-    bool limited() const { return limited_; }
     /// Takes `bytes`, or fails with over_memory_limit naming `what` (`key` and why).
     result<void> take(std::uint64_t bytes, std::string const& key, std::string const& what) {
         if (limited_ && bytes > left_)
@@ -53,9 +52,9 @@ public:
         left_ -= limited_ ? bytes : 0;
         return {};
     }
-    void give_back(std::uint64_t bytes) { left_ += limited_ ? bytes : 0; }
-    /// A share of what is left, for a step that makes more than it keeps; 0 when unlimited.
-    std::uint64_t share(unsigned parts) const { return limited_ ? left_ / parts : 0; }
+    /// A share of what is left, for a step that makes more than it keeps; 0 when unlimited
+    /// (so at least 1 when limited: 0 would lift the limit).
+    std::uint64_t share(unsigned parts) const { return limited_ ? std::max<std::uint64_t>(left_ / parts, 1) : 0; }
     /// A JSON tree's limit: a share of what is left, or the default.
     std::size_t tree_limit(unsigned parts) const {
         return limited_ ? static_cast<std::size_t>(left_ / parts) : fdl::default_max_tree_bytes;
