@@ -149,18 +149,23 @@ int bench_spread(std::string const& root, std::size_t versions, std::size_t per_
     return 0;
 }
 
-int lake(std::string const& root, std::string const& format) {
-#ifdef FDL_MIRROR_HAVE_DUCKDB
-    publisher p(root);
-    version_options v;
-    v.catalog = make_real_lake(p.root() / p.data_dir(), format);
-    v.message = "a real lake in DuckLake format " + format;
+/// Writes one version as main's tip and HEAD's branch, with refs.json; prints its id.
+[[maybe_unused]] int publish_on_main(publisher& p, version_options const& v) {
     std::string id = p.add_version(v);
     p.set_branch("main", id);
     p.set_head("main");
     p.write_refs_json();
     std::printf("%s\n", id.c_str());
     return 0;
+}
+
+int lake(std::string const& root, std::string const& format) {
+#ifdef FDL_MIRROR_HAVE_DUCKDB
+    publisher p(root);
+    version_options v;
+    v.catalog = make_real_lake(p.root() / p.data_dir(), format);
+    v.message = "a real lake in DuckLake format " + format;
+    return publish_on_main(p, v);
 #else
     (void)root, (void)format;
     std::fputs("fdl-test-publisher: built without DuckDB, cannot write a real lake\n", stderr);
@@ -218,12 +223,7 @@ int memory_input(std::string const& root, std::string const& kind) {
     } else {
         throw std::invalid_argument("memory-input: no kind " + kind);
     }
-    std::string id = p.add_version(v);
-    p.set_branch("main", id);
-    p.set_head("main");
-    p.write_refs_json();
-    std::printf("%s\n", id.c_str());
-    return 0;
+    return publish_on_main(p, v);
 #else
     (void)root, (void)kind;
     std::fputs("fdl-test-publisher: built without DuckDB, cannot write catalogs\n", stderr);
