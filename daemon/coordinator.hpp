@@ -5,7 +5,7 @@
 // by its job; this says which jobs should want theirs.
 
 #include "config/daemon_config.hpp"
-#include "core/net.hpp"
+#include "core/io/net.hpp"
 #include "core/store/store.hpp"
 #include "daemon/log.hpp"
 #include "daemon/metrics.hpp"

@@ -17,7 +17,7 @@
 
 #include "config/units.hpp"
 #include "core/catalog/catalog_worker.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/store/fault_store.hpp"
 #include "core/store/open_store.hpp"
 #include "core/sync/audit.hpp"
@@ -129,8 +129,8 @@ std::variant<verify::trust_settings, std::string> load_trust(daemon::signature_o
 /// A location that cannot name a store (a scheme not built, file://relative) is the
 /// operator's mistake (exit 2); one that names a store that cannot be opened is I/O (3).
 bool is_usage_problem(error const& e) {
-    return e.code == store::store_errc::unsupported || e.code == store::store_errc::rejected ||
-           e.code == store::store_errc::not_a_file; // a location that is not a folder
+    return e.code == io::store_errc::unsupported || e.code == io::store_errc::rejected ||
+           e.code == io::store_errc::not_a_file; // a location that is not a folder
 }
 
 /// FDL_MIRROR_TEST_KILL_AFTER_WRITES=N: die by SIGKILL right after the N-th write to the
@@ -175,9 +175,9 @@ int run_sync_command(daemon::sync_command const& cmd) {
     // The I/O thread's context and the threads for blocking file I/O: declared before the
     // stores that use them (an HTTP store keeps connections), so destroyed after them.
     net::io_context io(1);
-    store::blocking_pool pool(std::clamp<std::size_t>(cmd.concurrency, 2, 8));
+    io::blocking_pool pool(std::clamp<std::size_t>(cmd.concurrency, 2, 8));
     auto const memory_shares = daemon::split_memory_limit(cmd.memory_limit);
-    store::memory_budget memory(memory_shares.transfers);
+    io::memory_budget memory(memory_shares.transfers);
     auto network = store_options_of(cmd.network);
     network.memory = &memory;
     auto origin_options = origin_options_of(cmd.network);
@@ -266,10 +266,10 @@ int run_verify_command(daemon::verify_command const& cmd) {
     }
     net::io_context io(1);
     // As for sync: a thread for each check in flight that reads a folder, within 2..8.
-    store::blocking_pool pool(std::clamp<std::size_t>(audit.concurrency, 2, 8));
+    io::blocking_pool pool(std::clamp<std::size_t>(audit.concurrency, 2, 8));
     // As for sync: one budget, which the reads of many checks at once draw on.
     auto const memory_shares = daemon::split_memory_limit(cmd.memory_limit);
-    store::memory_budget memory(memory_shares.transfers);
+    io::memory_budget memory(memory_shares.transfers);
     audit.options.memory = &memory;
     auto repo = store::open_store(audit.location, store::store_role::origin, &pool, audit.options);
     if (!repo) {

@@ -140,7 +140,7 @@ void metrics::set_passes(std::size_t running, std::size_t waiting, std::size_t m
 
 void metrics::set_members(std::size_t live) { impl_->members.Set(static_cast<double>(live)); }
 
-std::shared_ptr<store::request_observer> metrics::request_observer(std::string const& repo,
+std::shared_ptr<io::request_observer> metrics::request_observer(std::string const& repo,
                                                                    std::string const& store_role) {
     auto& counted = impl_->traffic[repo];
     if (!counted)

@@ -5,7 +5,7 @@
 // use. Every series a rule watches is created at 0 when its repository is declared, so
 // that increase() sees the first failure.
 
-#include "core/store/request_observer.hpp"
+#include "core/io/request_observer.hpp"
 #include "core/sync/report.hpp"
 
 #include <cstdint>
@@ -128,7 +128,7 @@ public:
     /// `store` label. Counts from the I/O thread, allocating only for a label set it has
     /// not counted before. Once set_repositories removes `repo` (its series go), or this
     /// object is destroyed, the observer counts nothing: it may outlive both.
-    std::shared_ptr<store::request_observer> request_observer(std::string const& repo,
+    std::shared_ptr<io::request_observer> request_observer(std::string const& repo,
                                                               std::string const& store_role);
 
     /// The exposition, in Prometheus' text format 0.0.4.

@@ -1,6 +1,6 @@
 #include "daemon/mirror_lock.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -91,7 +91,7 @@ std::function<result<void>()> folder_lock_step(std::string const& location, std:
         std::string problem;
         lock = mirror_lock::take(folder, problem);
         if (!lock)
-            return make_error(store::store_errc::io_error, "mirror: " + problem);
+            return make_error(io::store_errc::io_error, "mirror: " + problem);
         return {};
     };
 }

@@ -1,6 +1,6 @@
 #include "daemon/pass_setup.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "verify/allowed_signers.hpp"
 
 #include <cstdlib>
@@ -102,7 +102,7 @@ result<verify::trust_settings> load_trust(config::repository_config const& repo)
     std::ifstream in(*file, std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (!in.is_open() || in.bad())
-        return make_error(store::store_errc::io_error,
+        return make_error(io::store_errc::io_error,
                           "repository '" + repo.name + "': allowed_signers: " + file->string() + ": cannot be read");
     auto signers = verify::parse_allowed_signers(text, file->string());
     if (!signers)

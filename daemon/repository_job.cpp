@@ -7,7 +7,7 @@
 #include "core/coord/fenced_store.hpp"
 #include "core/coord/lease.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/store/http_store.hpp"
 #include "core/store/open_store.hpp"
 #include "core/store/throttled_store.hpp"
@@ -348,7 +348,7 @@ awaitable<std::optional<sync::sync_report>> repository_job::run_pass(config::dae
         co_return report;
     }
     if (!lease_refused.empty() || !open_stores(problem)) {
-        report.fatal = make_error(store::store_errc::io_error, lease_refused.empty() ? problem : lease_refused);
+        report.fatal = make_error(io::store_errc::io_error, lease_refused.empty() ? problem : lease_refused);
         report.io_failure = true;
         co_return report;
     }
@@ -395,7 +395,7 @@ awaitable<std::optional<sync::sync_report>> repository_job::run_pass(config::dae
         services_.log->warning(name_, "pass cut by shutdown; the next start goes on from here");
         co_return std::nullopt;
     }
-    report.fatal = make_error(store::store_errc::io_error, "pass cut: " + why);
+    report.fatal = make_error(io::store_errc::io_error, "pass cut: " + why);
     cut_outcome = pass_outcome::timeout;
     co_return report;
 }

@@ -4,9 +4,9 @@
 // repository at once: the loop is the only thing that starts one.
 
 #include "config/daemon_config.hpp"
-#include "core/net.hpp"
-#include "core/store/blocking_pool.hpp"
-#include "core/store/memory_budget.hpp"
+#include "core/io/net.hpp"
+#include "core/io/blocking_pool.hpp"
+#include "core/io/memory_budget.hpp"
 #include "core/sync/catalog_readers.hpp"
 #include "core/sync/transfer_slots.hpp"
 #include "daemon/log.hpp"
@@ -37,7 +37,7 @@ namespace mirror::daemon {
 /// What every job shares; owned by the service, which outlives its jobs.
 struct job_services {
     net::any_io_executor executor;
-    store::blocking_pool* pool = nullptr;
+    io::blocking_pool* pool = nullptr;
     metrics* stats = nullptr;
     logger const* log = nullptr;
     state_dir const* state = nullptr;
@@ -45,7 +45,7 @@ struct job_services {
     sync::transfer_slots* passes = nullptr; ///< max_passes: a pass (and its audits) holds one
     throttle_registry* throttles = nullptr;
     class coordinator* coord = nullptr; ///< leases and the assignment of repositories
-    store::memory_budget* memory = nullptr; ///< memory_limit's part for transfers and the look-ahead
+    io::memory_budget* memory = nullptr; ///< memory_limit's part for transfers and the look-ahead
     /// The process's catalog readers (the service's, replaced when a reload changes them).
     std::shared_ptr<sync::catalog_readers> const* catalog_readers = nullptr;
 };

@@ -10,7 +10,7 @@
 #include "core/coord/fenced_store.hpp"
 #include "core/coord/lease.hpp"
 #include "core/coord/probe.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/store/open_store.hpp"
 
 namespace mirror::daemon {

@@ -4,7 +4,7 @@
 
 namespace mirror::daemon {
 
-void repo_traffic::count(std::string const& role, store::request_event const& event) {
+void repo_traffic::count(std::string const& role, io::request_event const& event) {
     if (requests_ == nullptr)
         return; // the repository is gone
     if (event.status != 0) {
@@ -19,11 +19,11 @@ void repo_traffic::count(std::string const& role, store::request_event const& ev
         }
         it->counter->Increment();
     }
-    if (event.failure != store::request_failure::none) {
+    if (event.failure != io::request_failure::none) {
         auto it = std::find_if(by_kind_.begin(), by_kind_.end(),
                                [&](kind_child const& c) { return c.kind == event.failure && c.store == role; });
         if (it == by_kind_.end()) {
-            auto& made = errors_->Add({{"repo", repo_}, {"store", role}, {"kind", store::to_string(event.failure)}});
+            auto& made = errors_->Add({{"repo", repo_}, {"store", role}, {"kind", io::to_string(event.failure)}});
             it = by_kind_.insert(by_kind_.end(), {role, event.failure, &made});
         }
         it->counter->Increment();

@@ -3,7 +3,7 @@
 // fdl_mirror_request_errors_total, by repository, store role, method and status or kind.
 // Private to metrics.cpp (prometheus-cpp's only user).
 
-#include "core/store/request_observer.hpp"
+#include "core/io/request_observer.hpp"
 
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
@@ -24,7 +24,7 @@ public:
 
     /// An answer counts by its status; a failure (none for most answers) by its kind, so an
     /// answered 503 counts in both, a connection refused only in errors.
-    void count(std::string const& role, store::request_event const& event);
+    void count(std::string const& role, io::request_event const& event);
 
     /// Removes every series counted into; counts nothing after.
     void remove_series();
@@ -44,7 +44,7 @@ private:
     };
     struct kind_child {
         std::string store;
-        store::request_failure kind;
+        io::request_failure kind;
         prometheus::Counter* counter;
     };
     prometheus::Family<prometheus::Counter>* requests_;
@@ -54,11 +54,11 @@ private:
     std::vector<kind_child> by_kind_;
 };
 
-class traffic_observer final : public store::request_observer {
+class traffic_observer final : public io::request_observer {
 public:
     traffic_observer(std::shared_ptr<repo_traffic> traffic, std::string role)
         : traffic_(std::move(traffic)), role_(std::move(role)) {}
-    void observe(store::request_event const& event) override { traffic_->count(role_, event); }
+    void observe(io::request_event const& event) override { traffic_->count(role_, event); }
 
 private:
     std::shared_ptr<repo_traffic> traffic_;

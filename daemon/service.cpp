@@ -14,7 +14,7 @@
 
 #include "core/catalog/catalog_reader.hpp"
 #include "core/catalog/sandboxed_reader.hpp"
-#include "core/store/blocking_pool.hpp"
+#include "core/io/blocking_pool.hpp"
 #include "core/store/open_store.hpp"
 #include "verify/sshsig.hpp"
 
@@ -421,9 +421,9 @@ private:
     logger log_;
     state_dir state_;
     net::io_context io_{1};
-    store::blocking_pool pool_;
+    io::blocking_pool pool_;
     std::size_t pool_threads_ = config::blocking_threads(*cfg_);
-    store::memory_budget memory_; ///< outlives the jobs and their stores (declared before them)
+    io::memory_budget memory_; ///< outlives the jobs and their stores (declared before them)
     std::shared_ptr<sync::catalog_readers> catalog_readers_;
     metrics stats_;
     std::shared_ptr<sync::transfer_slots> transfers_;

@@ -1,6 +1,6 @@
 #include "daemon/state_file.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "verify/sha256.hpp"
 #include "verify/ssh_wire.hpp"
 
@@ -24,7 +24,7 @@ namespace mirror::daemon {
 
 namespace json = boost::json;
 namespace fs = std::filesystem;
-using store::store_errc;
+using io::store_errc;
 
 // The format this build writes and reads. Another number is ignored whole (a newer
 // daemon's file costs an older one extra reads, nothing else).

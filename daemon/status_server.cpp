@@ -1,6 +1,6 @@
 #include "daemon/status_server.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -133,7 +133,7 @@ result<std::unique_ptr<status_server>> status_server::bind(net::any_io_executor 
                                                            config::listen_address const& where,
                                                            status_sources sources) {
     auto fail = [&](std::string const& why) {
-        return make_error(store::store_errc::rejected, "listen " + config::to_string(where) + ": " + why);
+        return make_error(io::store_errc::rejected, "listen " + config::to_string(where) + ": " + why);
     };
     boost::system::error_code ec;
     tcp::resolver resolver(executor);

@@ -5,7 +5,7 @@
 // serves nothing else, reads no body and holds no connection longer than a deadline.
 
 #include "config/listen_address.hpp"
-#include "core/net.hpp"
+#include "core/io/net.hpp"
 #include "verify/error.hpp"
 
 #include <boost/asio/ip/tcp.hpp>

@@ -3,7 +3,7 @@
 #include "core/coord/fenced_store.hpp"
 #include "core/coord/lease.hpp"
 #include "core/coord/probe.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -76,7 +76,7 @@ awaitable<sync::sync_report> sync_holding_lease(store::store& origin, store::sto
     if (!held.held()) {
         auto const& other = held.last_seen();
         co_return refused(make_error(
-            store::store_errc::conflict,
+            io::store_errc::conflict,
             "mirror: " + held.describe() + " is held by " + other.holder + " (for about " +
                 std::to_string(std::max<std::int64_t>(
                     0, (other.expires - std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -88,7 +88,7 @@ awaitable<sync::sync_report> sync_holding_lease(store::store& origin, store::sto
     coord::fenced_store fenced(target, held, write_margin);
     auto ended = co_await (sync::run_sync(origin, fenced, std::move(options), observer) || keep(held));
     if (ended.index() == 1)
-        co_return refused(make_error(store::store_errc::conflict,
+        co_return refused(make_error(io::store_errc::conflict,
                                      "mirror: the lease was lost to " + std::get<1>(ended) +
                                          " during the pass: it stopped writing (what it published stays)"));
     auto report = std::move(std::get<0>(ended));

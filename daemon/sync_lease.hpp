@@ -4,7 +4,7 @@
 // several instances"), so that a sync by hand and the daemons never write one mirror at
 // once. A folder mirror has its lock instead (mirror_lock).
 
-#include "core/net.hpp"
+#include "core/io/net.hpp"
 #include "core/store/store.hpp"
 #include "core/sync/sync_pass.hpp"
 

@@ -1,6 +1,6 @@
 #include "core/coord/fenced_store.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 
 #include <span>
 
@@ -46,7 +46,7 @@ private:
 
 class span_sink_feed {
 public:
-    static awaitable<result<void>> feed(st::byte_sink& out, std::string const& bytes) {
+    static awaitable<result<void>> feed(io::byte_sink& out, std::string const& bytes) {
         if (bytes.empty())
             co_return result<void>();
         co_return co_await out.write(std::as_bytes(std::span<char const>(bytes.data(), bytes.size())));
@@ -70,17 +70,17 @@ bool fenced_store::is_ref_key(std::string_view key) {
 std::optional<error> fenced_store::fenced() const {
     if (lease_.covers(margin_))
         return std::nullopt;
-    return make_error(st::store_errc::conflict,
+    return make_error(io::store_errc::conflict,
                       describe() + ": not written: this daemon does not hold " + lease_.describe() + " with " +
                           std::to_string(margin_.count() / 1000) + "s of it left (another daemon may hold it now)");
 }
 
-awaitable<result<void>> fenced_store::read(std::string key, st::byte_sink& out) {
+awaitable<result<void>> fenced_store::read(std::string key, io::byte_sink& out) {
     if (!is_ref_key(key))
         co_return co_await inner().read(key, out);
     auto got = co_await inner().read_tagged(key, most_ref_bytes);
     if (!got) {
-        if (got.error().code == st::store_errc::not_found)
+        if (got.error().code == io::store_errc::not_found)
             tags_[key] = std::nullopt;
         co_return got.error();
     }
@@ -110,8 +110,8 @@ awaitable<result<void>> fenced_store::write_ref(std::string key, std::string byt
     auto written = co_await inner().write_conditional(key, std::move(bytes), if_tag);
     if (!written) {
         tags_.erase(key); // unknown now: the next pass reads it again
-        if (written.error().code == st::store_errc::conflict && mode == st::write_mode::create_only)
-            co_return make_error(st::store_errc::already_exists, written.error().message);
+        if (written.error().code == io::store_errc::conflict && mode == st::write_mode::create_only)
+            co_return make_error(io::store_errc::already_exists, written.error().message);
         co_return written.error();
     }
     tags_[key] = std::move(*written);

@@ -27,7 +27,7 @@ public:
     ~fenced_store() override;
 
     /// A ref's bytes are read with their tag, which the next write of that ref names.
-    awaitable<result<void>> read(std::string key, st::byte_sink& out) override;
+    awaitable<result<void>> read(std::string key, io::byte_sink& out) override;
     awaitable<result<std::unique_ptr<st::object_writer>>> open_writer(std::string key,
                                                                          st::write_mode mode) override;
     awaitable<result<void>> remove(std::string key) override;

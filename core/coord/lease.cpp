@@ -2,8 +2,8 @@
 
 #include <limits>
 
-#include "core/fdl/detail/json_fields.hpp"
-#include "core/store/errors.hpp"
+#include "core/fdl/json_fields.hpp"
+#include "core/io/errors.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
@@ -26,15 +26,15 @@ std::string render_lease(lease_record const& record) {
 }
 
 result<lease_record> parse_lease(std::string_view text, std::string const& where) {
-    auto value = fdl::detail::parse_json(text, where);
+    auto value = fdl::parse_json(text, where);
     if (!value)
         return value.error();
-    auto fields = fdl::detail::object_fields::top(*value, where);
+    auto fields = fdl::object_fields::top(*value, where);
     if (!fields)
         return fields.error();
     lease_record record;
     std::uint64_t expires = 0, since = 0;
-    fdl::detail::field_reader read(*fields);
+    fdl::field_reader read(*fields);
     read.string("holder", record.holder).count("token", record.token).count("expires", expires).count("since", since);
     if (auto ok = read.done(); !ok)
         return ok.error();
@@ -77,7 +77,7 @@ awaitable<result<lease_change>> lease::acquire_or_renew() {
     std::int64_t const asked_at = clock_.elapsed_ms();
     std::int64_t const now = clock_.wall_ms();
     auto there = co_await mirror_.read_tagged(settings_.key, most_lease_bytes);
-    if (!there && there.error().code != store::store_errc::not_found)
+    if (!there && there.error().code != io::store_errc::not_found)
         co_return there.error();
     lease_record next{holder_, 1, now + settings_.duration.count(), now};
     took_over_ = false;
@@ -86,7 +86,7 @@ awaitable<result<lease_change>> lease::acquire_or_renew() {
         co_return co_await write(next, std::nullopt, lease_change::taken, asked_at);
     auto current = parse_lease(there->bytes, describe());
     if (!current)
-        co_return make_error(store::store_errc::rejected,
+        co_return make_error(io::store_errc::rejected,
                              current.error().message + " (delete the object to let the daemons take it afresh)");
     seen_ = *current;
     if (current->holder == holder_) { // ours: no one held it since, so the token stays
@@ -117,7 +117,7 @@ awaitable<result<lease_change>> lease::acquire_or_renew() {
         co_return lose();
     // The token must grow with each holder, or a fenced write of an old holder could pass.
     if (current->token == std::numeric_limits<std::uint64_t>::max())
-        co_return make_error(store::store_errc::rejected,
+        co_return make_error(io::store_errc::rejected,
                              describe() + ": the fencing token is at its largest value and cannot grow (delete the "
                                           "object to let the daemons take it afresh)");
     next.token = current->token + 1;
@@ -130,7 +130,7 @@ awaitable<result<lease_change>> lease::acquire_or_renew() {
 awaitable<result<lease_change>> lease::write(lease_record next, std::optional<std::string> if_tag,
                                              lease_change if_won, std::int64_t asked_at) {
     auto written = co_await mirror_.write_conditional(settings_.key, render_lease(next), std::move(if_tag));
-    if (!written && written.error().code == store::store_errc::conflict)
+    if (!written && written.error().code == io::store_errc::conflict)
         co_return lose(); // another daemon wrote it first
     if (!written)
         co_return written.error();
@@ -148,7 +148,7 @@ awaitable<result<lease_change>> lease::release() {
     next.expires = 0;
     held_ = false; // from here on, nothing more is written under it
     auto written = co_await mirror_.write_conditional(settings_.key, render_lease(next), tag_);
-    if (!written && written.error().code != store::store_errc::conflict)
+    if (!written && written.error().code != io::store_errc::conflict)
         co_return written.error();
     if (written)
         seen_ = next;

@@ -10,7 +10,7 @@
 // while clocks differ by less than that, a holder's lease ends, in real time, before
 // anyone else may take it over.
 
-#include "core/net.hpp"
+#include "core/io/net.hpp"
 #include "core/store/store.hpp"
 #include "verify/error.hpp"
 

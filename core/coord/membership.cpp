@@ -1,7 +1,7 @@
 #include "core/coord/membership.hpp"
 
-#include "core/fdl/detail/json_fields.hpp"
-#include "core/store/errors.hpp"
+#include "core/fdl/json_fields.hpp"
+#include "core/io/errors.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
@@ -24,15 +24,15 @@ std::string render(heartbeat const& beat) {
 }
 
 result<heartbeat> parse(std::string_view text, std::string const& where) {
-    auto value = fdl::detail::parse_json(text, where);
+    auto value = fdl::parse_json(text, where);
     if (!value)
         return value.error();
-    auto fields = fdl::detail::object_fields::top(*value, where);
+    auto fields = fdl::object_fields::top(*value, where);
     if (!fields)
         return fields.error();
     heartbeat beat;
     std::uint64_t expires = 0;
-    fdl::detail::field_reader read(*fields);
+    fdl::field_reader read(*fields);
     if (auto ok = read.string("instance", beat.instance).string("holder", beat.holder).count("expires", expires).done();
         !ok)
         return ok.error();
@@ -49,7 +49,7 @@ awaitable<result<void>> publish(store::store& members, heartbeat beat) {
 
 awaitable<result<void>> withdraw(store::store& members, std::string instance) {
     auto removed = co_await members.remove(instance + ".json");
-    if (!removed && removed.error().code != store::store_errc::not_found)
+    if (!removed && removed.error().code != io::store_errc::not_found)
         co_return removed.error();
     co_return result<void>();
 }

@@ -3,7 +3,7 @@
 // daemon (`INSTANCE.json` under the `members` location), rewritten every heartbeat with
 // an expiry. A daemon is live while its expiry, plus the clock skew allowed, is ahead.
 
-#include "core/net.hpp"
+#include "core/io/net.hpp"
 #include "core/store/store.hpp"
 #include "verify/error.hpp"
 

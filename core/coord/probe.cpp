@@ -1,6 +1,6 @@
 #include "core/coord/probe.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 
 namespace mirror::coord {
 
@@ -17,7 +17,7 @@ std::string wrong_tag(std::string tag) {
 awaitable<result<bool>> honours_conditional_writes(store::store& mirror, std::string key) {
     if (!mirror.caps().conditional_writes)
         co_return false;
-    if (auto gone = co_await mirror.remove(key); !gone && gone.error().code != store::store_errc::not_found)
+    if (auto gone = co_await mirror.remove(key); !gone && gone.error().code != io::store_errc::not_found)
         co_return gone.error();
     auto first = co_await mirror.write_conditional(key, "probe 1\n", std::nullopt);
     if (!first)
@@ -26,7 +26,7 @@ awaitable<result<bool>> honours_conditional_writes(store::store& mirror, std::st
     auto lost = [&](result<std::string> const& write) -> result<bool> {
         if (write)
             return false; // stored when it should have lost
-        if (write.error().code == store::store_errc::conflict)
+        if (write.error().code == io::store_errc::conflict)
             return true;
         return write.error();
     };
@@ -38,11 +38,11 @@ awaitable<result<bool>> honours_conditional_writes(store::store& mirror, std::st
     }
     if (honoured) { // the right tag wins: the form of the tag sent is one the server matches
         auto second = co_await mirror.write_conditional(key, "probe 3\n", *first);
-        if (!second && second.error().code != store::store_errc::conflict)
+        if (!second && second.error().code != io::store_errc::conflict)
             co_return second.error();
         honoured = second.has_value();
     }
-    if (auto gone = co_await mirror.remove(key); !gone && gone.error().code != store::store_errc::not_found)
+    if (auto gone = co_await mirror.remove(key); !gone && gone.error().code != io::store_errc::not_found)
         co_return gone.error();
     co_return honoured;
 }

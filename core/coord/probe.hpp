@@ -3,7 +3,7 @@
 // one, ignores If-None-Match and If-Match and stores every PUT, which would make leases
 // and fenced ref writes silently unconditional.
 
-#include "core/net.hpp"
+#include "core/io/net.hpp"
 #include "core/store/store.hpp"
 #include "verify/error.hpp"
 

@@ -1,13 +1,13 @@
 #include "core/fdl/files_index.hpp"
 
-#include "core/fdl/detail/json_fields.hpp"
+#include "core/fdl/json_fields.hpp"
 #include "core/fdl/paths.hpp"
 
 #include <unordered_map>
 
 namespace mirror::fdl {
 
-static result<std::string> checked_path(detail::object_fields const& fields) {
+static result<std::string> checked_path(object_fields const& fields) {
     auto path = fields.string("path");
     if (!path)
         return path.error();
@@ -16,13 +16,13 @@ static result<std::string> checked_path(detail::object_fields const& fields) {
     return path;
 }
 
-static result<data_file_entry> read_file_entry(detail::object_fields const& fields) {
+static result<data_file_entry> read_file_entry(object_fields const& fields) {
     data_file_entry entry;
     auto path = checked_path(fields);
     if (!path)
         return path.error();
     entry.path = std::move(*path);
-    detail::field_reader read(fields);
+    field_reader read(fields);
     read.count("rows", entry.rows).count("bytes", entry.bytes).optional_count("footer_bytes", entry.footer_bytes);
     if (auto ok = read.done(); !ok)
         return ok.error();
@@ -35,7 +35,7 @@ static result<data_file_entry> read_file_entry(detail::object_fields const& fiel
         if (!del_path)
             return del_path.error();
         del.path = std::move(*del_path);
-        detail::field_reader read_delete(**deletes);
+        field_reader read_delete(**deletes);
         read_delete.count("rows", del.rows).count("bytes", del.bytes);
         if (auto ok = read_delete.done(); !ok)
             return ok.error();
@@ -45,10 +45,10 @@ static result<data_file_entry> read_file_entry(detail::object_fields const& fiel
 }
 
 result<files_index> parse_files_index(std::string_view text, std::string_view file, std::size_t max_tree_bytes) {
-    auto json = detail::parse_json(text, file, max_tree_bytes);
+    auto json = parse_json(text, file, max_tree_bytes);
     if (!json)
         return json.error();
-    auto top = detail::object_fields::top(*json, file);
+    auto top = object_fields::top(*json, file);
     if (!top)
         return top.error();
     auto tables = top->child("tables");
@@ -74,7 +74,7 @@ result<files_index> parse_files_index(std::string_view text, std::string_view fi
             std::string where = (*table_fields)->name_of("files") + "[" + std::to_string(position++) + "]";
             if (!f.is_object())
                 return make_error(fdl_errc::wrong_type, std::string(file) + ": " + where + ": expected an object");
-            auto entry = read_file_entry(detail::object_fields(f.get_object(), file, where));
+            auto entry = read_file_entry(object_fields(f.get_object(), file, where));
             if (!entry)
                 return entry.error();
             table.files.push_back(std::move(*entry));

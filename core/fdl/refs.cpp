@@ -1,6 +1,6 @@
 #include "core/fdl/refs.hpp"
 
-#include "core/fdl/detail/json_fields.hpp"
+#include "core/fdl/json_fields.hpp"
 #include "core/fdl/ids.hpp"
 #include "core/fdl/paths.hpp"
 
@@ -68,10 +68,10 @@ static void add_ref(refs_document& out, std::string_view name, boost::json::valu
 
 result<refs_document> parse_refs_json(std::string_view text) {
     static constexpr std::string_view file = "refs.json";
-    auto json = detail::parse_json(text, file);
+    auto json = parse_json(text, file);
     if (!json)
         return json.error();
-    auto top = detail::object_fields::top(*json, file);
+    auto top = object_fields::top(*json, file);
     if (!top)
         return top.error();
 

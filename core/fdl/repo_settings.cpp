@@ -1,6 +1,6 @@
 #include "core/fdl/repo_settings.hpp"
 
-#include "core/fdl/detail/json_fields.hpp"
+#include "core/fdl/json_fields.hpp"
 #include "core/fdl/paths.hpp"
 
 #include <charconv>
@@ -24,10 +24,10 @@ std::optional<int> major_version_of(std::string_view version) noexcept {
 
 result<repo_settings> parse_repo_settings(std::string_view text) {
     static constexpr std::string_view file = "fdl.json";
-    auto json = detail::parse_json(text, file);
+    auto json = parse_json(text, file);
     if (!json)
         return json.error();
-    auto top = detail::object_fields::top(*json, file);
+    auto top = object_fields::top(*json, file);
     if (!top)
         return top.error();
 
@@ -45,7 +45,7 @@ result<repo_settings> parse_repo_settings(std::string_view text) {
     settings.fdl = std::move(*version);
 
     std::optional<std::string> data_dir;
-    detail::field_reader read(*top);
+    field_reader read(*top);
     if (auto ok = read.optional_string("id", settings.id).done(); !ok)
         return ok.error();
     if (settings.id && settings.id->empty())
@@ -73,7 +73,7 @@ result<repo_settings> parse_repo_settings(std::string_view text) {
     for (auto const& entry : **formats) {
         if (!entry.is_object())
             return top->fail(fdl_errc::wrong_type, "catalog_formats", "every entry must be an object");
-        detail::object_fields fields(entry.get_object(), file, "catalog_formats[]");
+        object_fields fields(entry.get_object(), file, "catalog_formats[]");
         auto ducklake = fields.string("ducklake");
         if (!ducklake)
             return ducklake.error();
@@ -81,7 +81,7 @@ result<repo_settings> parse_repo_settings(std::string_view text) {
         if (relative_path_problem(*ducklake) || ducklake->find('/') != std::string::npos)
             return fields.fail(fdl_errc::bad_path, "ducklake", "'" + *ducklake + "' is not a safe format name");
         std::optional<std::string> until;
-        if (auto ok = detail::field_reader(fields).optional_string("until", until).done(); !ok)
+        if (auto ok = field_reader(fields).optional_string("until", until).done(); !ok)
             return ok.error();
         settings.catalog_formats.push_back({std::move(*ducklake), std::move(until)});
     }

@@ -1,6 +1,6 @@
 #include "core/fdl/small_files.hpp"
 
-#include "core/fdl/detail/json_fields.hpp"
+#include "core/fdl/json_fields.hpp"
 #include "core/fdl/detail/json_top_level.hpp"
 
 namespace mirror::fdl {
@@ -33,14 +33,14 @@ result<dataset_summary> parse_dataset(std::string_view text, std::string_view fi
 }
 
 result<expiry> parse_expiry(std::string_view text, std::string_view file) {
-    auto json = detail::parse_json(text, file);
+    auto json = parse_json(text, file);
     if (!json)
         return json.error();
-    auto top = detail::object_fields::top(*json, file);
+    auto top = object_fields::top(*json, file);
     if (!top)
         return top.error();
     expiry out;
-    if (auto ok = detail::field_reader(*top).optional_string("reason", out.reason).done(); !ok)
+    if (auto ok = field_reader(*top).optional_string("reason", out.reason).done(); !ok)
         return ok.error();
     return out;
 }

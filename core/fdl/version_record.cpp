@@ -1,6 +1,6 @@
 #include "core/fdl/version_record.hpp"
 
-#include "core/fdl/detail/json_fields.hpp"
+#include "core/fdl/json_fields.hpp"
 #include "core/fdl/ids.hpp"
 #include "core/fdl/paths.hpp"
 #include "core/fdl/repo_settings.hpp"
@@ -13,7 +13,7 @@ std::optional<std::string> version_record::first_parent() const {
     return parents.front();
 }
 
-static result<std::optional<pinned_file>> read_pinned(detail::object_fields const& top, std::string_view key) {
+static result<std::optional<pinned_file>> read_pinned(object_fields const& top, std::string_view key) {
     auto block = top.optional_child(key);
     if (!block)
         return block.error();
@@ -31,7 +31,7 @@ static result<std::optional<pinned_file>> read_pinned(detail::object_fields cons
         return fields.fail(fdl_errc::bad_path, "path", "'" + *path + "' is the record itself");
     pinned.path = std::move(*path);
     std::string digest_text;
-    detail::field_reader read(fields);
+    field_reader read(fields);
     if (auto ok = read.count("bytes", pinned.bytes).string("sha256", digest_text).done(); !ok)
         return ok.error();
     auto digest = verify::parse_sha256_hex(digest_text);
@@ -41,7 +41,7 @@ static result<std::optional<pinned_file>> read_pinned(detail::object_fields cons
     return std::optional<pinned_file>(std::move(pinned));
 }
 
-static result<std::optional<ducklake_block>> read_ducklake(detail::object_fields const& top) {
+static result<std::optional<ducklake_block>> read_ducklake(object_fields const& top) {
     auto block = top.optional_child("ducklake");
     if (!block)
         return block.error();
@@ -49,14 +49,14 @@ static result<std::optional<ducklake_block>> read_ducklake(detail::object_fields
         return std::optional<ducklake_block>();
     auto const& fields = **block;
     ducklake_block out;
-    detail::field_reader read(fields);
+    field_reader read(fields);
     if (auto ok = read.string("format", out.format).count("snapshot_id", out.snapshot_id).done(); !ok)
         return ok.error();
     auto snapshots = fields.optional_array("snapshots");
     if (!snapshots)
         return snapshots.error();
     for (auto const& s : **snapshots) {
-        auto n = detail::as_count(s);
+        auto n = as_count(s);
         if (!n)
             return fields.fail(fdl_errc::bad_value, "snapshots", "every entry must be a non-negative integer");
         out.snapshots.push_back(*n);
@@ -65,10 +65,10 @@ static result<std::optional<ducklake_block>> read_ducklake(detail::object_fields
 }
 
 result<version_record> parse_version_record(std::string_view text, std::string_view file) {
-    auto json = detail::parse_json(text, file);
+    auto json = parse_json(text, file);
     if (!json)
         return json.error();
-    auto top = detail::object_fields::top(*json, file);
+    auto top = object_fields::top(*json, file);
     if (!top)
         return top.error();
 
@@ -90,7 +90,7 @@ result<version_record> parse_version_record(std::string_view text, std::string_v
         return top->fail(fdl_errc::bad_version_id, "id", "'" + id->substr(0, 64) + "' is not a lower-case UUIDv7");
     record.id = std::move(*id);
 
-    detail::field_reader read(*top);
+    field_reader read(*top);
     if (auto ok = read.optional_count("seq", record.seq).done(); !ok)
         return ok.error();
 

@@ -5,7 +5,7 @@
 #include "core/http/status.hpp"
 #include "core/http/tcp_options.hpp"
 #include "core/http/tls_roots.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -31,7 +31,7 @@ namespace beast = boost::beast;
 namespace bhttp = beast::http;
 namespace ssl = net::ssl;
 using tcp = net::ip::tcp;
-using store::request_failure;
+using io::request_failure;
 using namespace net::experimental::awaitable_operators;
 
 std::optional<std::string> response_head::header(std::string_view lower_case_name) const {
@@ -49,15 +49,15 @@ using detail::transport_error;
 
 /// What an answer's status asks for: 408 is the server's timeout, 429 and S3's SlowDown
 /// (a 503) say slow down, other 5xx a failure of the server. Other statuses are answers.
-request_failure failure_of(response_head const& head) {
+io::request_failure failure_of(response_head const& head) {
     if (head.status == 408)
-        return request_failure::timeout;
+        return io::request_failure::timeout;
     if (head.status == 429 ||
         (head.status == 503 && head.error_body.find("<Code>SlowDown</Code>") != std::string::npos))
-        return request_failure::throttled;
+        return io::request_failure::throttled;
     if (head.status >= 500 && head.status < 600 && head.status != 501)
-        return request_failure::server_error;
-    return request_failure::none;
+        return io::request_failure::server_error;
+    return io::request_failure::none;
 }
 
 /// "localhost" or a name below it, in any case, with or without the final dot.
@@ -84,9 +84,9 @@ std::string pool_key_of(location const& where, bool public_only) {
 /// Counts what reaches the caller's sink, so that a cut-off body can be resumed, and
 /// keeps the sink's own refusal apart from the network's failures: the caller's sink
 /// said stop, so the read stops, whatever kind of error it gave (never retried).
-class counting_sink final : public store::byte_sink {
+class counting_sink final : public io::byte_sink {
 public:
-    explicit counting_sink(store::byte_sink* out) : out_(out) {}
+    explicit counting_sink(io::byte_sink* out) : out_(out) {}
     awaitable<result<void>> write(std::span<std::byte const> bytes) override {
         auto written = co_await out_->write(bytes);
         if (written)
@@ -99,7 +99,7 @@ public:
     std::optional<error> const& refusal() const { return refusal_; }
 
 private:
-    store::byte_sink* out_;
+    io::byte_sink* out_;
     std::uint64_t delivered_ = 0;
     std::optional<error> refusal_;
 };
@@ -127,7 +127,7 @@ error failure_of(response_head const& answer, std::string const& where, client_s
             failure.message += " " + answer.error_body.substr(code_at + 6, end - code_at - 6);
     }
     if (settings.transient_answer && settings.transient_answer(answer.status, answer.error_body))
-        failure.code = store::store_errc::transient;
+        failure.code = io::store_errc::transient;
     return failure;
 }
 
@@ -153,7 +153,7 @@ public:
     result<void> follow(request& req, response_head const& answer, client_settings const& settings) {
         auto target = answer.header("location");
         if (!target)
-            return make_error(store::store_errc::rejected,
+            return make_error(io::store_errc::rejected,
                               req.where.text() + ": HTTP " + std::to_string(answer.status) + " without a Location");
         auto next = resolve_redirect(req.where, *target);
         if (!next)
@@ -162,10 +162,10 @@ public:
             start_internal_ = answer.internal_peer; // whether the origin answered from an internal address
         auto verdict = decide_redirect(start_, start_internal_, *next, settings.redirect_hosts);
         if (!verdict.follow)
-            return make_error(store::store_errc::rejected, verdict.why);
+            return make_error(io::store_errc::rejected, verdict.why);
         req.public_addresses_only = verdict.public_addresses_only;
         if (++count_ > settings.max_redirects)
-            return make_error(store::store_errc::rejected, req.where.text() + ": more than " +
+            return make_error(io::store_errc::rejected, req.where.text() + ": more than " +
                                                                std::to_string(settings.max_redirects) + " redirects");
         req.where = std::move(*next);
         return {};
@@ -192,7 +192,7 @@ struct client::impl {
         tls.set_verify_mode(ssl::verify_peer, ec);
         load_roots(tls, settings.ca_bundle, ec);
         if (ec)
-            tls_setup_failure = make_error(store::store_errc::rejected,
+            tls_setup_failure = make_error(io::store_errc::rejected,
                                            "TLS roots" +
                                                (settings.ca_bundle ? " from " + settings.ca_bundle->string() : "") +
                                                " cannot be loaded: " + ec.message());
@@ -200,14 +200,14 @@ struct client::impl {
 
     /// A new connection to `where`; says in `failure` why there is none.
     awaitable<result<std::unique_ptr<connection>>> connect(location const& where, bool public_only,
-                                                           request_failure& failure) {
+                                                           io::request_failure& failure) {
         auto ex = co_await net::this_coro::executor;
         auto c = std::make_unique<connection>();
         c->pool_key = pool_key_of(where, public_only);
         std::string what = where.text();
         if (where.tls) {
             if (tls_setup_failure) {
-                failure = request_failure::tls;
+                failure = io::request_failure::tls;
                 co_return *tls_setup_failure;
             }
             c->secure.emplace(ex, tls);
@@ -225,20 +225,20 @@ struct client::impl {
         auto waiting = timer.async_wait(use_op);
         auto raced = co_await (std::move(resolving) || std::move(waiting));
         if (raced.index() == 1) {
-            failure = request_failure::timeout;
-            co_return make_error(store::store_errc::transient, what + ": timed out while resolving " + where.host);
+            failure = io::request_failure::timeout;
+            co_return make_error(io::store_errc::transient, what + ": timed out while resolving " + where.host);
         }
         auto [resolve_ec, resolved] = std::get<0>(raced);
         if (resolve_ec)
-            co_return transport_error(what, "resolving " + where.host, resolve_ec, request_failure::dns, failure);
+            co_return transport_error(what, "resolving " + where.host, resolve_ec, io::request_failure::dns, failure);
         // The addresses are checked as resolved, not the name: a public name can resolve inward.
         std::vector<tcp::endpoint> endpoints;
         for (auto const& entry : resolved)
             if (!public_only || !is_internal_address(entry.endpoint().address()))
                 endpoints.push_back(entry.endpoint());
         if (endpoints.empty()) {
-            failure = request_failure::connect;
-            co_return make_error(store::store_errc::rejected,
+            failure = io::request_failure::connect;
+            co_return make_error(io::store_errc::rejected,
                                  what + ": " + where.host + " resolves only to internal addresses (" +
                                      resolved.begin()->endpoint().address().to_string() +
                                      "…), which a redirect from a public origin may not reach");
@@ -247,7 +247,7 @@ struct client::impl {
         c->lowest().expires_after(settings.connect_timeout);
         auto [connect_ec, endpoint] = co_await c->lowest().async_connect(endpoints, use_op);
         if (connect_ec)
-            co_return transport_error(what, "connecting", connect_ec, request_failure::connect, failure);
+            co_return transport_error(what, "connecting", connect_ec, io::request_failure::connect, failure);
         send_at_once(c->lowest().socket().native_handle());
         if (!where.tls)
             co_return c;
@@ -255,8 +255,8 @@ struct client::impl {
         boost::system::error_code ip_ec;
         net::ip::make_address(where.host, ip_ec);
         if (ip_ec && !SSL_set_tlsext_host_name(c->secure->native_handle(), where.host.c_str())) {
-            failure = request_failure::tls;
-            co_return make_error(store::store_errc::rejected, what + ": cannot set the TLS server name");
+            failure = io::request_failure::tls;
+            co_return make_error(io::store_errc::rejected, what + ": cannot set the TLS server name");
         }
         // OpenSSL's own check of the name (RFC 6125), rather than a verify callback: a
         // mismatch is then reported as one, not as an unspecified error.
@@ -265,22 +265,22 @@ struct client::impl {
         bool named = ip_ec ? X509_VERIFY_PARAM_set1_host(param, where.host.c_str(), where.host.size()) == 1
                            : X509_VERIFY_PARAM_set1_ip_asc(param, where.host.c_str()) == 1;
         if (!named) {
-            failure = request_failure::tls;
-            co_return make_error(store::store_errc::rejected, what + ": cannot ask TLS to check the host name");
+            failure = io::request_failure::tls;
+            co_return make_error(io::store_errc::rejected, what + ": cannot ask TLS to check the host name");
         }
         c->lowest().expires_after(settings.handshake_timeout);
         auto [handshake_ec] = co_await c->secure->async_handshake(ssl::stream_base::client, use_op);
         if (handshake_ec) {
             long verified = SSL_get_verify_result(c->secure->native_handle());
             if (verified != X509_V_OK) {
-                failure = request_failure::tls;
+                failure = io::request_failure::tls;
                 bool other_host = verified == X509_V_ERR_HOSTNAME_MISMATCH || verified == X509_V_ERR_IP_ADDRESS_MISMATCH;
-                co_return make_error(store::store_errc::rejected,
+                co_return make_error(io::store_errc::rejected,
                                      what + ": the TLS certificate does not verify (" +
                                          (other_host ? std::string("it is not for the host asked for: ") : "") +
                                          X509_verify_cert_error_string(verified) + ")");
             }
-            co_return transport_error(what, "the TLS handshake", handshake_ec, request_failure::tls, failure);
+            co_return transport_error(what, "the TLS handshake", handshake_ec, io::request_failure::tls, failure);
         }
         co_return c;
     }
@@ -318,7 +318,7 @@ std::optional<error> client::tls_setup_failure() const { return impl_->tls_setup
 
 client_settings const& client::settings() const { return impl_->settings; }
 
-awaitable<result<response_head>> client::exchange(request const& req, store::byte_sink* body,
+awaitable<result<response_head>> client::exchange(request const& req, io::byte_sink* body,
                                                   response_head* seen) {
     std::string key = pool_key_of(req.where, req.public_addresses_only);
     // A pooled connection may have been closed by the server meanwhile: if it fails before
@@ -356,14 +356,14 @@ awaitable<result<response_head>> client::exchange(request const& req, store::byt
         told(outcome);
         co_return std::move(*answer);
     }
-    told({false, 0, request_failure::reset});
-    co_return make_error(store::store_errc::transient, req.where.text() + ": no connection");
+    told({false, 0, io::request_failure::reset});
+    co_return make_error(io::store_errc::transient, req.where.text() + ": no connection");
 }
 
-awaitable<result<response_head>> client::fetch(request req, store::byte_sink* body) {
+awaitable<result<response_head>> client::fetch(request req, io::byte_sink* body) {
     auto ex = co_await net::this_coro::executor;
     counting_sink counted(body);
-    store::byte_sink* sink = body != nullptr ? &counted : nullptr;
+    io::byte_sink* sink = body != nullptr ? &counted : nullptr;
     std::optional<std::string> etag; // of the body being streamed, for resuming it
     redirect_chain redirects(req.where);
     std::optional<error> last;
@@ -393,24 +393,24 @@ awaitable<result<response_head>> client::fetch(request req, store::byte_sink* bo
                 continue;
             }
             if (resume_from > 0 && status == 200)
-                co_return make_error(store::store_errc::transient,
+                co_return make_error(io::store_errc::transient,
                                      req.where.text() + ": changed while it was read (its ETag no longer matches)");
             if (resume_from > 0 && status == 206) {
                 auto start = answer->header("content-range");
                 if (!start || range_start(*start) != resume_from)
-                    co_return make_error(store::store_errc::rejected,
+                    co_return make_error(io::store_errc::rejected,
                                          req.where.text() + ": a resumed read came back from the wrong offset");
                 answer->status = 200;
             }
             if (status < 300 || status == 304)
                 co_return answer;
             auto failure = failure_of(*answer, req.where.text(), impl_->settings);
-            if (!store::is_retryable(failure.code))
+            if (!io::is_retryable(failure.code))
                 co_return answer; // final: the caller judges it (S3 reads its error body)
             wait = retry_after(*answer, impl_->settings.retry_after_cap);
             last = std::move(failure);
         } else {
-            if (!store::is_retryable(answer.error().code))
+            if (!io::is_retryable(answer.error().code))
                 co_return answer.error();
             last = answer.error();
         }

@@ -6,10 +6,10 @@
 
 #include "core/http/status.hpp"
 #include "core/http/url.hpp"
-#include "core/net.hpp"
-#include "core/store/memory_budget.hpp"
-#include "core/store/request_observer.hpp"
-#include "core/store/store.hpp"
+#include "core/io/net.hpp"
+#include "core/io/memory_budget.hpp"
+#include "core/io/request_observer.hpp"
+#include "core/io/byte_sink.hpp"
 #include "verify/error.hpp"
 
 #include <chrono>
@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-namespace mirror::store {
+namespace mirror::io {
 class blocking_pool;
 }
 
@@ -60,15 +60,15 @@ struct client_settings {
     bool (*transient_answer)(unsigned status, std::string_view error_body) = nullptr;
     /// Told of every exchange (each attempt, redirect and resumed read) when set; see
     /// client::exchange.
-    std::shared_ptr<store::request_observer> observer;
+    std::shared_ptr<io::request_observer> observer;
     /// The process's memory budget, when there is one: a body's read buffers past
     /// small_read_chunk are granted from it (see run_exchange), so that many transfers at
     /// once stay inside it. Must outlive the client.
-    store::memory_budget* memory = nullptr;
+    io::memory_budget* memory = nullptr;
     /// Threads that receive large bodies over plain HTTP (pool_receive.hpp), so that the
     /// copies out of the kernel spread over the cores; on the I/O thread when null. Must
     /// outlive the client.
-    store::blocking_pool* receive_pool = nullptr;
+    io::blocking_pool* receive_pool = nullptr;
     /// The smallest body received on receive_pool: below it, a trip to the pool costs more
     /// than the copy it moves (0 sends every body there, as tests do).
     std::uint64_t receive_on_pool_from = 1024 * 1024;
@@ -121,7 +121,7 @@ public:
     /// not judged: see status_error. `seen`, when given, receives the head as soon as it
     /// is read, before the body streams. The settings' observer hears of it once, at its
     /// end (a pooled connection found closed and replaced is not a second exchange).
-    awaitable<result<response_head>> exchange(request const& req, store::byte_sink* body,
+    awaitable<result<response_head>> exchange(request const& req, io::byte_sink* body,
                                               response_head* seen = nullptr);
 
     /// exchange, following redirects as decide_redirect allows (up to max_redirects) and
@@ -129,7 +129,7 @@ public:
     /// full jitter, honouring Retry-After. A body cut off after some bytes is resumed
     /// with a Range request pinned to its ETag. Returns 2xx, 304 and other final
     /// answers as they are; an error once retries are spent.
-    awaitable<result<response_head>> fetch(request req, store::byte_sink* body);
+    awaitable<result<response_head>> fetch(request req, io::byte_sink* body);
 
 private:
     struct impl;

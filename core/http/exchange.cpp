@@ -3,8 +3,8 @@
 #include "core/http/pool_receive.hpp"
 #include "core/http/status.hpp"
 #include "core/http/tcp_options.hpp"
-#include "core/store/blocking_pool.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/blocking_pool.hpp"
+#include "core/io/errors.hpp"
 
 #include <boost/beast/http.hpp>
 
@@ -18,7 +18,7 @@
 namespace mirror::http::detail {
 
 namespace bhttp = beast::http;
-using store::request_failure;
+using io::request_failure;
 
 namespace {
 
@@ -28,13 +28,13 @@ constexpr int max_interim_answers = 16;
 /// The kind of a transport failure in a step whose own kind is `at_step`: a timeout
 /// wherever it happens, and a malformed answer rather than a cut connection when Beast's
 /// parser refused what came.
-request_failure failure_of(request_failure at_step, boost::system::error_code const& ec) {
+io::request_failure failure_of(io::request_failure at_step, boost::system::error_code const& ec) {
     if (ec == beast::error::timeout)
-        return request_failure::timeout;
+        return io::request_failure::timeout;
     bool parser_refused = ec.category() == bhttp::make_error_code(bhttp::error::bad_version).category() &&
                           ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message;
-    if ((at_step == request_failure::reset || at_step == request_failure::truncated) && parser_refused)
-        return request_failure::protocol;
+    if ((at_step == io::request_failure::reset || at_step == io::request_failure::truncated) && parser_refused)
+        return io::request_failure::protocol;
     return at_step;
 }
 
@@ -56,8 +56,8 @@ std::chrono::steady_clock::time_point body_deadline(client_settings const& setti
 /// The failure of a body that came slower than the settings' minimum rate.
 error body_too_slow(client_settings const& settings, std::string const& what, std::uint64_t received,
                     exchange_outcome& outcome) {
-    outcome.failure = request_failure::timeout;
-    return make_error(store::store_errc::transient, what + ": the body came slower than " +
+    outcome.failure = io::request_failure::timeout;
+    return make_error(io::store_errc::transient, what + ": the body came slower than " +
                                                         std::to_string(settings.min_body_rate) + " bytes a second (" +
                                                         std::to_string(received) + " bytes in time)");
 }
@@ -117,11 +117,11 @@ bool more_bytes_came(beast::ssl_stream<beast::tcp_stream>& stream) { return SSL_
 /// Checks what run_exchange's Beast loop checks: the deadlines, the length, the bytes past it.
 template <class Stream>
 awaitable<result<void>> receive_body_on_pool(Stream& stream, connection& c, client_settings const& settings,
-                                             std::uint64_t length, std::vector<char>& chunk, store::byte_sink& body,
+                                             std::uint64_t length, std::vector<char>& chunk, io::byte_sink& body,
                                              std::string const& what, exchange_outcome& outcome) {
     auto more_than_length = [&] {
-        outcome.failure = request_failure::protocol;
-        return make_error(store::store_errc::rejected, what + ": the server sent more bytes than its Content-Length (" +
+        outcome.failure = io::request_failure::protocol;
+        return make_error(io::store_errc::rejected, what + ": the server sent more bytes than its Content-Length (" +
                                                            std::to_string(length) + ")");
     };
     if (c.buffer.size() > length)
@@ -171,12 +171,12 @@ awaitable<result<void>> receive_body_on_pool(Stream& stream, connection& c, clie
         if (got.failed == beast::error::timeout && std::chrono::steady_clock::now() >= total)
             co_return body_too_slow(settings, what, received, outcome);
         if (got.closed) {
-            outcome.failure = request_failure::truncated;
-            co_return make_error(store::store_errc::transient,
+            outcome.failure = io::request_failure::truncated;
+            co_return make_error(io::store_errc::transient,
                                  what + ": the body ended before its Content-Length (the peer closed)");
         }
         if (got.failed)
-            co_return transport_error(what, "reading the body", got.failed, request_failure::truncated,
+            co_return transport_error(what, "reading the body", got.failed, io::request_failure::truncated,
                                       outcome.failure);
     }
     if (more_bytes_came(stream))
@@ -202,7 +202,7 @@ awaitable<result<void>> send_request(Stream& stream, connection& c, client_setti
     c.lowest().expires_after(settings.header_timeout);
     auto [write_ec, written] = co_await bhttp::async_write(stream, out, use_op);
     if (write_ec)
-        co_return transport_error(what, "sending the request", write_ec, request_failure::reset, outcome.failure);
+        co_return transport_error(what, "sending the request", write_ec, io::request_failure::reset, outcome.failure);
     co_return result<void>();
 }
 
@@ -222,14 +222,14 @@ awaitable<result<void>> read_final_head(Stream& stream, connection& c, client_se
         acknowledge_at_once(c.lowest().socket().native_handle());
         auto [head_ec, head_bytes] = co_await bhttp::async_read_header(stream, c.buffer, *parser, use_op);
         if (head_ec)
-            co_return transport_error(what, "reading the response head", head_ec, request_failure::reset,
+            co_return transport_error(what, "reading the response head", head_ec, io::request_failure::reset,
                                       outcome.failure);
         unsigned status = parser->get().result_int();
         if (status < 100 || status >= 200 || status == 101)
             co_return result<void>(); // final (101 is never asked for: it is malformed below)
         if (interim == max_interim_answers) {
-            outcome.failure = request_failure::protocol;
-            co_return make_error(store::store_errc::transient,
+            outcome.failure = io::request_failure::protocol;
+            co_return make_error(io::store_errc::transient,
                                  what + ": more than " + std::to_string(max_interim_answers) +
                                      " interim (1xx) answers before the final one");
         }
@@ -244,8 +244,8 @@ result<response_head> head_of(answer_parser const& parser, request const& req, s
     // Beast reads any three digits ("002", "999"): a malformed answer, and the connection
     // is not trusted with another request.
     if (!is_http_status(message.result_int())) {
-        outcome.failure = request_failure::protocol;
-        return make_error(store::store_errc::transient,
+        outcome.failure = io::request_failure::protocol;
+        return make_error(io::store_errc::transient,
                           what + ": a malformed answer (status " + std::to_string(message.result_int()) +
                               " is not an HTTP status)");
     }
@@ -263,8 +263,8 @@ result<response_head> head_of(answer_parser const& parser, request const& req, s
     // that sends the rest of other bytes anyway must not have them appended.
     for (auto const& [name, pinned] : req.headers)
         if (name == "If-Range" && head.status == 206 && head.header("etag") != pinned) {
-            outcome.failure = request_failure::protocol; // its body is left unread
-            return make_error(store::store_errc::transient,
+            outcome.failure = io::request_failure::protocol; // its body is left unread
+            return make_error(io::store_errc::transient,
                               what + ": changed while it was read (the rest came with ETag " +
                                   head.header("etag").value_or("none").substr(0, 80) + ", not " +
                                   pinned.substr(0, 80) + ")");
@@ -277,7 +277,7 @@ result<response_head> head_of(answer_parser const& parser, request const& req, s
 /// (the connection is not worth draining).
 template <class Stream>
 awaitable<result<bool>> read_body(Stream& stream, connection& c, client_settings const& settings,
-                                  answer_parser& parser, std::vector<char>& chunk, store::byte_sink* body,
+                                  answer_parser& parser, std::vector<char>& chunk, io::byte_sink* body,
                                   response_head& head, std::string const& what, exchange_outcome& outcome) {
     bool const success = head.status >= 200 && head.status < 300;
     std::size_t const kept_error_bytes = 16 * 1024;
@@ -320,11 +320,11 @@ awaitable<result<bool>> read_body(Stream& stream, connection& c, client_settings
             if (read_ec == beast::error::timeout && std::chrono::steady_clock::now() >= total)
                 co_return too_slow();
             if (read_ec == bhttp::error::partial_message || read_ec == net::error::eof) {
-                outcome.failure = request_failure::truncated;
-                co_return make_error(store::store_errc::transient,
+                outcome.failure = io::request_failure::truncated;
+                co_return make_error(io::store_errc::transient,
                                      what + ": the body ended before its Content-Length (" + read_ec.message() + ")");
             }
-            co_return transport_error(what, "reading the body", read_ec, request_failure::truncated, outcome.failure);
+            co_return transport_error(what, "reading the body", read_ec, io::request_failure::truncated, outcome.failure);
         }
     }
     co_return true;
@@ -334,7 +334,7 @@ awaitable<result<bool>> read_body(Stream& stream, connection& c, client_settings
 /// `outcome` as it goes.
 template <class Stream>
 awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, client_settings const& settings,
-                                              request const& req, store::byte_sink* body, exchange_outcome& outcome,
+                                              request const& req, io::byte_sink* body, exchange_outcome& outcome,
                                               response_head* seen) {
     std::string what = req.where.text();
     if (auto sent = co_await send_request(stream, c, settings, req, what, outcome); !sent)
@@ -367,7 +367,7 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
     // The chunk and the connection's buffer (Beast reads into it) come out of the budget
     // (take_read_buffer).
     std::uint64_t const charge = (pooled ? 1 : 2) * std::uint64_t{room};
-    auto buffers = store::take_read_buffer(settings.memory, room, small_read_chunk, charge);
+    auto buffers = io::take_read_buffer(settings.memory, room, small_read_chunk, charge);
     room = buffers.bytes;
     std::vector<char> chunk(room);
     if (pooled) {
@@ -385,8 +385,8 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
     if (!*whole)
         co_return head; // a large error body, left unread
     if (c.buffer.size() > 0 && head.content_length && success && !no_body) {
-        outcome.failure = request_failure::protocol;
-        co_return make_error(store::store_errc::rejected, what + ": the server sent more bytes than its Content-Length (" +
+        outcome.failure = io::request_failure::protocol;
+        co_return make_error(io::store_errc::rejected, what + ": the server sent more bytes than its Content-Length (" +
                                                               std::to_string(*head.content_length) + ")");
     }
     outcome.reusable = parser.get().keep_alive() && c.buffer.size() == 0;
@@ -401,15 +401,15 @@ awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, cli
 
 /// Also says what kind of failure it is, in `failure`.
 error transport_error(std::string const& what, std::string const& step, boost::system::error_code const& ec,
-                      request_failure at_step, request_failure& failure) {
+                      io::request_failure at_step, io::request_failure& failure) {
     failure = failure_of(at_step, ec);
     if (ec == beast::error::timeout)
-        return make_error(store::store_errc::transient, what + ": timed out while " + step);
-    return make_error(store::store_errc::transient, what + ": " + step + " failed (" + ec.message() + ")");
+        return make_error(io::store_errc::transient, what + ": timed out while " + step);
+    return make_error(io::store_errc::transient, what + ": " + step + " failed (" + ec.message() + ")");
 }
 
 awaitable<result<response_head>> run_exchange(connection& c, client_settings const& settings, request const& req,
-                                              store::byte_sink* body, exchange_outcome& outcome,
+                                              io::byte_sink* body, exchange_outcome& outcome,
                                               response_head* seen) {
     if (c.secure)
         co_return co_await run_exchange(*c.secure, c, settings, req, body, outcome, seen);

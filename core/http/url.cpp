@@ -1,6 +1,6 @@
 #include "core/http/url.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 
 #include <boost/url/encode.hpp>
 #include <boost/url/parse.hpp>
@@ -67,7 +67,7 @@ static std::string without_host_reason(std::string_view scheme) {
 
 static result<location> from_url(urls::url_view u, std::string_view original) {
     auto refuse = [&](std::string const& why) {
-        return make_error(store::store_errc::rejected, "'" + masked_location(original) + "': " + why);
+        return make_error(io::store_errc::rejected, "'" + masked_location(original) + "': " + why);
     };
     location out;
     if (u.scheme_id() == urls::scheme::https)
@@ -99,11 +99,11 @@ static result<location> from_url(urls::url_view u, std::string_view original) {
 
 result<location> parse_location(std::string_view url) {
     if (auto scheme = scheme_without_host(url))
-        return make_error(store::store_errc::rejected,
+        return make_error(io::store_errc::rejected,
                           "'" + masked_location(url) + "': " + without_host_reason(*scheme));
     auto parsed = urls::parse_uri(url); // a URI may carry a fragment, which from_url refuses by name
     if (!parsed)
-        return make_error(store::store_errc::rejected,
+        return make_error(io::store_errc::rejected,
                           "'" + masked_location(url) + "': not a URL (" + parsed.error().message() + ")");
     return from_url(*parsed, url);
 }
@@ -113,7 +113,7 @@ result<location> parse_base(std::string_view url) {
     if (!parsed)
         return parsed;
     if (!parsed->query.empty())
-        return make_error(store::store_errc::rejected,
+        return make_error(io::store_errc::rejected,
                           "'" + masked_location(url) + "': a repository URL has no query");
     if (!parsed->path.ends_with('/'))
         parsed->path += '/';
@@ -141,18 +141,18 @@ location key_location(location const& base, std::string_view key) {
 
 result<location> resolve_redirect(location const& from, std::string_view target) {
     if (auto scheme = scheme_without_host(target))
-        return make_error(store::store_errc::rejected, from.text() + ": a redirect to '" +
+        return make_error(io::store_errc::rejected, from.text() + ": a redirect to '" +
                                                            masked_location(target) + "': " +
                                                            without_host_reason(*scheme));
     std::string from_text = from.text(); // the views below point into it
     auto base = urls::parse_absolute_uri(from_text);
     auto ref = urls::parse_uri_reference(target);
     if (!base || !ref)
-        return make_error(store::store_errc::rejected,
+        return make_error(io::store_errc::rejected,
                           from.text() + ": a redirect to '" + masked_location(target) + "', not a URL");
     urls::url resolved;
     if (auto ok = urls::resolve(*base, *ref, resolved); !ok)
-        return make_error(store::store_errc::rejected,
+        return make_error(io::store_errc::rejected,
                           from.text() + ": a redirect to '" + masked_location(target) + "' cannot be resolved");
     resolved.remove_fragment();
     return from_url(resolved, resolved.buffer());

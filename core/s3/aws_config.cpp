@@ -1,7 +1,7 @@
 #include "core/s3/aws_config.hpp"
 
 #include "core/http/url.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -18,7 +18,7 @@ extern char** environ; // POSIX: the process environment
 
 namespace mirror::s3 {
 
-using store::store_errc;
+using io::store_errc;
 namespace fs = std::filesystem;
 
 namespace {
@@ -94,7 +94,7 @@ result<ini_file> parse_ini(std::string_view text, std::string name, bool allow_s
         if (line.ends_with('\r'))
             line.remove_suffix(1);
         auto const where = out.name + ":" + std::to_string(number) + ": ";
-        auto fail = [&](std::string why) { return make_error(store_errc::rejected, where + why); };
+        auto fail = [&](std::string why) { return make_error(io::store_errc::rejected, where + why); };
         std::string const body = trim(line);
         if (body.empty() || body.front() == '#' || body.front() == ';')
             continue;
@@ -142,7 +142,7 @@ result<std::optional<std::string>> read_text(fs::path const& path) {
     if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
         return std::optional<std::string>{};
     auto fail = [&](std::string why) {
-        return make_error(store_errc::access_denied, path.string() + ": cannot read: " + why);
+        return make_error(io::store_errc::access_denied, path.string() + ": cannot read: " + why);
     };
     if (fd < 0)
         return fail(std::strerror(errno));
@@ -272,7 +272,7 @@ void find_profile(aws_files& files) {
 result<void> check_text(std::string const& value, std::string const& field, std::string const& source) {
     for (unsigned char c : value)
         if (c <= 0x20 || c >= 0x7f)
-            return make_error(store_errc::rejected,
+            return make_error(io::store_errc::rejected,
                               source + ": " + field + " holds a space, a control or a non-ASCII character");
     return {};
 }
@@ -281,7 +281,7 @@ result<credentials> complete(std::optional<std::string> id, std::optional<std::s
                              std::optional<std::string> token, std::string const& id_name,
                              std::string const& secret_name, std::string const& source) {
     if (!id || !secret)
-        return make_error(store_errc::access_denied,
+        return make_error(io::store_errc::access_denied,
                           source + ": " +
                               (id ? id_name + " without " + secret_name : secret_name + " without " + id_name));
     for (auto const& [field, value] :
@@ -310,7 +310,7 @@ result<credentials> from_own_file(ini_file const& file, std::string const& profi
     auto pick = [](ini_section const* s, std::string const& key) -> result<std::optional<std::string>> {
         auto plain = get(s, key), prefixed = get(s, "aws_" + key);
         if (plain && prefixed)
-            return make_error(store_errc::rejected, "both " + key + " and aws_" + key + " are set");
+            return make_error(io::store_errc::rejected, "both " + key + " and aws_" + key + " are set");
         return plain ? plain : prefixed;
     };
     ini_section const* section = find(file, "");
@@ -320,7 +320,7 @@ result<credentials> from_own_file(ini_file const& file, std::string const& profi
         section = find(file, profile);
         source += " [" + profile + "]";
         if (!section)
-            return make_error(store_errc::access_denied,
+            return make_error(io::store_errc::access_denied,
                               source + ": no access_key_id line and no [" + profile + "] section");
     }
     auto id = pick(section, "access_key_id");
@@ -351,7 +351,7 @@ struct endpoint_info {
 };
 
 result<endpoint_info> check_endpoint(std::string const& url, std::string const& source) {
-    auto refuse = [&](std::string why) { return make_error(store_errc::rejected, source + ": " + why); };
+    auto refuse = [&](std::string why) { return make_error(io::store_errc::rejected, source + ": " + why); };
     // Not even echoed: "user:secret@host" is how a secret would sneak in.
     if (url.find('@') != std::string::npos)
         return refuse("the endpoint holds '@': user information is not accepted (credentials never go in URLs)");
@@ -369,7 +369,7 @@ result<void> check_region(std::string const& region, std::string const& source) 
         ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
                     c == '_' || c == '.');
     if (!ok)
-        return make_error(store_errc::rejected, source + ": region '" + region.substr(0, 64) +
+        return make_error(io::store_errc::rejected, source + ": region '" + region.substr(0, 64) +
                                                     "' is not letters, digits, '-', '_' and '.' (at most 64)");
     return {};
 }
@@ -393,7 +393,7 @@ result<void> resolve_credentials(s3_settings const& settings, environment const&
         if (!own)
             return own.error();
         if (!own->present)
-            return make_error(store_errc::access_denied,
+            return make_error(io::store_errc::access_denied,
                               settings.credentials_file->string() + ": cannot read: no such file");
         auto found = from_own_file(*own, files.profile);
         if (!found)
@@ -442,7 +442,7 @@ result<void> resolve_credentials(s3_settings const& settings, environment const&
     std::string list;
     for (auto const& place : looked)
         list += (list.empty() ? "" : ", ") + place;
-    return make_error(store_errc::access_denied,
+    return make_error(io::store_errc::access_denied,
                       "no S3 credentials for profile " + files.profile + ": looked in " + list);
 }
 
@@ -470,10 +470,10 @@ result<void> resolve_endpoint(s3_settings const& settings, environment const& en
                                              {files.s3("addressing_style"), files.where("addressing_style", true)}});
     std::string const style = addressing ? addressing->first : "auto";
     if (style != "path" && style != "virtual" && style != "auto")
-        return make_error(store_errc::rejected, addressing->second + ": addressing '" + style.substr(0, 32) +
+        return make_error(io::store_errc::rejected, addressing->second + ": addressing '" + style.substr(0, 32) +
                                                     "' is not path, virtual or auto");
     if (style == "virtual" && custom && is_ip_address(custom->host))
-        return make_error(store_errc::rejected, addressing->second +
+        return make_error(io::store_errc::rejected, addressing->second +
                                                     ": virtual-hosted addressing puts the bucket in the host name, "
                                                     "which cannot work with the IP address endpoint " +
                                                     custom->text + ": use path");
@@ -513,7 +513,7 @@ result<resolved_s3> resolve_s3(s3_settings const& settings, environment const& e
         first_of<std::string>({{settings.profile, "settings profile"}, {var(env, "AWS_PROFILE"), "AWS_PROFILE"}});
     std::string profile = named ? named->first : "default";
     if (profile.empty() || profile.find_first_of("[]\r\n") != std::string::npos)
-        return make_error(store_errc::rejected, named->second + ": not a profile name");
+        return make_error(io::store_errc::rejected, named->second + ": not a profile name");
     auto files = load_aws_files(profile, env);
     if (!files)
         return files.error();
@@ -525,7 +525,7 @@ result<resolved_s3> resolve_s3(s3_settings const& settings, environment const& e
         return ok.error();
     // botocore's ProfileNotFound: a profile named but in neither AWS file is a typo.
     if (named && profile != "default" && !settings.credentials_file && !files->in_shared && !files->in_config)
-        return make_error(store_errc::rejected, named->second + ": profile " + profile + " is in neither " +
+        return make_error(io::store_errc::rejected, named->second + ": profile " + profile + " is in neither " +
                                                     files->shared_name + " nor " + files->config_name);
 
     auto region = first_of<std::string>({{settings.region, "settings region"},

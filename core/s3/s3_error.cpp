@@ -1,6 +1,6 @@
 #include "core/s3/s3_error.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 
 #include <charconv>
 
@@ -73,7 +73,7 @@ std::optional<std::string> xml_text(std::string_view xml, std::string_view tag) 
 }
 
 error classify(unsigned status, std::string_view body, std::string const& what) {
-    using store::store_errc;
+    using io::store_errc;
     std::string code = xml_text(body, "Code").value_or("");
     std::string message = what + ": HTTP " + std::to_string(status);
     if (!code.empty())
@@ -86,24 +86,24 @@ error classify(unsigned status, std::string_view body, std::string const& what) 
                 return true;
         return false;
     };
-    store_errc kind = store_errc::rejected;
+    io::store_errc kind = io::store_errc::rejected;
     if (is({"NoSuchKey", "NoSuchBucket", "NoSuchUpload"}) || (code.empty() && (status == 404 || status == 410)))
-        kind = store_errc::not_found;
+        kind = io::store_errc::not_found;
     else if (is({"AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "ExpiredToken", "InvalidToken",
                  "AllAccessDisabled", "AccountProblem"}) ||
              (code.empty() && (status == 401 || status == 403)))
-        kind = store_errc::access_denied;
+        kind = io::store_errc::access_denied;
     else if (is({"PreconditionFailed", "ConditionalRequestConflict"}) || (code.empty() && status == 412))
-        kind = store_errc::already_exists;
+        kind = io::store_errc::already_exists;
     else if (is({"NotImplemented"}) || (code.empty() && status == 501))
-        kind = store_errc::unsupported; // a feature this server lacks: no retry will change it
+        kind = io::store_errc::unsupported; // a feature this server lacks: no retry will change it
     // The server got other bytes than were hashed (XAmzContentSHA256Mismatch, BadDigest):
     // damaged in transit, and not stored; the bytes held are sound, so sending again is safe.
     else if (is({"SlowDown", "InternalError", "ServiceUnavailable", "RequestTimeout",
                  "OperationAborted", "Throttling", "ThrottlingException", "XAmzContentSHA256Mismatch",
                  "BadDigest"}) ||
              status == 429 || (status >= 500 && status < 600))
-        kind = store_errc::transient;
+        kind = io::store_errc::transient;
     return make_error(kind, message);
 }
 

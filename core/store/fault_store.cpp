@@ -1,6 +1,6 @@
 #include "core/store/fault_store.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 
 #include <csignal>
 
@@ -13,7 +13,7 @@ public:
     awaitable<result<void>> write(std::span<std::byte const> bytes) override { return inner_->write(bytes); }
     awaitable<result<void>> commit() override {
         if (owner_.fail_now())
-            co_return make_error(store_errc::io_error, key_ + ": injected failure");
+            co_return make_error(io::store_errc::io_error, key_ + ": injected failure");
         auto done = co_await inner_->commit();
         if (done)
             owner_.after_write();
@@ -38,7 +38,7 @@ awaitable<result<std::unique_ptr<object_writer>>> fault_store::open_writer(std::
 
 awaitable<result<void>> fault_store::remove(std::string key) {
     if (fail_now())
-        co_return make_error(store_errc::io_error, key + ": injected failure");
+        co_return make_error(io::store_errc::io_error, key + ": injected failure");
     auto done = co_await inner().remove(key);
     if (done)
         after_write();
@@ -48,7 +48,7 @@ awaitable<result<void>> fault_store::remove(std::string key) {
 awaitable<result<std::string>> fault_store::write_conditional(std::string key, std::string bytes,
                                                               std::optional<std::string> if_tag) {
     if (fail_now())
-        co_return make_error(store_errc::io_error, key + ": injected failure");
+        co_return make_error(io::store_errc::io_error, key + ": injected failure");
     auto done = co_await inner().write_conditional(key, std::move(bytes), std::move(if_tag));
     if (done)
         after_write();

@@ -11,7 +11,7 @@
 namespace mirror::store {
 
 enum class fault_action {
-    fail, ///< the N-th commit or remove returns store_errc::io_error and changes nothing
+    fail, ///< the N-th commit or remove returns io::store_errc::io_error and changes nothing
     kill, ///< the N-th commit or remove happens, then the process dies by SIGKILL
 };
 

@@ -10,7 +10,7 @@ std::string forwarding_store::describe() const { return inner_->describe(); }
 
 awaitable<result<object_info>> forwarding_store::stat(std::string key) { return inner_->stat(std::move(key)); }
 
-awaitable<result<void>> forwarding_store::read(std::string key, byte_sink& out) {
+awaitable<result<void>> forwarding_store::read(std::string key, io::byte_sink& out) {
     return inner_->read(std::move(key), out);
 }
 

@@ -21,7 +21,7 @@ public:
     store_caps caps() const override;
     std::string describe() const override;
     awaitable<result<object_info>> stat(std::string key) override;
-    awaitable<result<void>> read(std::string key, byte_sink& out) override;
+    awaitable<result<void>> read(std::string key, io::byte_sink& out) override;
     awaitable<result<void>> list(std::string prefix, std::function<result<void>(list_entry)> each) override;
     awaitable<result<std::unique_ptr<object_writer>>> open_writer(std::string key, write_mode mode) override;
     awaitable<result<void>> remove(std::string key) override;

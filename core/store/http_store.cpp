@@ -1,6 +1,6 @@
 #include "core/store/http_store.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 
 #include <optional>
 
@@ -9,9 +9,9 @@ namespace mirror::store {
 namespace {
 
 /// Passes bytes on and keeps a copy while they fit under a limit.
-class keeping_sink final : public byte_sink {
+class keeping_sink final : public io::byte_sink {
 public:
-    keeping_sink(byte_sink& out, std::size_t limit, bool keep) : out_(out), limit_(limit), keeping_(keep) {}
+    keeping_sink(io::byte_sink& out, std::size_t limit, bool keep) : out_(out), limit_(limit), keeping_(keep) {}
     awaitable<result<void>> write(std::span<std::byte const> bytes) override {
         if (keeping_ && kept_.size() + bytes.size() <= limit_) {
             kept_.append(reinterpret_cast<char const*>(bytes.data()), bytes.size());
@@ -24,7 +24,7 @@ public:
     std::optional<std::string> kept() { return keeping_ ? std::optional(std::move(kept_)) : std::nullopt; }
 
 private:
-    byte_sink& out_;
+    io::byte_sink& out_;
     std::size_t limit_;
     bool keeping_;
     std::string kept_;
@@ -46,7 +46,7 @@ result<std::unique_ptr<http_store>> http_store::open(std::string_view url, http_
     if (!base)
         return base.error();
     if (!base->tls && !settings.allow_plain_http)
-        return make_error(store_errc::rejected, base->text() +
+        return make_error(io::store_errc::rejected, base->text() +
                                                     ": plain http:// is refused unless allowed explicitly "
                                                     "(--allow-plain-http; in the daemon's configuration, "
                                                     "allow_plain_http: true in the store's entry): nothing would "
@@ -70,7 +70,7 @@ std::string http_store::describe() const { return base_.text(); }
 
 awaitable<result<object_info>> http_store::stat(std::string key) {
     if (auto problem = key_problem(key))
-        co_return make_error(store_errc::rejected, describe() + ": " + *problem);
+        co_return make_error(io::store_errc::rejected, describe() + ": " + *problem);
     http::request head_request{"HEAD", http::key_location(base_, key), {}, {}, true};
     counts_.requests += 1;
     auto answer = co_await client_->fetch(head_request, nullptr);
@@ -79,13 +79,13 @@ awaitable<result<object_info>> http_store::stat(std::string key) {
     if (answer->status >= 300)
         co_return http::status_error(answer->status, answer->where.text());
     if (!answer->content_length)
-        co_return make_error(store_errc::rejected, answer->where.text() + ": no Content-Length in the answer to HEAD");
+        co_return make_error(io::store_errc::rejected, answer->where.text() + ": no Content-Length in the answer to HEAD");
     co_return object_info{*answer->content_length};
 }
 
-awaitable<result<void>> http_store::read(std::string key, byte_sink& out) {
+awaitable<result<void>> http_store::read(std::string key, io::byte_sink& out) {
     if (auto problem = key_problem(key))
-        co_return make_error(store_errc::rejected, describe() + ": " + *problem);
+        co_return make_error(io::store_errc::rejected, describe() + ": " + *problem);
     http::request get{"GET", http::key_location(base_, key), {}, {}, true};
     std::optional<std::string> sent; // the validator asked with
     if (auto known = remembered_.find(key); known != remembered_.end()) {
@@ -102,7 +102,7 @@ awaitable<result<void>> http_store::read(std::string key, byte_sink& out) {
         // entry while this one waits on the network, or on `out`.
         auto known = remembered_.find(key);
         if (known == remembered_.end() || known->second.validator != *sent)
-            co_return make_error(store_errc::transient,
+            co_return make_error(io::store_errc::transient,
                                  answer->where.text() + ": the remembered copy changed during the read");
         counts_.not_modified += 1;
         std::string bytes = known->second.bytes;

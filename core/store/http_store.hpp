@@ -37,7 +37,7 @@ public:
     /// A HEAD request; the size is its Content-Length.
     awaitable<result<object_info>> stat(std::string key) override;
     /// A GET, conditional when the object was read before and is remembered.
-    awaitable<result<void>> read(std::string key, byte_sink& out) override;
+    awaitable<result<void>> read(std::string key, io::byte_sink& out) override;
 
     /// Requests sent, and how many were answered 304 (for tests and documentation).
     struct counters {

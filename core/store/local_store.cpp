@@ -1,7 +1,7 @@
 #include "core/store/local_store.hpp"
 
 #include "core/store/detail/posix_files.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 
 #include <algorithm>
 #include <array>
@@ -63,7 +63,7 @@ std::string random_suffix() {
 class local_writer final : public object_writer {
 public:
     local_writer(unique_fd folder, unique_fd file, std::string name, std::string temp_name, write_mode mode,
-                 std::string what, blocking_pool* pool)
+                 std::string what, io::blocking_pool* pool)
         : folder_(std::move(folder)), file_(std::move(file)), name_(std::move(name)),
           temp_name_(std::move(temp_name)), mode_(mode), what_(std::move(what)), pool_(pool) {}
 
@@ -146,13 +146,13 @@ private:
     std::string temp_name_; ///< empty while the file is unnamed
     write_mode mode_;
     std::string what_;
-    blocking_pool* pool_;
+    io::blocking_pool* pool_;
     bool committed_ = false;
 };
 
 } // namespace
 
-local_store::local_store(int root_fd, std::filesystem::path root, bool writable, blocking_pool* pool)
+local_store::local_store(int root_fd, std::filesystem::path root, bool writable, io::blocking_pool* pool)
     : root_fd_(root_fd), root_(std::move(root)), writable_(writable), pool_(pool) {}
 
 local_store::~local_store() {
@@ -160,7 +160,7 @@ local_store::~local_store() {
 }
 
 result<std::unique_ptr<local_store>> local_store::open(std::filesystem::path root, bool writable,
-                                                      blocking_pool* pool) {
+                                                      io::blocking_pool* pool) {
     std::error_code ec;
     if (writable && !std::filesystem::exists(root, ec))
         std::filesystem::create_directories(root, ec);
@@ -193,11 +193,11 @@ awaitable<result<object_info>> local_store::stat(std::string key) {
     if (S_ISLNK(st.st_mode))
         co_return errno_error(ELOOP, key);
     if (!S_ISREG(st.st_mode))
-        co_return make_error(store_errc::not_a_file, key + ": not a regular file");
+        co_return make_error(io::store_errc::not_a_file, key + ": not a regular file");
     co_return object_info{static_cast<std::uint64_t>(st.st_size)};
 }
 
-awaitable<result<void>> local_store::read(std::string key, byte_sink& out) {
+awaitable<result<void>> local_store::read(std::string key, io::byte_sink& out) {
     auto parts = split_parent(key, describe());
     if (!parts)
         co_return parts.error();
@@ -211,11 +211,11 @@ awaitable<result<void>> local_store::read(std::string key, byte_sink& out) {
     if (::fstat(file.get(), &st) != 0)
         co_return errno_error(errno, key);
     if (!S_ISREG(st.st_mode))
-        co_return make_error(store_errc::not_a_file, key + ": not a regular file");
+        co_return make_error(io::store_errc::not_a_file, key + ": not a regular file");
     ::posix_fadvise(file.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
 
     std::size_t const wanted = std::min<std::uint64_t>(read_chunk_bytes, std::max<off_t>(st.st_size, 1));
-    auto room = take_read_buffer(memory_, wanted, small_read_chunk_bytes, wanted);
+    auto room = io::take_read_buffer(memory_, wanted, small_read_chunk_bytes, wanted);
     std::vector<std::byte> buffer(room.bytes);
     std::uint64_t total = 0;
     ssize_t n = 0;
@@ -226,7 +226,7 @@ awaitable<result<void>> local_store::read(std::string key, byte_sink& out) {
         } while (n < 0 && errno == EINTR);
         err = n < 0 ? errno : 0;
     };
-    blocking_pool* read_pool = static_cast<std::uint64_t>(st.st_size) >= offload_bytes ? pool_ : nullptr;
+    io::blocking_pool* read_pool = static_cast<std::uint64_t>(st.st_size) >= offload_bytes ? pool_ : nullptr;
     while (true) {
         co_await run_blocking(read_pool, read_chunk);
         if (n < 0)
@@ -239,14 +239,14 @@ awaitable<result<void>> local_store::read(std::string key, byte_sink& out) {
             co_return sent.error();
     }
     if (total != static_cast<std::uint64_t>(st.st_size))
-        co_return make_error(store_errc::transient, key + ": changed size while being read");
+        co_return make_error(io::store_errc::transient, key + ": changed size while being read");
     co_return result<void>();
 }
 
 static result<void> list_folder(int folder_fd, std::string const& prefix, int depth,
                                 std::function<result<void>(list_entry)> const& each) {
     if (depth > max_list_depth)
-        return make_error(store_errc::rejected, prefix + ": folders nested deeper than " +
+        return make_error(io::store_errc::rejected, prefix + ": folders nested deeper than " +
                                                     std::to_string(max_list_depth) + " levels");
     int walk_fd = ::dup(folder_fd);
     if (walk_fd < 0)
@@ -284,7 +284,7 @@ awaitable<result<void>> local_store::list(std::string prefix, std::function<resu
     std::vector<std::string> folder;
     if (!prefix.empty()) {
         if (!prefix.ends_with('/'))
-            co_return make_error(store_errc::rejected, describe() + ": list prefix '" + prefix + "' must end in '/'");
+            co_return make_error(io::store_errc::rejected, describe() + ": list prefix '" + prefix + "' must end in '/'");
         auto segments = detail::split_key(std::string_view(prefix).substr(0, prefix.size() - 1), describe());
         if (!segments)
             co_return segments.error();
@@ -292,7 +292,7 @@ awaitable<result<void>> local_store::list(std::string prefix, std::function<resu
     }
     auto fd = detail::open_folder(root_fd_, folder, false, prefix);
     if (!fd) {
-        if (fd.error().code == store_errc::not_found)
+        if (fd.error().code == io::store_errc::not_found)
             co_return result<void>(); // nothing there yet
         co_return fd.error();
     }
@@ -301,7 +301,7 @@ awaitable<result<void>> local_store::list(std::string prefix, std::function<resu
 
 awaitable<result<std::unique_ptr<object_writer>>> local_store::open_writer(std::string key, write_mode mode) {
     if (!writable_)
-        co_return make_error(store_errc::unsupported, describe() + ": opened read-only, cannot write " + key);
+        co_return make_error(io::store_errc::unsupported, describe() + ": opened read-only, cannot write " + key);
     auto parts = split_parent(key, describe());
     if (!parts)
         co_return parts.error();
@@ -323,7 +323,7 @@ awaitable<result<std::unique_ptr<object_writer>>> local_store::open_writer(std::
 
 awaitable<result<void>> local_store::remove(std::string key) {
     if (!writable_)
-        co_return make_error(store_errc::unsupported, describe() + ": opened read-only, cannot delete " + key);
+        co_return make_error(io::store_errc::unsupported, describe() + ": opened read-only, cannot delete " + key);
     auto parts = split_parent(key, describe());
     if (!parts)
         co_return parts.error();

@@ -1,7 +1,7 @@
 #include "core/store/open_store.hpp"
 
 #include "core/http/url.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/store/http_store.hpp"
 #include "core/store/local_store.hpp"
 #include "core/store/s3_parts.hpp"
@@ -15,12 +15,12 @@ std::string user_agent() { return std::string("fdl-mirror/") + FDL_MIRROR_CORE_V
 
 namespace {
 
-result<std::unique_ptr<store>> open_unthrottled(std::string_view location, store_role role, blocking_pool* pool,
+result<std::unique_ptr<store>> open_unthrottled(std::string_view location, store_role role, io::blocking_pool* pool,
                                                 store_options const& options) {
     // Every message names the location masked: a secret written into it never reaches a log.
     std::string where = http::masked_location(location);
     if (location.empty())
-        return make_error(store_errc::rejected, "empty location");
+        return make_error(io::store_errc::rejected, "empty location");
     auto scheme_end = location.find("://");
     std::string path;
     std::string normalized; // schemes are case-insensitive (RFC 3986): S3:// is s3://
@@ -30,7 +30,7 @@ result<std::unique_ptr<store>> open_unthrottled(std::string_view location, store
         auto authority = location.substr(scheme_end + 3);
         authority = authority.substr(0, authority.find_first_of("/?#"));
         if (authority.find('@') != std::string_view::npos)
-            return make_error(store_errc::rejected,
+            return make_error(io::store_errc::rejected,
                               where + ": holds user information, and credentials never go in a location (S3 keys come "
                                       "from the environment or ~/.aws, as the AWS CLI reads them)");
         normalized = std::string(location);
@@ -41,10 +41,10 @@ result<std::unique_ptr<store>> open_unthrottled(std::string_view location, store
         if (scheme == "file") {
             path = std::string(location.substr(scheme_end + 3));
             if (path.empty() || path.front() != '/')
-                return make_error(store_errc::rejected, where + ": a file:// URL needs an absolute path (file:///…)");
+                return make_error(io::store_errc::rejected, where + ": a file:// URL needs an absolute path (file:///…)");
         } else if (scheme == "http" || scheme == "https") {
             if (role == store_role::mirror)
-                return make_error(store_errc::unsupported, where + ": an HTTP store is read-only; a mirror must be a "
+                return make_error(io::store_errc::unsupported, where + ": an HTTP store is read-only; a mirror must be a "
                                                                    "folder or s3://");
             http_store_settings settings;
             settings.allow_plain_http = options.allow_plain_http;
@@ -84,7 +84,7 @@ result<std::unique_ptr<store>> open_unthrottled(std::string_view location, store
                 return opened.error();
             return std::unique_ptr<store>(std::move(*opened));
         } else {
-            return make_error(store_errc::unsupported, where + ": unknown scheme '" + std::string(scheme) + "'");
+            return make_error(io::store_errc::unsupported, where + ": unknown scheme '" + std::string(scheme) + "'");
         }
     }
     auto opened = local_store::open(path, role == store_role::mirror, pool);
@@ -96,7 +96,7 @@ result<std::unique_ptr<store>> open_unthrottled(std::string_view location, store
 
 } // namespace
 
-result<std::unique_ptr<store>> open_store(std::string_view location, store_role role, blocking_pool* pool,
+result<std::unique_ptr<store>> open_store(std::string_view location, store_role role, io::blocking_pool* pool,
                                           store_options const& options) {
     auto opened = open_unthrottled(location, role, pool, options);
     if (!opened)

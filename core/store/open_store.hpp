@@ -2,9 +2,9 @@
 // The only switch on a location's scheme: which backend serves it.
 
 #include "core/s3/aws_config.hpp"
-#include "core/store/blocking_pool.hpp"
-#include "core/store/memory_budget.hpp"
-#include "core/store/request_observer.hpp"
+#include "core/io/blocking_pool.hpp"
+#include "core/io/memory_budget.hpp"
+#include "core/io/request_observer.hpp"
 #include "core/store/store.hpp"
 #include "core/store/throttled_store.hpp"
 
@@ -30,13 +30,13 @@ struct store_options {
     std::shared_ptr<throttle> limits;
     /// Told of every HTTP exchange of an http(s):// or s3:// store (each retry, part and
     /// listing page); a folder store makes none. Null: nobody is told.
-    std::shared_ptr<request_observer> observer;
+    std::shared_ptr<io::request_observer> observer;
     /// S3 uploads: objects this large go in parts of part_bytes (s3_store_settings' defaults when unset).
     std::optional<std::size_t> multipart_threshold;
     std::optional<std::size_t> part_bytes;
     /// The process's memory budget, which S3 upload buffers and HTTP(S) and S3 read
     /// buffers draw on; null: none. It must outlive the store.
-    memory_budget* memory = nullptr;
+    io::memory_budget* memory = nullptr;
     /// http(s):// origins: hosts ("host" or "host:port") besides the origin's own that its
     /// redirects may lead to (core/http/redirects.hpp); none by default.
     std::vector<std::string> redirect_hosts;
@@ -50,7 +50,7 @@ struct store_options {
 /// origin must exist. Blocking file I/O, and the receiving of large bodies over plain
 /// HTTP (http::client_settings::receive_pool), run on `pool` (which must outlive the store)
 /// when one is given.
-result<std::unique_ptr<store>> open_store(std::string_view location, store_role role, blocking_pool* pool,
+result<std::unique_ptr<store>> open_store(std::string_view location, store_role role, io::blocking_pool* pool,
                                           store_options const& options = {});
 
 } // namespace mirror::store

@@ -7,7 +7,7 @@
 #include "core/s3/s3_error.hpp"
 #include "core/s3/xml_shape.hpp"
 #include "core/store/detail/s3_exchange.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/store/s3_writer.hpp"
 #include "verify/sha256.hpp"
 
@@ -36,7 +36,7 @@ bool valid_bucket(std::string_view bucket) {
 
 result<std::unique_ptr<s3_store>> s3_store::open(std::string_view url, s3_store_settings settings) {
     auto refuse = [&](std::string const& why) {
-        return make_error(store_errc::rejected, std::string(url.substr(0, 200)) + ": " + why);
+        return make_error(io::store_errc::rejected, std::string(url.substr(0, 200)) + ": " + why);
     };
     if (!url.starts_with("s3://"))
         return refuse("not an s3:// URL");
@@ -76,7 +76,7 @@ result<std::unique_ptr<s3_store>> s3_store::open(std::string_view url, s3_store_
 namespace {
 /// A 4xx that S3 calls transient (s3::classify): RequestTimeout, a body damaged in transit.
 bool s3_transient_answer(unsigned status, std::string_view error_body) {
-    return s3::classify(status, std::string(error_body), "").code == store_errc::transient;
+    return s3::classify(status, std::string(error_body), "").code == io::store_errc::transient;
 }
 
 http::client_settings with_s3_answers(http::client_settings client) {
@@ -136,19 +136,19 @@ http::request s3_store::signed_request(std::string method, std::string const& ke
 
 awaitable<result<object_info>> s3_store::stat(std::string key) {
     if (auto problem = key_problem(key))
-        co_return make_error(store_errc::rejected, describe() + ": " + *problem);
+        co_return make_error(io::store_errc::rejected, describe() + ": " + *problem);
     auto request = signed_request("HEAD", key, false, {}, {}, {});
     auto head = co_await send(*this, std::move(request), nullptr);
     if (!head)
         co_return head.error();
     if (!head->content_length)
-        co_return make_error(store_errc::rejected, describe() + key + ": no Content-Length in the answer to HEAD");
+        co_return make_error(io::store_errc::rejected, describe() + key + ": no Content-Length in the answer to HEAD");
     co_return object_info{*head->content_length};
 }
 
-awaitable<result<void>> s3_store::read(std::string key, byte_sink& out) {
+awaitable<result<void>> s3_store::read(std::string key, io::byte_sink& out) {
     if (auto problem = key_problem(key))
-        co_return make_error(store_errc::rejected, describe() + ": " + *problem);
+        co_return make_error(io::store_errc::rejected, describe() + ": " + *problem);
     auto request = signed_request("GET", key, false, {}, {}, {});
     auto got = co_await send(*this, std::move(request), &out);
     if (!got)
@@ -167,24 +167,24 @@ std::string tag_of(std::string etag) {
 
 awaitable<result<tagged_object>> s3_store::read_tagged(std::string key, std::size_t limit) {
     if (auto problem = key_problem(key))
-        co_return make_error(store_errc::rejected, describe() + ": " + *problem);
+        co_return make_error(io::store_errc::rejected, describe() + ": " + *problem);
     text_sink body(limit);
     auto got = co_await send(*this, signed_request("GET", key, false, {}, {}, {}), &body);
-    if (!got && got.error().code == store_errc::too_large) // the sink's refusal names no key
-        co_return make_error(store_errc::too_large,
+    if (!got && got.error().code == io::store_errc::too_large) // the sink's refusal names no key
+        co_return make_error(io::store_errc::too_large,
                              describe() + key + ": larger than the " + std::to_string(limit) + " bytes read whole");
     if (!got)
         co_return got.error();
     auto etag = got->header("etag");
     if (!etag || etag->empty())
-        co_return make_error(store_errc::rejected, describe() + key + ": the answer to GET has no ETag");
+        co_return make_error(io::store_errc::rejected, describe() + key + ": the answer to GET has no ETag");
     co_return tagged_object{std::move(body.text), tag_of(*etag)};
 }
 
 awaitable<result<std::string>> s3_store::write_conditional(std::string key, std::string bytes,
                                                           std::optional<std::string> if_tag) {
     if (auto problem = key_problem(key))
-        co_return make_error(store_errc::rejected, describe() + ": " + *problem);
+        co_return make_error(io::store_errc::rejected, describe() + ": " + *problem);
     std::vector<std::pair<std::string, std::string>> headers;
     if (if_tag)
         headers.emplace_back("If-Match", *if_tag);
@@ -195,7 +195,7 @@ awaitable<result<std::string>> s3_store::write_conditional(std::string key, std:
         if (auto etag = put->header("etag"); etag && !etag->empty())
             co_return tag_of(*etag);
         // No ETag in the answer: the tag of what is there now, if it is what was written.
-    } else if (put.error().code != store_errc::already_exists && put.error().code != store_errc::not_found) {
+    } else if (put.error().code != io::store_errc::already_exists && put.error().code != io::store_errc::not_found) {
         co_return put.error(); // 412 (or AWS's 404 for If-Match on a missing key): the condition failed
     }
     // The condition failed, or the answer said too little. A retried PUT whose first try
@@ -203,9 +203,9 @@ awaitable<result<std::string>> s3_store::write_conditional(std::string key, std:
     auto there = co_await read_tagged(key, bytes.size() + 1);
     if (there && there->bytes == bytes)
         co_return there->tag;
-    if (!there && there.error().code != store_errc::not_found && there.error().code != store_errc::too_large)
+    if (!there && there.error().code != io::store_errc::not_found && there.error().code != io::store_errc::too_large)
         co_return there.error();
-    co_return make_error(store_errc::conflict,
+    co_return make_error(io::store_errc::conflict,
                          describe() + key + ": not written, another writer changed it " +
                              (if_tag ? "since it was read (If-Match " + *if_tag + ")" : "(it exists now)"));
 }
@@ -223,7 +223,7 @@ public:
     /// Checks a page's shape before anything is read from it.
     std::optional<error> page(std::string_view xml, std::string_view root) {
         if (auto problem = s3::xml_shape_problem(xml, root))
-            return make_error(store_errc::rejected, what_ + ": a listing page that is not well-formed XML: " + *problem);
+            return make_error(io::store_errc::rejected, what_ + ": a listing page that is not well-formed XML: " + *problem);
         return std::nullopt;
     }
     /// Counts a key; an error past the limit.
@@ -246,7 +246,7 @@ public:
 
 private:
     error cut(std::string const& why) const {
-        return make_error(store_errc::rejected, what_ + ": the listing was cut: " + why + " (" +
+        return make_error(io::store_errc::rejected, what_ + ": the listing was cut: " + why + " (" +
                                                      std::to_string(keys_) + " keys listed)");
     }
     s3_store_settings const& settings_;
@@ -261,7 +261,7 @@ private:
 
 awaitable<result<void>> s3_store::list(std::string prefix, std::function<result<void>(list_entry)> each) {
     if (auto problem = prefix_problem(prefix))
-        co_return make_error(store_errc::rejected, describe() + ": " + *problem);
+        co_return make_error(io::store_errc::rejected, describe() + ": " + *problem);
     listing_guard guard(settings_, describe() + prefix);
     std::optional<std::string> token;
     do {
@@ -273,7 +273,7 @@ awaitable<result<void>> s3_store::list(std::string prefix, std::function<result<
         // client resumes only bodies pinned to an ETag, and a listing has none).
         text_sink page(settings_.max_page_bytes);
         auto listed = co_await send(*this, request, &page);
-        for (int again = 1; !listed && is_retryable(listed.error().code) && again < 3; ++again) {
+        for (int again = 1; !listed && io::is_retryable(listed.error().code) && again < 3; ++again) {
             page.text.clear();
             listed = co_await send(*this, request, &page);
         }
@@ -286,14 +286,14 @@ awaitable<result<void>> s3_store::list(std::string prefix, std::function<result<
         for (auto at = xml.find("<Contents>"); at != std::string_view::npos; at = xml.find("<Contents>", at + 1)) {
             auto end = xml.find("</Contents>", at);
             if (end == std::string_view::npos)
-                co_return make_error(store_errc::rejected, describe() + prefix + ": a listing page is cut off");
+                co_return make_error(io::store_errc::rejected, describe() + prefix + ": a listing page is cut off");
             auto entry = xml.substr(at, end - at);
             auto key = s3::xml_text(entry, "Key");
             auto size_text = s3::xml_text(entry, "Size");
             std::uint64_t size = 0;
             if (!key || !size_text ||
                 std::from_chars(size_text->data(), size_text->data() + size_text->size(), size).ec != std::errc())
-                co_return make_error(store_errc::rejected, describe() + prefix + ": a listing entry without key or size");
+                co_return make_error(io::store_errc::rejected, describe() + prefix + ": a listing entry without key or size");
             // S3 lists only keys under the prefix asked for; a server that lists others (a bug,
             // or a hostile one) must not make them this folder's.
             if (!key->starts_with(prefix_ + prefix))
@@ -307,7 +307,7 @@ awaitable<result<void>> s3_store::list(std::string prefix, std::function<result<
         if (s3::xml_text(xml, "IsTruncated") == "true") {
             token = s3::xml_text(xml, "NextContinuationToken");
             if (!token || token->empty())
-                co_return make_error(store_errc::rejected, describe() + prefix + ": a truncated listing without a token");
+                co_return make_error(io::store_errc::rejected, describe() + prefix + ": a truncated listing without a token");
             if (auto cut = guard.next(*token))
                 co_return *cut;
         }
@@ -317,13 +317,13 @@ awaitable<result<void>> s3_store::list(std::string prefix, std::function<result<
 
 awaitable<result<std::unique_ptr<object_writer>>> s3_store::open_writer(std::string key, write_mode mode) {
     if (auto problem = key_problem(key))
-        co_return make_error(store_errc::rejected, describe() + ": " + *problem);
+        co_return make_error(io::store_errc::rejected, describe() + ": " + *problem);
     co_return std::unique_ptr<object_writer>(make_s3_writer(*this, std::move(key), mode));
 }
 
 awaitable<result<void>> s3_store::remove(std::string key) {
     if (auto problem = key_problem(key))
-        co_return make_error(store_errc::rejected, describe() + ": " + *problem);
+        co_return make_error(io::store_errc::rejected, describe() + ": " + *problem);
     auto request = signed_request("DELETE", key, false, {}, {}, {});
     auto deleted = co_await send(*this, std::move(request), nullptr);
     if (!deleted)
@@ -344,7 +344,7 @@ awaitable<result<std::size_t>> s3_store::discard_incomplete_writes() {
         auto request = signed_request("GET", "", true, std::move(query), {}, {});
         text_sink page(settings_.max_page_bytes);
         auto listed = co_await send(*this, std::move(request), &page);
-        if (!listed && listed.error().code == store_errc::unsupported)
+        if (!listed && listed.error().code == io::store_errc::unsupported)
             co_return aborted; // a server without multipart listings (s3rver): nothing to find
         if (!listed)
             co_return with_context(listed.error(), "listing incomplete uploads");
@@ -354,17 +354,17 @@ awaitable<result<std::size_t>> s3_store::discard_incomplete_writes() {
         for (auto at = xml.find("<Upload>"); at != std::string_view::npos; at = xml.find("<Upload>", at + 1)) {
             auto end = xml.find("</Upload>", at);
             if (end == std::string_view::npos)
-                co_return make_error(store_errc::rejected, describe() + ": a page of incomplete uploads is cut off");
+                co_return make_error(io::store_errc::rejected, describe() + ": a page of incomplete uploads is cut off");
             auto entry = xml.substr(at, end - at);
             auto key = s3::xml_text(entry, "Key");
             auto id = s3::xml_text(entry, "UploadId");
             if (!key || !id || id->empty())
-                co_return make_error(store_errc::rejected, describe() + ": an incomplete upload without key or id");
+                co_return make_error(io::store_errc::rejected, describe() + ": an incomplete upload without key or id");
             if (!key->starts_with(prefix_) || key_problem(key->substr(prefix_.size())))
                 continue; // not ours to touch
             auto abort = signed_request("DELETE", key->substr(prefix_.size()), false, {{"uploadId", *id}}, {}, {});
             auto gone = co_await send(*this, std::move(abort), nullptr);
-            if (!gone && gone.error().code != store_errc::not_found) // NoSuchUpload: finished meanwhile
+            if (!gone && gone.error().code != io::store_errc::not_found) // NoSuchUpload: finished meanwhile
                 co_return gone.error();
             ++aborted;
         }
@@ -374,7 +374,7 @@ awaitable<result<std::size_t>> s3_store::discard_incomplete_writes() {
             key_marker = s3::xml_text(xml, "NextKeyMarker");
             id_marker = s3::xml_text(xml, "NextUploadIdMarker");
             if (!key_marker || key_marker->empty())
-                co_return make_error(store_errc::rejected,
+                co_return make_error(io::store_errc::rejected,
                                      describe() + ": a truncated list of incomplete uploads without a marker");
             if (auto cut = guard.next(*key_marker + "\n" + id_marker.value_or("")))
                 co_return *cut;

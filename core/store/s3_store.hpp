@@ -5,7 +5,7 @@
 
 #include "core/http/client.hpp"
 #include "core/s3/sigv4.hpp"
-#include "core/store/memory_budget.hpp"
+#include "core/io/memory_budget.hpp"
 #include "core/store/store.hpp"
 
 #include <memory>
@@ -45,7 +45,7 @@ struct s3_store_settings {
     std::chrono::milliseconds listing_time_limit{30 * 60 * 1000};
     /// The process's memory budget: each upload buffer past 256 KiB (a part, or a small
     /// object's bytes) is granted from it. Null: no budget.
-    memory_budget* memory = nullptr;
+    io::memory_budget* memory = nullptr;
 };
 
 class s3_store final : public store {
@@ -58,7 +58,7 @@ public:
     store_caps caps() const override;
     std::string describe() const override;
     awaitable<result<object_info>> stat(std::string key) override;
-    awaitable<result<void>> read(std::string key, byte_sink& out) override;
+    awaitable<result<void>> read(std::string key, io::byte_sink& out) override;
     awaitable<result<void>> list(std::string prefix, std::function<result<void>(list_entry)> each) override;
     awaitable<result<std::unique_ptr<object_writer>>> open_writer(std::string key, write_mode mode) override;
     awaitable<result<void>> remove(std::string key) override;

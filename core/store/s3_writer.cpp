@@ -2,7 +2,7 @@
 
 #include "core/s3/s3_error.hpp"
 #include "core/store/detail/s3_exchange.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/store/s3_parts.hpp"
 #include "core/store/s3_store.hpp"
 
@@ -45,7 +45,7 @@ awaitable<result<void>> put_part(std::shared_ptr<upload_state> up, std::size_t n
         co_return put.error();
     auto etag = put->header("etag");
     if (!etag)
-        co_return make_error(store_errc::rejected, up->key + ": part " + text + " came back without an ETag");
+        co_return make_error(io::store_errc::rejected, up->key + ": part " + text + " came back without an ETag");
     up->etags[number - 1] = *etag;
     co_return result<void>();
 }
@@ -53,7 +53,7 @@ awaitable<result<void>> put_part(std::shared_ptr<upload_state> up, std::size_t n
 /// A part sent in the background: records its failure, frees its slot and its memory,
 /// wakes commit().
 awaitable<void> background_part(std::shared_ptr<upload_state> up, std::size_t number, std::string part,
-                                memory_budget::grant memory) {
+                                io::memory_budget::grant memory) {
     auto sent = co_await put_part(up, number, std::move(part));
     memory.reset();
     if (!sent && !up->failure)
@@ -156,8 +156,8 @@ public:
         if (mode_ == write_mode::create_only) {
             auto existing = co_await s3_.stat(key_);
             if (existing)
-                co_return make_error(store_errc::already_exists, s3_.describe() + key_ + ": already there");
-            if (existing.error().code != store_errc::not_found)
+                co_return make_error(io::store_errc::already_exists, s3_.describe() + key_ + ": already there");
+            if (existing.error().code != io::store_errc::not_found)
                 co_return existing.error();
         }
         std::string xml = "<CompleteMultipartUpload>";
@@ -187,7 +187,7 @@ private:
             co_return created.error();
         auto id = s3::xml_text(answer.text, "UploadId");
         if (!id || id->empty())
-            co_return make_error(store_errc::rejected, key_ + ": the store gave no UploadId");
+            co_return make_error(io::store_errc::rejected, key_ + ": the store gave no UploadId");
         upload_ = std::make_shared<upload_state>(s3_, key_, co_await net::this_coro::executor);
         upload_->id = *id;
         co_return result<void>();
@@ -204,7 +204,7 @@ private:
 
     /// Sends the next part: in the background when the store has a free slot, else here.
     /// `memory` is the grant of its bytes, given back once it is answered.
-    awaitable<result<void>> send_part(std::string part, memory_budget::grant memory) {
+    awaitable<result<void>> send_part(std::string part, io::memory_budget::grant memory) {
         if (!upload_) {
             auto started = co_await start_upload();
             if (!started)
@@ -229,7 +229,7 @@ private:
     /// concurrency they are a few MiB, and thousands of small files should not queue.
     static constexpr std::size_t unbudgeted_bytes = 256 * 1024;
     std::string buffer_;
-    memory_budget::grant memory_; ///< covers buffer_ once it grew past unbudgeted_bytes
+    io::memory_budget::grant memory_; ///< covers buffer_ once it grew past unbudgeted_bytes
     std::shared_ptr<upload_state> upload_;
     bool committed_ = false;
 };

@@ -1,42 +1,41 @@
 #include "core/store/store.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 
 namespace mirror::store {
 
-byte_sink::~byte_sink() = default;
 store::~store() = default;
 
 awaitable<result<void>> store::list(std::string prefix, std::function<result<void>(list_entry)>) {
-    co_return make_error(store_errc::unsupported, describe() + ": cannot list " + prefix);
+    co_return make_error(io::store_errc::unsupported, describe() + ": cannot list " + prefix);
 }
 
 awaitable<result<std::unique_ptr<object_writer>>> store::open_writer(std::string key, write_mode) {
-    co_return make_error(store_errc::unsupported, describe() + ": read-only, cannot write " + key);
+    co_return make_error(io::store_errc::unsupported, describe() + ": read-only, cannot write " + key);
 }
 
 awaitable<result<void>> store::remove(std::string key) {
-    co_return make_error(store_errc::unsupported, describe() + ": read-only, cannot delete " + key);
+    co_return make_error(io::store_errc::unsupported, describe() + ": read-only, cannot delete " + key);
 }
 
 awaitable<result<std::size_t>> store::discard_incomplete_writes() { co_return std::size_t{0}; }
 
 awaitable<result<tagged_object>> store::read_tagged(std::string key, std::size_t) {
-    co_return make_error(store_errc::unsupported, describe() + ": no conditional writes, cannot read " + key + " with its tag");
+    co_return make_error(io::store_errc::unsupported, describe() + ": no conditional writes, cannot read " + key + " with its tag");
 }
 
 awaitable<result<std::string>> store::write_conditional(std::string key, std::string, std::optional<std::string>) {
-    co_return make_error(store_errc::unsupported, describe() + ": no conditional writes, cannot write " + key);
+    co_return make_error(io::store_errc::unsupported, describe() + ": no conditional writes, cannot write " + key);
 }
 
 namespace {
-class string_sink final : public byte_sink {
+class string_sink final : public io::byte_sink {
 public:
     string_sink(std::string& out, std::size_t limit, std::string name)
         : out_(out), limit_(limit), name_(std::move(name)) {}
     awaitable<result<void>> write(std::span<std::byte const> bytes) override {
         if (out_.size() + bytes.size() > limit_)
-            co_return make_error(store_errc::too_large,
+            co_return make_error(io::store_errc::too_large,
                                  name_ + ": larger than " + std::to_string(limit_) + " bytes, the most accepted");
         out_.append(reinterpret_cast<char const*>(bytes.data()), bytes.size());
         co_return result<void>();
@@ -62,7 +61,7 @@ awaitable<result<std::optional<std::string>>> read_if_present(store& from, std::
     auto bytes = co_await read_all(from, std::move(key), limit);
     if (bytes)
         co_return std::optional<std::string>(std::move(*bytes));
-    if (bytes.error().code == store_errc::not_found)
+    if (bytes.error().code == io::store_errc::not_found)
         co_return std::optional<std::string>();
     co_return bytes.error();
 }

@@ -5,7 +5,8 @@
 // components; backends refuse `.`/`..`/empty segments anyway, as a second line.
 
 #include "verify/error.hpp"
-#include "core/net.hpp"
+#include "core/io/byte_sink.hpp"
+#include "core/io/net.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -37,15 +38,8 @@ struct list_entry {
     std::uint64_t size = 0;
 };
 
-/// Receives an object's bytes in order. Returning an error stops the read with it.
-class byte_sink {
-public:
-    virtual ~byte_sink();
-    virtual awaitable<result<void>> write(std::span<std::byte const> bytes) = 0;
-};
-
 enum class write_mode {
-    create_only, ///< fail with store_errc::already_exists if the key exists
+    create_only, ///< fail with io::store_errc::already_exists if the key exists
     replace,     ///< atomically replace what is there
 };
 
@@ -58,7 +52,7 @@ struct tagged_object {
 
 /// An object being written. Nothing is visible under the key until commit() succeeds;
 /// destroying a writer without a successful commit() discards what was written.
-class object_writer : public byte_sink {
+class object_writer : public io::byte_sink {
 public:
     /// Makes the object durable and visible under its key, complete.
     virtual awaitable<result<void>> commit() = 0;
@@ -76,7 +70,7 @@ public:
     virtual awaitable<result<object_info>> stat(std::string key) = 0;
     /// Streams the object into `out`. A backend checks that it delivered the size it
     /// announced; callers check sizes and digests against what the repository pins.
-    virtual awaitable<result<void>> read(std::string key, byte_sink& out) = 0;
+    virtual awaitable<result<void>> read(std::string key, io::byte_sink& out) = 0;
     /// Calls `each` for every object under `prefix` (a folder ending in '/'), in no
     /// particular order; an absent prefix lists nothing. Needs caps().can_list.
     virtual awaitable<result<void>> list(std::string prefix, std::function<result<void>(list_entry)> each);

@@ -33,16 +33,16 @@ awaitable<void> sleep_for(pacer::clock::duration how_long) {
 }
 
 /// Passes bytes on to `inner` once the throttle lets them through.
-class throttled_sink final : public byte_sink {
+class throttled_sink final : public io::byte_sink {
 public:
-    throttled_sink(byte_sink& inner, throttle& limits) : inner_(inner), limits_(limits) {}
+    throttled_sink(io::byte_sink& inner, throttle& limits) : inner_(inner), limits_(limits) {}
     awaitable<result<void>> write(std::span<std::byte const> bytes) override {
         co_await limits_.bytes(bytes.size());
         co_return co_await inner_.write(bytes);
     }
 
 private:
-    byte_sink& inner_;
+    io::byte_sink& inner_;
     throttle& limits_;
 };
 
@@ -72,7 +72,7 @@ public:
         co_await limits_->request();
         co_return co_await inner().stat(std::move(key));
     }
-    awaitable<result<void>> read(std::string key, byte_sink& out) override {
+    awaitable<result<void>> read(std::string key, io::byte_sink& out) override {
         co_await limits_->request();
         throttled_sink paced(out, *limits_);
         co_return co_await inner().read(std::move(key), paced);

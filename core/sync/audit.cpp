@@ -7,7 +7,7 @@
 #include "core/fdl/repo_settings.hpp"
 #include "core/fdl/small_files.hpp"
 #include "core/fdl/version_record.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/sync/errors.hpp"
 #include "core/sync/inventory.hpp"
 #include "core/sync/ledger.hpp"
@@ -53,8 +53,8 @@ std::string_view voucher_name(file_voucher voucher) {
 }
 
 int audit_report::exit_code() const {
-    if (io_failure || (fatal && fatal->code.category() == store::store_category() &&
-                       fatal->code != store::store_errc::too_large))
+    if (io_failure || (fatal && fatal->code.category() == io::store_category() &&
+                       fatal->code != io::store_errc::too_large))
         return 3;
     if (fatal || !problems.empty())
         return 1;
@@ -92,7 +92,7 @@ void check_signature(audit_context& c, version_audit& v, std::string const& fold
     std::string key = folder + "version.json.sig";
     if (fetched.present) {
         auto const& present = *fetched.present;
-        if (!present && present.error().code != store::store_errc::not_found) {
+        if (!present && present.error().code != io::store_errc::not_found) {
             v.problems.push_back(noted(c, present.error()));
             v.signature = "unreadable";
             v.files.push_back({key, file_role::signature, std::nullopt, std::nullopt, file_voucher::observed, false});
@@ -204,7 +204,7 @@ awaitable<std::optional<std::string>> audit_version(audit_context& c, version_au
             v.problems.push_back(expiry.error());
         v.expired = true;
         v.withdrawn = expiry && expiry->withdrawn();
-    } else if (expired_bytes.error().code != store::store_errc::not_found) {
+    } else if (expired_bytes.error().code != io::store_errc::not_found) {
         v.problems.push_back(noted(c, expired_bytes.error()));
         v.files.push_back({folder + "expired.json", file_role::expired_json, std::nullopt, std::nullopt,
                            file_voucher::computed, false});
@@ -243,18 +243,18 @@ void check_refs(audit_context& c, refs_snapshot const& refs) {
     for (auto const& warning : refs.warnings)
         c.report.problems.push_back(make_error(sync_errc::refused_ref, warning));
     if (!refs.head_bytes) {
-        c.report.problems.push_back(make_error(store::store_errc::not_found, "HEAD: missing"));
+        c.report.problems.push_back(make_error(io::store_errc::not_found, "HEAD: missing"));
     } else if (refs.head && refs.head->symbolic && !refs.refs.contains(*refs.head->symbolic)) {
         c.report.problems.push_back(
             make_error(sync_errc::refused_ref, "HEAD: names " + *refs.head->symbolic + ", which does not exist"));
     }
     if (!refs.refs_json)
-        c.report.problems.push_back(make_error(store::store_errc::not_found, "refs.json: missing"));
+        c.report.problems.push_back(make_error(io::store_errc::not_found, "refs.json: missing"));
 }
 
 } // namespace
 
-awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, store::blocking_pool* pool,
+awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, io::blocking_pool* pool,
                                   audit_options options) {
     auto started = std::chrono::steady_clock::now();
     audit_report report;

@@ -3,8 +3,8 @@
 
 #include "verify/error.hpp"
 #include "core/fdl/refs.hpp"
-#include "core/net.hpp"
-#include "core/store/blocking_pool.hpp"
+#include "core/io/net.hpp"
+#include "core/io/blocking_pool.hpp"
 #include "core/store/store.hpp"
 #include "core/sync/catalog_check.hpp"
 #include "core/sync/report.hpp"
@@ -162,7 +162,7 @@ struct audit_report {
 /// policy fails the audit) and summarised per key.
 /// Every file examined is entered in the report's manifests (the repository's `files`, each
 /// version's `files`) with the size and digest the checks saw: the manifest costs no read.
-awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, store::blocking_pool* pool = nullptr,
+awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, io::blocking_pool* pool = nullptr,
                                   audit_options options = {});
 
 } // namespace mirror::sync

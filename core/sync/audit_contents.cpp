@@ -10,7 +10,7 @@
 #include "core/fdl/files_index.hpp"
 #include "core/fdl/json_limits.hpp"
 #include "core/fdl/small_files.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/sync/copy.hpp"
 #include "core/sync/errors.hpp"
 #include "core/sync/limits.hpp"
@@ -53,7 +53,7 @@ awaitable<data_file_check> check_data_file(audit_context& c, version_audit const
             size = *listed;
     } else if (auto found = co_await c.repo.stat(key)) {
         size = found->size;
-    } else if (found.error().code != store::store_errc::not_found) {
+    } else if (found.error().code != io::store_errc::not_found) {
         out.problem = noted(c, found.error());
         co_return out;
     }
@@ -281,7 +281,7 @@ awaitable<void> check_no_wal(audit_context& c, version_audit& part, std::string 
         part.problems.push_back(make_error(catalog::catalog_errc::bad_catalog,
                                            wal + ": a write-ahead log beside the frozen catalog, which readers "
                                                  "would replay"));
-    else if (found.error().code != store::store_errc::not_found)
+    else if (found.error().code != io::store_errc::not_found)
         part.problems.push_back(noted(c, found.error()));
 }
 

@@ -2,7 +2,7 @@
 
 #include "core/catalog/compare.hpp"
 #include "core/catalog/errors.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/store/local_store.hpp"
 #include "core/sync/errors.hpp"
 
@@ -11,7 +11,7 @@
 
 namespace mirror::sync {
 
-scratch_space::scratch_space(catalog_settings const& settings, store::blocking_pool* pool)
+scratch_space::scratch_space(catalog_settings const& settings, io::blocking_pool* pool)
     : parent_(settings.scratch_parent), pool_(pool), readers_(settings.readers) {}
 
 scratch_space::~scratch_space() {
@@ -50,7 +50,7 @@ void scratch_space::forget(std::string const& folder) {
 awaitable<result<catalog::catalog_contents>> scratch_space::read_catalog(std::string key,
                                                                         catalog::read_options options) {
     if (root_.empty())
-        co_return make_error(store::store_errc::not_found, key + ": no catalog copies made yet");
+        co_return make_error(io::store_errc::not_found, key + ": no catalog copies made yet");
     std::filesystem::path file = path_of(key);
     auto read = co_await readers_->read(file, key, options);
     co_return read;
@@ -77,7 +77,7 @@ error first_of(std::vector<error> const& problems) {
 awaitable<result<catalog::catalog_contents>> fetch_catalog(store::store& from, std::string key, expectation expect,
                                                            std::vector<std::uint64_t> snapshots,
                                                            scratch_space& scratch, catalog_settings const& settings,
-                                                           store::blocking_pool* pool, bool& scratch_failed,
+                                                           io::blocking_pool* pool, bool& scratch_failed,
                                                            std::uint64_t max_memory) {
     if (!expect.bytes) {
         auto info = co_await from.stat(key);
@@ -112,7 +112,7 @@ awaitable<result<catalog_verdict>> check_version_catalogs(store::store& from, st
                                                           fdl::files_index const* index,
                                                           std::vector<other_catalog> other_catalogs,
                                                           scratch_space& scratch, catalog_settings const& settings,
-                                                          store::blocking_pool* pool, bool& scratch_failed,
+                                                          io::blocking_pool* pool, bool& scratch_failed,
                                                           std::uint64_t max_memory) {
     catalog_verdict verdict;
     std::string key = folder + record.catalog->path;

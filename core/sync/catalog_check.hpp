@@ -6,8 +6,8 @@
 #include "core/catalog/catalog_reader.hpp"
 #include "core/fdl/files_index.hpp"
 #include "core/fdl/version_record.hpp"
-#include "core/net.hpp"
-#include "core/store/blocking_pool.hpp"
+#include "core/io/net.hpp"
+#include "core/io/blocking_pool.hpp"
 #include "core/store/store.hpp"
 #include "core/sync/catalog_readers.hpp"
 #include "core/sync/copy.hpp"
@@ -41,7 +41,7 @@ struct catalog_settings {
 /// bytes that were checked.
 class scratch_space {
 public:
-    scratch_space(catalog_settings const& settings, store::blocking_pool* pool);
+    scratch_space(catalog_settings const& settings, io::blocking_pool* pool);
     ~scratch_space();
     scratch_space(scratch_space const&) = delete;
     scratch_space& operator=(scratch_space const&) = delete;
@@ -58,7 +58,7 @@ public:
 
 private:
     std::filesystem::path parent_;
-    store::blocking_pool* pool_;
+    io::blocking_pool* pool_;
     std::shared_ptr<catalog_readers> readers_;
     std::filesystem::path root_;
     std::unique_ptr<store::store> store_;
@@ -90,7 +90,7 @@ struct catalog_verdict {
 awaitable<result<catalog::catalog_contents>> fetch_catalog(store::store& from, std::string key, expectation expect,
                                                            std::vector<std::uint64_t> snapshots,
                                                            scratch_space& scratch, catalog_settings const& settings,
-                                                           store::blocking_pool* pool, bool& scratch_failed,
+                                                           io::blocking_pool* pool, bool& scratch_failed,
                                                            std::uint64_t max_memory = 0);
 
 /// The whole gate for a live version in `folder` ("versions/<id>/") of `from`: its catalog
@@ -102,7 +102,7 @@ awaitable<result<catalog_verdict>> check_version_catalogs(store::store& from, st
                                                           fdl::files_index const* index,
                                                           std::vector<other_catalog> other_catalogs,
                                                           scratch_space& scratch, catalog_settings const& settings,
-                                                          store::blocking_pool* pool, bool& scratch_failed,
+                                                          io::blocking_pool* pool, bool& scratch_failed,
                                                           std::uint64_t max_memory = 0);
 
 /// The format a catalogs/ path declares: "catalogs/1.0.duckdb" -> "1.0"; nullopt otherwise.

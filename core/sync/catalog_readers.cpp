@@ -1,7 +1,7 @@
 #include "core/sync/catalog_readers.hpp"
 
-#include "core/store/blocking_pool.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/blocking_pool.hpp"
+#include "core/io/errors.hpp"
 
 #include <algorithm>
 #include <fcntl.h>
@@ -25,7 +25,7 @@ std::atomic<std::uint64_t> process_batches{0};
 catalog_readers::catalog_readers(std::filesystem::path scratch_parent, std::size_t readers)
     : parent_(std::move(scratch_parent)) {
     readers_.resize(std::max<std::size_t>(readers, 1));
-    threads_ = std::make_unique<store::blocking_pool>(readers_.size());
+    threads_ = std::make_unique<io::blocking_pool>(readers_.size());
 }
 
 catalog_readers::~catalog_readers() {
@@ -85,17 +85,17 @@ result<std::filesystem::path> catalog_readers::make_folder() {
         std::error_code ec;
         std::filesystem::path parent = parent_.empty() ? std::filesystem::temp_directory_path(ec) : parent_;
         if (ec)
-            return make_error(store::store_errc::not_found, "no temporary folder for catalog copies: " + ec.message());
+            return make_error(io::store_errc::not_found, "no temporary folder for catalog copies: " + ec.message());
         stale_removed_ = remove_stale_folders(parent);
         std::string pattern = (parent / (std::string(folder_prefix) + "XXXXXX")).string();
         if (::mkdtemp(pattern.data()) == nullptr)
-            return make_error(store::store_errc::access_denied,
+            return make_error(io::store_errc::access_denied,
                               "cannot make a private folder for catalog copies in " + parent.string());
         root_ = pattern;
         // Held for the readers' life: a process that finds it free knows the folder is left over.
         lock_fd_ = ::open((root_ / lock_name).c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (lock_fd_ < 0 || ::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0)
-            return make_error(store::store_errc::access_denied, "cannot lock the folder for catalog copies " +
+            return make_error(io::store_errc::access_denied, "cannot lock the folder for catalog copies " +
                                                                     root_.string());
         // Each reader starts its process on its first read.
         for (auto& reader : readers_) {
@@ -105,7 +105,7 @@ result<std::filesystem::path> catalog_readers::make_folder() {
     }
     std::string pattern = (root_ / "pass-XXXXXX").string();
     if (::mkdtemp(pattern.data()) == nullptr)
-        return make_error(store::store_errc::access_denied,
+        return make_error(io::store_errc::access_denied,
                           "cannot make a private folder for catalog copies in " + root_.string());
     return std::filesystem::path(pattern);
 }
@@ -132,7 +132,7 @@ struct catalog_readers::request {
 awaitable<result<catalog::catalog_contents>> catalog_readers::read(std::filesystem::path file, std::string key,
                                                                   catalog::read_options options) {
     if (root_.empty())
-        co_return make_error(store::store_errc::not_found, key + ": no catalog copies made yet");
+        co_return make_error(io::store_errc::not_found, key + ": no catalog copies made yet");
     request mine{{std::move(file), std::move(key), std::move(options)}, std::nullopt, nullptr, false};
     {
         std::lock_guard lock(queue_mutex_);

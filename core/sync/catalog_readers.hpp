@@ -9,7 +9,7 @@
 
 #include "core/catalog/catalog_reader.hpp"
 #include "core/catalog/sandboxed_reader.hpp"
-#include "core/net.hpp"
+#include "core/io/net.hpp"
 #include "verify/error.hpp"
 
 #include <condition_variable>
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-namespace mirror::store {
+namespace mirror::io {
 class blocking_pool;
 }
 
@@ -88,7 +88,7 @@ private:
     std::condition_variable queue_changed_; ///< a read was asked, or a batch was read
     std::deque<request*> waiting_;          ///< under queue_mutex_, first come first
     counts counts_;                         ///< under queue_mutex_
-    std::unique_ptr<store::blocking_pool> threads_;
+    std::unique_ptr<io::blocking_pool> threads_;
 };
 
 } // namespace mirror::sync

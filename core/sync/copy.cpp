@@ -1,6 +1,6 @@
 #include "core/sync/copy.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/sync/errors.hpp"
 
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -37,9 +37,9 @@ result<void> check_bytes(std::string_view bytes, expectation const& expect, std:
 }
 
 error as_content_error(error e) {
-    if (e.code == store::store_errc::not_found)
+    if (e.code == io::store_errc::not_found)
         e.code = make_error_code(sync_errc::missing_file);
-    else if (e.code == store::store_errc::not_a_file)
+    else if (e.code == io::store_errc::not_a_file)
         e.code = make_error_code(sync_errc::not_a_regular_file);
     return e;
 }
@@ -54,10 +54,10 @@ static constexpr std::size_t offload_bytes = 256 * 1024;
 namespace {
 /// Hashes and counts what streams through, forwards it to a writer when there is one,
 /// and refuses bytes past the expected size so a hostile source cannot stream forever.
-class checking_sink final : public store::byte_sink {
+class checking_sink final : public io::byte_sink {
 public:
     checking_sink(expectation const& expect, std::string const& key, store::object_writer* writer,
-                  store::blocking_pool* pool)
+                  io::blocking_pool* pool)
         : expect_(expect), key_(key), writer_(writer), pool_(pool) {}
 
     awaitable<result<void>> write(std::span<std::byte const> bytes) override {
@@ -112,7 +112,7 @@ private:
     expectation const& expect_;
     std::string const& key_;
     store::object_writer* writer_;
-    store::blocking_pool* pool_;
+    io::blocking_pool* pool_;
     verify::sha256_hasher hasher_;
     std::uint64_t count_ = 0;
     bool writer_failed_ = false;
@@ -120,14 +120,14 @@ private:
 } // namespace
 
 awaitable<result<copy_outcome>> hash_object(store::store& from, std::string key, expectation expect,
-                                            store::blocking_pool* pool) {
+                                            io::blocking_pool* pool) {
     checking_sink sink(expect, key, nullptr, pool);
     co_return co_await sink.drain(from, false);
 }
 
 awaitable<result<copy_outcome>> copy_object(store::store& from, store::store& to, std::string key,
                                             expectation expect, store::write_mode mode, bool& mirror_failed,
-                                            sync_observer* observer, store::blocking_pool* pool) {
+                                            sync_observer* observer, io::blocking_pool* pool) {
     mirror_failed = false;
     if (observer)
         observer->copying(key, expect.bytes.value_or(0));

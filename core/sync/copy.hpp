@@ -3,8 +3,8 @@
 // every check passed.
 
 #include "verify/error.hpp"
-#include "core/net.hpp"
-#include "core/store/blocking_pool.hpp"
+#include "core/io/net.hpp"
+#include "core/io/blocking_pool.hpp"
 #include "core/store/store.hpp"
 #include "core/sync/report.hpp"
 #include "verify/sha256.hpp"
@@ -40,12 +40,12 @@ struct copy_outcome {
 /// one version. It is the caller's named flag, and the call is awaited at once.
 awaitable<result<copy_outcome>> copy_object(store::store& from, store::store& to, std::string key,
                                             expectation expect, store::write_mode mode, bool& mirror_failed,
-                                            sync_observer* observer, store::blocking_pool* pool = nullptr);
+                                            sync_observer* observer, io::blocking_pool* pool = nullptr);
 
 /// Reads `key` from `from` and checks it against `expect` while it streams, writing
 /// nothing. Fails like copy_object.
 awaitable<result<copy_outcome>> hash_object(store::store& from, std::string key, expectation expect,
-                                            store::blocking_pool* pool = nullptr);
+                                            io::blocking_pool* pool = nullptr);
 
 /// Checks bytes already in memory against `expect`; `key` names them in the message.
 result<void> check_bytes(std::string_view bytes, expectation const& expect, std::string const& key);

@@ -6,7 +6,7 @@
 #include "core/catalog/errors.hpp"
 #include "core/fdl/small_files.hpp"
 #include "core/fdl/version_record.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/sync/catalog_check.hpp"
 #include "core/sync/copy.hpp"
 #include "core/sync/detail/pass.hpp"
@@ -86,7 +86,7 @@ awaitable<void> follow_expiry(pass& p, std::string const& id, folder_files const
         // The mark first: a reader who sees the catalog gone also sees why.
         auto marked = co_await store::write_all(p.mirror, folder + "expired.json", std::move(*expired_bytes),
                                                 store::write_mode::create_only);
-        if (!marked && marked.error().code != store::store_errc::already_exists) {
+        if (!marked && marked.error().code != io::store_errc::already_exists) {
             p.note_failure(with_context(marked.error(), "mirror"), true);
             co_return;
         }
@@ -102,7 +102,7 @@ awaitable<void> follow_expiry(pass& p, std::string const& id, folder_files const
     changed = changed || !doomed.empty();
     for (auto const& path : doomed) {
         auto removed = co_await p.mirror.remove(folder + path);
-        if (!removed && removed.error().code != store::store_errc::not_found) {
+        if (!removed && removed.error().code != io::store_errc::not_found) {
             p.note_failure(with_context(removed.error(), "mirror"), true);
             co_return;
         }

@@ -8,7 +8,7 @@
 #include "core/fdl/files_index.hpp"
 #include "core/fdl/json_limits.hpp"
 #include "core/fdl/small_files.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/sync/catalog_check.hpp"
 #include "core/sync/copy.hpp"
 #include "core/sync/detail/pass.hpp"
@@ -84,7 +84,7 @@ awaitable<result<bool>> is_expired_at_origin(pass& p, std::string const& folder,
     auto found = co_await p.origin.stat(folder + "expired.json");
     if (found)
         co_return true;
-    if (found.error().code == store::store_errc::not_found)
+    if (found.error().code == io::store_errc::not_found)
         co_return false;
     co_return origin_read_error(found.error());
 }

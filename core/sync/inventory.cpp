@@ -2,7 +2,7 @@
 
 #include "core/fdl/ids.hpp"
 #include "core/fdl/paths.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/sync/errors.hpp"
 #include "core/sync/limits.hpp"
 #include "core/sync/workers.hpp"
@@ -76,7 +76,7 @@ awaitable<result<versions_listing>> probe_versions(store::store& from, versions_
             auto info = co_await from.stat(std::move(key));
             if (info)
                 served.versions[id].emplace(path, info->size);
-            else if (info.error().code != store::store_errc::not_found && !failure)
+            else if (info.error().code != io::store_errc::not_found && !failure)
                 failure = info.error();
         }
     };
@@ -187,9 +187,9 @@ static awaitable<result<void>> read_listed_refs(store::store& from, refs_snapsho
             continue;
         auto bytes = co_await store::read_all(from, name, limits::ref_file);
         if (!bytes) {
-            if (bytes.error().code == store::store_errc::not_found)
+            if (bytes.error().code == io::store_errc::not_found)
                 continue; // deleted since the listing
-            if (bytes.error().code == store::store_errc::too_large) {
+            if (bytes.error().code == io::store_errc::too_large) {
                 snapshot.refused.push_back(make_error(sync_errc::refused_ref, side + ": " + bytes.error().message));
                 continue;
             }
@@ -233,7 +233,7 @@ awaitable<result<refs_snapshot>> read_refs(store::store& from, std::string side,
     }
     // A store that cannot list: refs.json is the list of refs.
     if (!snapshot.refs_json)
-        co_return make_error(store::store_errc::not_found,
+        co_return make_error(io::store_errc::not_found,
                              side + ": refs.json: not found, and " + from.describe() + " cannot be listed");
     auto document = fdl::parse_refs_json(*snapshot.refs_json);
     if (!document)

@@ -3,7 +3,7 @@
 
 #include "verify/error.hpp"
 #include "core/fdl/refs.hpp"
-#include "core/net.hpp"
+#include "core/io/net.hpp"
 #include "core/store/store.hpp"
 #include "core/sync/path_table.hpp"
 

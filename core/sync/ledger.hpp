@@ -5,7 +5,7 @@
 // a root folder that readers ignore, one segment per published version.
 
 #include "verify/error.hpp"
-#include "core/net.hpp"
+#include "core/io/net.hpp"
 #include "core/store/store.hpp"
 #include "core/sync/path_table.hpp"
 #include "verify/sha256.hpp"

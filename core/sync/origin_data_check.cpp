@@ -1,6 +1,6 @@
 #include "core/sync/origin_data_check.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/sync/errors.hpp"
 #include "core/sync/inventory.hpp"
 #include "core/sync/ledger.hpp"
@@ -88,7 +88,7 @@ awaitable<origin_data_report> check_origin_data(store::store& origin, store::sto
                 auto info = co_await origin.stat(*data_dir + batch[i].path);
                 if (info) {
                     batch[i].at_origin = info->size;
-                } else if (info.error().code != store::store_errc::not_found && i < failed_at) {
+                } else if (info.error().code != io::store_errc::not_found && i < failed_at) {
                     failure = with_context(info.error(), "origin");
                     failed_at = i;
                 }

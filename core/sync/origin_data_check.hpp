@@ -6,7 +6,7 @@
 // cannot), for the daemon's optional scheduled audit (origin_check_interval). The mirror's
 // ledger is walked a segment at a time, never held whole.
 
-#include "core/net.hpp"
+#include "core/io/net.hpp"
 #include "core/store/store.hpp"
 #include "verify/error.hpp"
 

@@ -3,7 +3,7 @@
 // nothing of it is published.
 
 #include "core/catalog/catalog_reader.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/sync/copy.hpp"
 #include "core/sync/detail/pass.hpp"
 #include "core/sync/errors.hpp"
@@ -87,7 +87,7 @@ awaitable<result<void>> run_step(pass& p, copy_step const& step, memory_files co
     if (auto in_memory = memory.find(step.key); in_memory != memory.end()) {
         auto written = co_await store::write_all(p.mirror, step.key, in_memory->second, mode);
         if (!written) {
-            if (step.kind == step_kind::record && written.error().code == store::store_errc::already_exists) {
+            if (step.kind == step_kind::record && written.error().code == io::store_errc::already_exists) {
                 // Published meanwhile, by another pass: fine if it is the same record.
                 auto held = co_await store::read_all(p.mirror, step.key, limits::version_json);
                 if (held && *held == in_memory->second)
@@ -123,7 +123,7 @@ awaitable<result<void>> run_step(pass& p, copy_step const& step, memory_files co
         auto const& code = copied.error().code;
         if (step.optional && code == sync_errc::missing_file)
             co_return result<void>();
-        if (step.kind == step_kind::data_file && code == store::store_errc::already_exists) {
+        if (step.kind == step_kind::data_file && code == io::store_errc::already_exists) {
             // Written meanwhile, by another pass: the same size is the same immutable file;
             // another size blocks this version, and the mirror's file is kept.
             auto have = co_await p.mirror.stat(step.key);

@@ -1,13 +1,13 @@
 #include "core/sync/report.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 
 namespace mirror::sync {
 
 sync_observer::~sync_observer() = default;
 
 bool is_io_failure(boost::system::error_code const& code) noexcept {
-    using store::store_errc;
+    using io::store_errc;
     return code == store_errc::transient || code == store_errc::io_error || code == store_errc::access_denied ||
            code == store_errc::unsupported;
 }
@@ -15,8 +15,8 @@ bool is_io_failure(boost::system::error_code const& code) noexcept {
 int sync_report::exit_code() const {
     // A pass stopped by a store (an origin without fdl.json, a full disk) is an I/O failure;
     // one stopped by a refusal (another repository's id) is a content failure.
-    if (io_failure || (fatal && fatal->code.category() == store::store_category() &&
-                       fatal->code != store::store_errc::too_large))
+    if (io_failure || (fatal && fatal->code.category() == io::store_category() &&
+                       fatal->code != io::store_errc::too_large))
         return 3;
     if (fatal || !held.empty() || !violations.empty() || !published_with_problems.empty() ||
         !unverified.empty())

@@ -1,6 +1,6 @@
 #include "core/sync/scrub.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/sync/copy.hpp"
 #include "core/sync/errors.hpp"
 #include "core/sync/ledger.hpp"
@@ -65,7 +65,7 @@ awaitable<result<step_slice>> choose_slice(store::store& mirror, std::string con
 } // namespace
 
 awaitable<scrub_step_report> scrub_step(store::store& mirror, scrub_position& position, double fraction,
-                                        store::blocking_pool* pool, double now, std::size_t concurrency,
+                                        io::blocking_pool* pool, double now, std::size_t concurrency,
                                         transfer_slots* shared) {
     scrub_step_report report;
     auto data_dir = co_await load_mirror_data_dir(mirror);

@@ -5,8 +5,8 @@
 // hand) is found without waiting for someone to run `verify`. The daemon runs one step
 // per scrub_interval, sized so that a round covers every data file within scrub_period.
 
-#include "core/net.hpp"
-#include "core/store/blocking_pool.hpp"
+#include "core/io/net.hpp"
+#include "core/io/blocking_pool.hpp"
 #include "core/store/store.hpp"
 #include "verify/error.hpp"
 
@@ -52,7 +52,7 @@ struct scrub_step_report {
 /// `shared`, each read also holds one of its slots (the daemon's max_transfers, which the
 /// passes' copies hold too), so that audits and passes together stay within it.
 awaitable<scrub_step_report> scrub_step(store::store& mirror, scrub_position& position, double fraction,
-                                        store::blocking_pool* pool, double now, std::size_t concurrency = 16,
+                                        io::blocking_pool* pool, double now, std::size_t concurrency = 16,
                                         transfer_slots* shared = nullptr);
 
 } // namespace mirror::sync

@@ -2,7 +2,7 @@
 
 #include "core/catalog/catalog_reader.hpp"
 #include "core/fdl/repo_settings.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/sync/copy.hpp"
 #include "core/sync/detail/pass.hpp"
 #include "core/sync/errors.hpp"
@@ -321,7 +321,7 @@ awaitable<result<void>> create_fdl_json(pass& p, std::string bytes, refs_snapsho
     if (auto empty = check_empty_mirror(p, mirror_refs); !empty)
         co_return empty.error();
     auto created = co_await store::write_all(p.mirror, "fdl.json", bytes, store::write_mode::create_only);
-    if (!created && created.error().code == store::store_errc::already_exists) {
+    if (!created && created.error().code == io::store_errc::already_exists) {
         // On S3 a PUT can land while its answer is lost, and the retry then finds the
         // object this pass wrote: the same bytes are ours; anything else is not.
         auto there = co_await store::read_all(p.mirror, "fdl.json", limits::fdl_json);

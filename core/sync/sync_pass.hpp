@@ -2,9 +2,9 @@
 // One sync pass: make a mirror a faithful, verified copy of an origin, in the order the
 // spec README prescribes, and say what was done and what was held.
 
-#include "core/net.hpp"
-#include "core/store/blocking_pool.hpp"
-#include "core/store/memory_budget.hpp"
+#include "core/io/net.hpp"
+#include "core/io/blocking_pool.hpp"
+#include "core/io/memory_budget.hpp"
 #include "verify/signature_policy.hpp"
 #include "core/store/store.hpp"
 #include "core/sync/catalog_check.hpp"
@@ -21,13 +21,13 @@ namespace mirror::sync {
 struct sync_options {
     bool allow_rewind = false;   ///< let branches move to versions that do not descend from the mirror's
     std::size_t concurrency = 4; ///< transfers in flight, at most
-    store::blocking_pool* pool = nullptr; ///< where large chunks are hashed; inline when null
+    io::blocking_pool* pool = nullptr; ///< where large chunks are hashed; inline when null
     verify::trust_settings trust;         ///< the origin's signature policy and trusted keys
     catalog_settings catalogs;            ///< where and how frozen catalogs are read
     /// The process's memory budget: a version gathered ahead holds a grant of what it keeps
     /// in memory (files.json, dataset.json, its list of data files) until it is published.
     /// Null: only the look-ahead's own bound (limits::look_ahead_bytes).
-    store::memory_budget* memory = nullptr;
+    io::memory_budget* memory = nullptr;
     ref_limits refs;                      ///< how many origin refs, and how long a name, a pass takes
     /// Re-examine the versions the mirror already published: follow late signatures, late
     /// catalogs and expiry, and compare each ref tip's version.json with the origin's

@@ -2,11 +2,11 @@
 // A cap on transfers in flight shared by several passes (the daemon's max_transfers), and
 // on passes running at once (max_passes), so that many repositories polled at once do not
 // open thousands of connections or hold the memory of every pass: a budget of `count`
-// slots, granted first come first served (store::memory_budget, with one unit a slot).
+// slots, granted first come first served (io::memory_budget, with one unit a slot).
 // Used on one I/O thread (every pass runs there).
 
-#include "core/net.hpp"
-#include "core/store/memory_budget.hpp"
+#include "core/io/net.hpp"
+#include "core/io/memory_budget.hpp"
 
 #include <cstddef>
 
@@ -19,7 +19,7 @@ public:
     transfer_slots& operator=(transfer_slots const&) = delete;
 
     /// A slot held until it is destroyed; a default-made one holds nothing.
-    using slot = store::memory_budget::grant;
+    using slot = io::memory_budget::grant;
 
     /// Waits, first come first served, for a free slot. Cancelling the waiting coroutine
     /// leaves the queue (operation_aborted is thrown, as by any cancelled operation).
@@ -32,7 +32,7 @@ public:
     std::size_t waiting() const { return slots_.waiting(); }
 
 private:
-    store::memory_budget slots_;
+    io::memory_budget slots_;
 };
 
 } // namespace mirror::sync

@@ -3,7 +3,7 @@
 
 #include "core/fdl/refs.hpp"
 #include "core/fdl/version_record.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/sync/detail/pass.hpp"
 #include "core/sync/errors.hpp"
 #include "core/sync/limits.hpp"
@@ -53,7 +53,7 @@ awaitable<std::optional<bool>> write_ref(pass& p, std::string const& name, std::
                                          store::write_mode mode) {
     std::string bytes = fdl::render_ref_file(id);
     auto written = co_await store::write_all(p.mirror, name, bytes, mode);
-    if (!written && written.error().code == store::store_errc::already_exists) {
+    if (!written && written.error().code == io::store_errc::already_exists) {
         // A create-only write whose answer was lost finds its own ref on the retry: the
         // same bytes are this pass's; another tag there is the mirror's, which it keeps.
         auto there = co_await store::read_all(p.mirror, name, limits::ref_file);
@@ -65,7 +65,7 @@ awaitable<std::optional<bool>> write_ref(pass& p, std::string const& name, std::
             co_return false;
         }
     }
-    if (!written && written.error().code == store::store_errc::rejected) {
+    if (!written && written.error().code == io::store_errc::rejected) {
         // The mirror refuses this one name (too long for its file system, a key S3 refuses):
         // the ref is refused, the others are still written.
         p.report.violations.push_back(

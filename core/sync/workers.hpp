@@ -2,7 +2,7 @@
 // A fixed number of worker coroutines on the caller's executor (docs/development.md,
 // "Asynchrony and threads": workers are plain coroutines pulling from shared work, bounded by a fixed count).
 
-#include "core/net.hpp"
+#include "core/io/net.hpp"
 
 #include <cstddef>
 #include <functional>

@@ -5,7 +5,7 @@
 
 #include "tests/support/fault_proxy.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/store/http_store.hpp"
 #include "core/store/s3_store.hpp"
 #include "core/sync/sync_pass.hpp"

@@ -7,7 +7,7 @@
 using namespace mirror;
 using namespace mirror::test;
 using namespace std::chrono_literals;
-using store::store_errc;
+using io::store_errc;
 namespace fs = std::filesystem;
 
 TEST_SUITE_BEGIN("fault_proxy");

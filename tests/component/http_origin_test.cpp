@@ -4,8 +4,8 @@
 #include "core/store/http_store.hpp"
 
 #include "core/http/client.hpp"
-#include "core/store/blocking_pool.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/blocking_pool.hpp"
+#include "core/io/errors.hpp"
 #include "core/store/open_store.hpp"
 #include "core/sync/audit.hpp"
 #include "core/sync/sync_pass.hpp"
@@ -27,7 +27,7 @@
 
 using namespace mirror;
 using namespace mirror::test;
-using store::store_errc;
+using io::store_errc;
 namespace fs = std::filesystem;
 
 namespace {
@@ -102,7 +102,7 @@ TEST_CASE_FIXTURE(https_origin, "an https origin served by nginx mirrors complet
 namespace {
 
 /// Reads `key` through a store opened on `budget`, for the sink's notes.
-result<void> read_within(https_origin& fixture, store::memory_budget& budget, std::string const& key,
+result<void> read_within(https_origin& fixture, io::memory_budget& budget, std::string const& key,
                          budget_watching_sink& sink) {
     auto options = fixture.trusting();
     options.memory = &budget;
@@ -119,7 +119,7 @@ TEST_CASE_FIXTURE(https_origin, "a body's read buffers are granted from the memo
     write_file(tmp / "origin" / "big.bin", big);
 
     SUBCASE("room in the budget: full chunks, their buffers granted while the body streams") {
-        store::memory_budget budget(64 * 1024 * 1024);
+        io::memory_budget budget(64 * 1024 * 1024);
         budget_watching_sink sink(budget);
         auto done = read_within(*this, budget, "big.bin", sink);
         REQUIRE_MESSAGE(done.has_value(), (done ? "" : done.error().message));
@@ -129,7 +129,7 @@ TEST_CASE_FIXTURE(https_origin, "a body's read buffers are granted from the memo
         CHECK(budget.in_use() == 0);               // given back with the answer
     }
     SUBCASE("a budget without room: the body still arrives whole, in small chunks, nothing granted") {
-        store::memory_budget budget(512 * 1024); // half of it is less than the two buffers
+        io::memory_budget budget(512 * 1024); // half of it is less than the two buffers
         budget_watching_sink sink(budget);
         auto done = read_within(*this, budget, "big.bin", sink);
         REQUIRE_MESSAGE(done.has_value(), (done ? "" : done.error().message));
@@ -139,7 +139,7 @@ TEST_CASE_FIXTURE(https_origin, "a body's read buffers are granted from the memo
     }
     SUBCASE("a small body never asks the budget") {
         write_file(tmp / "origin" / "small.bin", big.substr(0, 9000));
-        store::memory_budget budget(64 * 1024 * 1024);
+        io::memory_budget budget(64 * 1024 * 1024);
         budget_watching_sink sink(budget);
         auto done = read_within(*this, budget, "small.bin", sink);
         REQUIRE(done.has_value());
@@ -153,8 +153,8 @@ TEST_CASE_FIXTURE(https_origin, "over https, a large body is received on the poo
     for (std::size_t i = 0; i < big.size(); ++i)
         big[i] = static_cast<char>(i * 13 + i / 1000);
     write_file(tmp / "origin" / "big.bin", big);
-    store::blocking_pool pool(2); // before the store, which receives on it
-    store::memory_budget budget(64 * 1024 * 1024);
+    io::blocking_pool pool(2); // before the store, which receives on it
+    io::memory_budget budget(64 * 1024 * 1024);
     auto options = trusting();
     options.memory = &budget;
     auto opened = store::open_store(nginx.url(), store::store_role::origin, &pool, options);

@@ -1,8 +1,8 @@
 // Bodies received on the pool threads (core/http/pool_receive.hpp): every failure the I/O
 // thread's reading meets is met the same way, with the in-process fault server making them.
 #include "core/http/client.hpp"
-#include "core/store/blocking_pool.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/blocking_pool.hpp"
+#include "core/io/errors.hpp"
 #include "core/store/http_store.hpp"
 #include "core/store/open_store.hpp"
 #include "tests/support/fault_http_server.hpp"
@@ -34,7 +34,7 @@ std::string const large_object = [] {
 /// The fault server, and a store on it whose every body is received on a pool of its own.
 struct pooled_origin {
     fault_http_server server{{{"/fdl.json", small_object}, {"/big.bin", large_object}}};
-    store::blocking_pool pool{2}; // before the store, which uses it
+    io::blocking_pool pool{2}; // before the store, which uses it
     event_loop run_on;
 
     std::unique_ptr<store::http_store> open(std::uint64_t min_body_rate = 16 * 1024,
@@ -119,7 +119,7 @@ TEST_CASE_FIXTURE(pooled_origin, "on the pool, more bytes than the Content-Lengt
     server.fail_path("/" + key, long_body());
     auto r = read(key);
     REQUIRE(!r);
-    CHECK(r.error().code == store::store_errc::rejected);
+    CHECK(r.error().code == io::store_errc::rejected);
     CHECK(r.error().message.find("more bytes than its Content-Length") != std::string::npos);
 }
 
@@ -129,7 +129,7 @@ TEST_CASE_FIXTURE(pooled_origin, "on the pool, a body that drips in slower than 
     auto started = std::chrono::steady_clock::now();
     auto r = run_on(store::read_all(*slow, "big.bin", SIZE_MAX));
     REQUIRE(!r);
-    CHECK(r.error().code == store::store_errc::transient);
+    CHECK(r.error().code == io::store_errc::transient);
     CHECK(r.error().message.find("the body came slower than 1000000 bytes a second") != std::string::npos);
     CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
 }
@@ -143,7 +143,7 @@ struct pooled_tls_origin {
     tls_files tls = make_test_ca(tmp / "tls");
     fault_http_server server{{{"/fdl.json", small_object}, {"/big.bin", large_object}}};
     fault_proxy front{{.upstream_port = server.port(), .tls_cert = tls.server_cert, .tls_key = tls.server_key}};
-    store::blocking_pool pool{2};
+    io::blocking_pool pool{2};
     event_loop run_on;
     std::unique_ptr<store::http_store> store = [this] {
         store::http_store_settings settings;
@@ -192,6 +192,6 @@ TEST_CASE_FIXTURE(pooled_tls_origin, "over TLS on the pool, more bytes than the 
     front.fail_matching("GET", "/" + key, long_body());
     auto r = read(key);
     REQUIRE(!r);
-    CHECK(r.error().code == store::store_errc::rejected);
+    CHECK(r.error().code == io::store_errc::rejected);
     CHECK(r.error().message.find("more bytes than its Content-Length") != std::string::npos);
 }

@@ -7,7 +7,7 @@
 
 #include "core/coord/fenced_store.hpp"
 #include "core/coord/probe.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/store/s3_store.hpp"
 #include "tests/support/rgw.hpp"
 #include "tests/support/run.hpp"
@@ -21,7 +21,7 @@ using namespace mirror;
 using namespace mirror::test;
 using namespace std::chrono_literals;
 using coord::lease_change;
-using store::store_errc;
+using io::store_errc;
 
 namespace {
 

@@ -2,7 +2,7 @@
 // hold grants of what they keep in memory, wait while it is spent, and the next version to
 // publish never waits (so the pass cannot block itself).
 
-#include "core/store/memory_budget.hpp"
+#include "core/io/memory_budget.hpp"
 #include "core/store/s3_store.hpp"
 #include "core/sync/sync_pass.hpp"
 
@@ -47,7 +47,7 @@ std::vector<std::string> publish_wide(std::filesystem::path const& root, int ver
 }
 
 /// One pass between two folders with `memory` as the process's budget.
-sync::sync_report sync_within(std::filesystem::path const& tmp, store::memory_budget& memory) {
+sync::sync_report sync_within(std::filesystem::path const& tmp, io::memory_budget& memory) {
     sync::sync_options options;
     options.memory = &memory;
     return sync_folders(tmp / "origin", tmp / "mirror", options);
@@ -59,7 +59,7 @@ TEST_CASE("versions gathered ahead hold grants of the memory budget, and a spent
     temp_dir tmp;
     auto ids = publish_wide(tmp / "origin", 5, 700);
     // Room for one version's lists at a time: the others wait, or go on as the next to publish.
-    store::memory_budget memory(200 * 1024);
+    io::memory_budget memory(200 * 1024);
     auto report = sync_within(tmp.path(), memory);
     INFO(describe(report));
     CHECK(report.exit_code() == 0);
@@ -73,7 +73,7 @@ TEST_CASE("versions gathered ahead hold grants of the memory budget, and a spent
 TEST_CASE("a budget smaller than one version's lists still lets the pass publish every version") {
     temp_dir tmp;
     auto ids = publish_wide(tmp / "origin", 3, 700);
-    store::memory_budget memory(1024); // less than any version holds
+    io::memory_budget memory(1024); // less than any version holds
     auto report = sync_within(tmp.path(), memory);
     INFO(describe(report));
     CHECK(report.exit_code() == 0);
@@ -89,7 +89,7 @@ TEST_CASE("into S3 with a small budget, versions gathered ahead never starve the
     auto ids = publish_wide(tmp / "origin", 3, 700, 600 * 1024);
     s3rver_server server{{.buckets = {"mirror"}}};
     event_loop loop; // outlives the S3 store, whose connections are bound to it
-    store::memory_budget memory(1024 * 1024); // less than one 5 MiB part: it takes half
+    io::memory_budget memory(1024 * 1024); // less than one 5 MiB part: it takes half
     store::s3_store_settings settings;
     settings.access.creds = {std::string(s3rver_server::access_key_id), std::string(s3rver_server::secret_access_key),
                              std::nullopt};

@@ -4,7 +4,7 @@
 
 #include "core/sync/origin_data_check.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/store/forwarding_store.hpp"
 #include "core/sync/errors.hpp"
 #include "core/sync/ledger.hpp"
@@ -36,7 +36,7 @@ public:
     awaitable<result<mirror::store::object_info>> stat(std::string key) override {
         stats += 1;
         if (key == failing_key)
-            co_return make_error(mirror::store::store_errc::transient, key + ": connection reset");
+            co_return make_error(mirror::io::store_errc::transient, key + ": connection reset");
         co_return co_await inner().stat(std::move(key));
     }
     /// As caps() says: the store's own refusal, unsupported.

@@ -2,7 +2,7 @@
 // exchanges with nginx and s3rver (stores opened as the daemon opens them, through
 // open_store), and the kinds of failure the fault proxy makes.
 
-#include "core/store/request_observer.hpp"
+#include "core/io/request_observer.hpp"
 
 #include "core/store/open_store.hpp"
 #include "tests/component/fault_proxy_helpers.hpp"
@@ -13,18 +13,18 @@
 using namespace mirror;
 using namespace mirror::test;
 using namespace std::chrono_literals;
-using store::store_errc;
+using io::store_errc;
 using lines_seen = std::vector<std::string>;
 
 namespace {
 
 /// Keeps each event as "METHOD STATUS[ KIND]": "GET 304", "GET 0 connect".
-class recording_observer final : public store::request_observer {
+class recording_observer final : public io::request_observer {
 public:
-    void observe(store::request_event const& event) override {
+    void observe(io::request_event const& event) override {
         std::string line = std::string(event.method) + " " + std::to_string(event.status);
-        if (event.failure != store::request_failure::none)
-            line += std::string(" ") + store::to_string(event.failure);
+        if (event.failure != io::request_failure::none)
+            line += std::string(" ") + io::to_string(event.failure);
         seen_.push_back(std::move(line));
     }
     /// The events since the last call.

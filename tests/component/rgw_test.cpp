@@ -7,7 +7,7 @@
 
 #include "core/store/s3_store.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/sync/sync_pass.hpp"
 #include "tests/component/aws_cli.hpp"
 #include "tests/component/helpers.hpp"
@@ -24,7 +24,7 @@
 
 using namespace mirror;
 using namespace mirror::test;
-using store::store_errc;
+using io::store_errc;
 namespace fs = std::filesystem;
 
 namespace {

@@ -3,7 +3,7 @@
 // pass see objects of another folder as this one's (found by tests/fuzz/s3_store_fuzz.cpp).
 
 #include "core/store/s3_store.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 
 #include "tests/support/fault_http_server.hpp"
 #include "tests/support/run.hpp"
@@ -83,7 +83,7 @@ TEST_CASE("an S3 listing that never ends is cut, and says what cut it") {
     auto listed = run_on((*s3)->list("versions/", each));
     REQUIRE(!listed.has_value());
     CAPTURE(listed.error().message);
-    CHECK(listed.error().code == store::store_errc::rejected);
+    CHECK(listed.error().code == io::store_errc::rejected);
     CHECK(listed.error().message.find(expected) != std::string::npos);
     CHECK(listed.error().message.find("versions/") != std::string::npos);
     CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(60));

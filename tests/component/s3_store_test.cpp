@@ -5,7 +5,7 @@
 
 #include "core/store/s3_store.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/sync/audit.hpp"
 #include "core/sync/sync_pass.hpp"
 #include "core/sync/workers.hpp"
@@ -25,7 +25,7 @@
 
 using namespace mirror;
 using namespace mirror::test;
-using store::store_errc;
+using io::store_errc;
 namespace fs = std::filesystem;
 
 namespace {
@@ -211,7 +211,7 @@ TEST_CASE_TEMPLATE("uploads wait for the memory budget: never more buffers than 
                    on_s3rver, on_rgw) {
     s3_fixture<S> f;
     constexpr std::size_t part = 5 * 1024 * 1024;
-    store::memory_budget memory(2 * part + part / 2); // room for two part buffers, not three
+    io::memory_budget memory(2 * part + part / 2); // room for two part buffers, not three
     auto s3 = f.open(f.url("mirror", "budget/"), part, 3);
     // The fixture's settings with the budget: opened again the same way, with it.
     store::s3_store_settings with_budget;

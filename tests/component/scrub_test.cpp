@@ -3,7 +3,7 @@
 
 #include "core/sync/scrub.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/store/forwarding_store.hpp"
 #include "core/sync/errors.hpp"
 #include "core/sync/ledger.hpp"
@@ -30,9 +30,9 @@ class failing_data_reads final : public mirror::store::forwarding_store {
 public:
     explicit failing_data_reads(mirror::store::store& inner, std::string prefix = "data/")
         : forwarding_store(inner), prefix_(std::move(prefix)) {}
-    awaitable<result<void>> read(std::string key, mirror::store::byte_sink& out) override {
+    awaitable<result<void>> read(std::string key, mirror::io::byte_sink& out) override {
         if (key.starts_with(prefix_))
-            co_return make_error(mirror::store::store_errc::transient, key + ": connection reset");
+            co_return make_error(mirror::io::store_errc::transient, key + ": connection reset");
         co_return co_await inner().read(std::move(key), out);
     }
 

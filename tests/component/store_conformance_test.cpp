@@ -7,7 +7,7 @@
 
 #include "core/store/store.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "tests/support/store_backends.hpp"
 
 #include <doctest/doctest.h>
@@ -20,7 +20,7 @@
 
 using namespace mirror;
 using namespace mirror::test;
-using store::store_errc;
+using io::store_errc;
 using store::write_mode;
 using object_map = std::map<std::string, std::uint64_t>;
 
@@ -84,7 +84,7 @@ std::string difference(std::string const& got, std::string const& want) {
 }
 
 /// Collects what a read delivers.
-class collecting_sink final : public store::byte_sink {
+class collecting_sink final : public io::byte_sink {
 public:
     awaitable<result<void>> write(std::span<std::byte const> bytes) override {
         ++calls;
@@ -96,7 +96,7 @@ public:
 };
 
 /// Takes the first chunk, then refuses every later one with `failure`.
-class failing_sink final : public store::byte_sink {
+class failing_sink final : public io::byte_sink {
 public:
     explicit failing_sink(error failure) : failure_(std::move(failure)) {}
     awaitable<result<void>> write(std::span<std::byte const>) override {
@@ -119,7 +119,7 @@ void check_fails(result<T> const& r, std::initializer_list<store_errc> codes, st
         return;
     auto const& e = r.error();
     INFO("error: " << e.code.message() << ": " << e.message);
-    CHECK(e.code.category() == store::store_category());
+    CHECK(e.code.category() == io::store_category());
     CHECK(std::any_of(codes.begin(), codes.end(), [&](store_errc c) { return e.code == c; }));
     if (!key.empty())
         CHECK(e.message.find(key) != std::string::npos);

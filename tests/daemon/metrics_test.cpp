@@ -2,7 +2,7 @@
 #include "daemon/pass_record.hpp"
 
 #include "core/catalog/errors.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/sync/errors.hpp"
 #include "tests/support/local_servers.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -50,8 +50,8 @@ sync::sync_report troubled_report() {
 
 /// What an HTTP store's client reports for a short session: answers, a retried 503, a
 /// throttled one, a body cut short and a connection refused.
-void some_traffic(store::request_observer& seen) {
-    using store::request_failure;
+void some_traffic(io::request_observer& seen) {
+    using io::request_failure;
     seen.observe({"GET", 200, request_failure::none});
     seen.observe({"GET", 200, request_failure::none});
     seen.observe({"GET", 304, request_failure::none});
@@ -144,7 +144,7 @@ TEST_CASE("a pass's report becomes drift, held versions, signature checks, integ
     // It stopped before the refs and knew nothing pending: the last values stay.
     m.pass_finished("population", troubled_report(), {pass_outcome::held, 1300, 1, true, {}});
     sync::sync_report stopped;
-    stopped.fatal = make_error(store::store_errc::transient, "fdl.json: timed out");
+    stopped.fatal = make_error(io::store_errc::transient, "fdl.json: timed out");
     m.pass_finished("population", stopped, {pass_outcome::failed, 1400, 1, false, {}});
     text = m.text();
     CHECK(has_line(text, R"(fdl_mirror_pending_files{repo="population"} 2)"));
@@ -189,10 +189,10 @@ TEST_CASE("request observers count answers by code and failures by kind, per rep
     auto mirror = m.request_observer("population", "mirror");
     auto again = m.request_observer("population", "origin"); // a store opened again counts into the same series
     some_traffic(*origin);
-    again->observe({"GET", 200, store::request_failure::none});
-    mirror->observe({"PUT", 200, store::request_failure::none});
-    mirror->observe({"PUT", 0, store::request_failure::timeout});
-    mirror->observe({"POST", 0, store::request_failure::reset});
+    again->observe({"GET", 200, io::request_failure::none});
+    mirror->observe({"PUT", 200, io::request_failure::none});
+    mirror->observe({"PUT", 0, io::request_failure::timeout});
+    mirror->observe({"POST", 0, io::request_failure::reset});
     auto text = m.text();
     INFO(text);
     CHECK(has_line(text, R"(fdl_mirror_requests_total{code="200",method="GET",repo="population",store="origin"} 4)"));
@@ -229,8 +229,8 @@ TEST_CASE("a removed repository loses its request series, and its observers coun
     // Declared again: new observers count from 0, the old one still counts nothing.
     m->set_repositories({{"population", 60}, {"towns", 60}});
     auto towns_again = m->request_observer("towns", "origin");
-    towns_again->observe({"GET", 200, store::request_failure::none});
-    towns->observe({"GET", 200, store::request_failure::none});
+    towns_again->observe({"GET", 200, io::request_failure::none});
+    towns->observe({"GET", 200, io::request_failure::none});
     text = m->text();
     CHECK(has_line(text, R"(fdl_mirror_requests_total{code="200",method="GET",repo="towns",store="origin"} 1)"));
     CHECK(has_line(text, R"(fdl_mirror_pending_files{repo="towns"} 0)"));
@@ -238,7 +238,7 @@ TEST_CASE("a removed repository loses its request series, and its observers coun
     // Observers may outlive the metrics (a store destroyed after them).
     m.reset();
     some_traffic(*population);
-    towns_again->observe({"GET", 200, store::request_failure::none});
+    towns_again->observe({"GET", 200, io::request_failure::none});
 }
 
 TEST_CASE("a reload keeps the counters of unchanged repositories and drops those removed") {

@@ -1,6 +1,6 @@
 #include "daemon/pass_setup.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "tests/support/temp_dir.hpp"
 
 #include <doctest/doctest.h>

@@ -1,6 +1,6 @@
 #include "daemon/state_file.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "tests/support/publisher.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -184,7 +184,7 @@ TEST_CASE("state_dir: a folder another state_dir holds is refused, naming it, an
     write_file(tmp / "state" / "repositories" / ".population.json.Ab12Cd", "{\"form");
     auto second = state_dir::open(tmp / "state");
     REQUIRE(!second);
-    CHECK(second.error().code == store::store_errc::transient);
+    CHECK(second.error().code == io::store_errc::transient);
     CHECK(second.error().message.find((tmp / "state").string() + ": another fdl-mirror run uses this state folder") !=
           std::string::npos);
     CHECK(names_in(tmp / "state" / "repositories") ==

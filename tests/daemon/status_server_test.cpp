@@ -1,6 +1,6 @@
 #include "daemon/status_server.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>

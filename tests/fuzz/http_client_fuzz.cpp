@@ -12,7 +12,7 @@
 // its Content-Length; the kept start of an error body stays within 16 KiB.
 
 #include "core/http/client.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/store/http_store.hpp"
 #include "tests/fuzz/support/canned_server.hpp"
 #include "tests/fuzz/support/check.hpp"
@@ -30,13 +30,13 @@ constexpr std::string_view separator = "\n--8<--\n";
 
 /// Counts what reaches the caller; refuses past `limit` bytes, as a caller whose size
 /// check fails does.
-class test_sink final : public store::byte_sink {
+class test_sink final : public io::byte_sink {
 public:
     explicit test_sink(std::size_t limit) : limit_(limit) {}
     awaitable<result<void>> write(std::span<std::byte const> bytes) override {
         check(!bytes.empty(), "an empty write to a sink");
         if (received + bytes.size() > limit_)
-            co_return make_error(store::store_errc::too_large, "test sink: over its limit");
+            co_return make_error(io::store_errc::too_large, "test sink: over its limit");
         received += bytes.size();
         co_return result<void>();
     }
@@ -46,9 +46,9 @@ private:
     std::size_t limit_;
 };
 
-class counting_observer final : public store::request_observer {
+class counting_observer final : public io::request_observer {
 public:
-    void observe(store::request_event const& event) override {
+    void observe(io::request_event const& event) override {
         ++events;
         check(event.status == 0 || (event.status >= 100 && event.status <= 599), "an observed status out of range");
     }
@@ -91,7 +91,7 @@ bool stays_local(std::vector<std::string> const& answers, std::string const& ori
 
 /// A failure names the request's URL (after redirects: one on the same server).
 void check_failure(error const& e, std::string const& origin) {
-    check(e.code.category() == store::store_category(), "a client failure that is not a store_errc", e.message);
+    check(e.code.category() == io::store_category(), "a client failure that is not a store_errc", e.message);
     check(e.message.starts_with(origin + "/") || e.message.starts_with("test sink"),
           "a failure that does not name the URL", e.message);
 }
@@ -150,14 +150,14 @@ awaitable<void> run_store(unsigned mode, bool pooled, std::string url) {
     if (mode == 5) {
         auto info = co_await origin.stat("refs.json");
         if (!info)
-            check(info.error().code.category() == store::store_category(), "stat failed with another category");
+            check(info.error().code.category() == io::store_category(), "stat failed with another category");
         co_return;
     }
     for (int round = 0; round < 2; ++round) {
         test_sink sink(64 * 1024 * 1024);
         auto read = co_await origin.read("refs.json", sink);
         if (!read)
-            check(read.error().code.category() == store::store_category(), "read failed with another category");
+            check(read.error().code.category() == io::store_category(), "read failed with another category");
     }
 }
 

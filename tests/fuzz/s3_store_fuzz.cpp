@@ -11,7 +11,7 @@
 // hands on only keys below the prefix asked for, as the store interface promises and the
 // sync engine relies on.
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/store/s3_store.hpp"
 #include "tests/fuzz/support/canned_server.hpp"
 #include "tests/fuzz/support/check.hpp"
@@ -54,7 +54,7 @@ store::s3_store_settings settings_for(bool background_parts) {
 
 void check_failure(result<void> const& done) {
     if (!done)
-        check(done.error().code.category() == store::store_category(), "an S3 failure that is not a store_errc",
+        check(done.error().code.category() == io::store_category(), "an S3 failure that is not a store_errc",
               done.error().message);
 }
 

@@ -6,7 +6,7 @@
 // store_errc whose message names the request and stays bounded, whatever the body.
 
 #include "core/s3/s3_error.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "tests/fuzz/support/check.hpp"
 
 using namespace mirror;
@@ -58,7 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(unsigned char const* data, std::size_t siz
     std::string const what = "s3://bucket/prefix/versions/x/version.json";
     for (unsigned status : {200u, 301u, 400u, 403u, 404u, 409u, 412u, 429u, 500u, 503u}) {
         auto e = s3::classify(status, xml, what);
-        check(e.code.category() == store::store_category(), "a classification that is not a store_errc");
+        check(e.code.category() == io::store_category(), "a classification that is not a store_errc");
         check(e.message.starts_with(what + ": HTTP " + std::to_string(status)),
               "a classification that does not name the request and status", e.message);
         check(e.message.size() <= what.size() + 400, "a classification message that grows with the body");

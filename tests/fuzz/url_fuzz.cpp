@@ -6,7 +6,7 @@
 
 #include "core/http/url.hpp"
 #include "core/fdl/paths.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "tests/fuzz/support/check.hpp"
 
 #include <boost/url/pct_string_view.hpp>
@@ -48,7 +48,7 @@ std::string_view userinfo_of(std::string_view url) {
 void check_refusal(result<location> const& parsed, std::string_view url) {
     if (parsed)
         return;
-    check(parsed.error().code == store::store_errc::rejected, "a URL refused with another code", url);
+    check(parsed.error().code == io::store_errc::rejected, "a URL refused with another code", url);
     // Looked for as "user:password@", and only when the URL holds that once (in its
     // authority): the bare text may appear elsewhere ("htt" in "http://"), and so may the
     // same text before another '@' in the path. "user:***@" or "***@" is what a message
@@ -98,7 +98,7 @@ extern "C" int LLVMFuzzerTestOneInput(unsigned char const* data, std::size_t siz
         if (next)
             check_round_trip(*next, text);
         else
-            check(next.error().code == store::store_errc::rejected, "a redirect refused with another code", text);
+            check(next.error().code == io::store_errc::rejected, "a redirect refused with another code", text);
     }
     // The input as a key below a fixed base, when it is one (key_location takes checked
     // keys): the location names exactly that key below the base.

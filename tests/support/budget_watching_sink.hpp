@@ -2,7 +2,7 @@
 // A sink for the memory-budget tests of reads: collects the bytes and notes, at each
 // delivered chunk, the chunk's size and what the budget had granted then.
 
-#include "core/store/memory_budget.hpp"
+#include "core/io/memory_budget.hpp"
 #include "core/store/store.hpp"
 
 #include <algorithm>
@@ -11,9 +11,9 @@
 
 namespace mirror::test {
 
-class budget_watching_sink final : public store::byte_sink {
+class budget_watching_sink final : public io::byte_sink {
 public:
-    explicit budget_watching_sink(store::memory_budget const& budget) : budget_(&budget) {}
+    explicit budget_watching_sink(io::memory_budget const& budget) : budget_(&budget) {}
     awaitable<result<void>> write(std::span<std::byte const> bytes) override {
         text.append(reinterpret_cast<char const*>(bytes.data()), bytes.size());
         largest_chunk = std::max(largest_chunk, bytes.size());
@@ -25,7 +25,7 @@ public:
     std::uint64_t most_granted = 0;
 
 private:
-    store::memory_budget const* budget_;
+    io::memory_budget const* budget_;
 };
 
 } // namespace mirror::test

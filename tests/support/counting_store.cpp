@@ -7,7 +7,7 @@ awaitable<result<mirror::store::object_info>> counting_store::stat(std::string k
     return inner().stat(std::move(key));
 }
 
-awaitable<result<void>> counting_store::read(std::string key, mirror::store::byte_sink& out) {
+awaitable<result<void>> counting_store::read(std::string key, mirror::io::byte_sink& out) {
     reads.push_back(key);
     return inner().read(std::move(key), out);
 }

@@ -13,7 +13,7 @@ class counting_store final : public mirror::store::forwarding_store {
 public:
     explicit counting_store(mirror::store::store& inner) : forwarding_store(inner) {}
     awaitable<result<mirror::store::object_info>> stat(std::string key) override;
-    awaitable<result<void>> read(std::string key, mirror::store::byte_sink& out) override;
+    awaitable<result<void>> read(std::string key, mirror::io::byte_sink& out) override;
     awaitable<result<void>> list(std::string prefix, std::function<result<void>(mirror::store::list_entry)> each) override;
     awaitable<result<std::unique_ptr<mirror::store::object_writer>>> open_writer(std::string key,
                                                                          mirror::store::write_mode mode) override;

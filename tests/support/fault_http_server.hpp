@@ -4,7 +4,7 @@
 // Boost.Beast reads the requests; responses are written byte by byte as programmed, so
 // they can be wrong on purpose.
 
-#include "core/net.hpp"
+#include "core/io/net.hpp"
 #include "tests/support/http_fault.hpp"
 
 #include <boost/asio/io_context.hpp>

@@ -6,7 +6,7 @@
 // did the work, a body cut short, reset, padded, too long or stalled. Optionally HTTPS in
 // front, with any certificate (one for another host, to be refused).
 
-#include "core/net.hpp"
+#include "core/io/net.hpp"
 #include "tests/support/http_fault.hpp"
 
 #include <boost/asio/io_context.hpp>

@@ -31,7 +31,7 @@ awaitable<result<mirror::store::object_info>> in_flight_store::stat(std::string 
     co_return found;
 }
 
-awaitable<result<void>> in_flight_store::read(std::string key, mirror::store::byte_sink& out) {
+awaitable<result<void>> in_flight_store::read(std::string key, mirror::io::byte_sink& out) {
     co_await begin();
     auto done = co_await inner().read(std::move(key), out);
     in_flight_ -= 1;

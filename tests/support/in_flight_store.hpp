@@ -17,7 +17,7 @@ public:
         : forwarding_store(inner), delay_(delay) {}
     mirror::store::store_caps caps() const override;
     awaitable<result<mirror::store::object_info>> stat(std::string key) override;
-    awaitable<result<void>> read(std::string key, mirror::store::byte_sink& out) override;
+    awaitable<result<void>> read(std::string key, mirror::io::byte_sink& out) override;
     awaitable<result<void>> list(std::string prefix, std::function<result<void>(mirror::store::list_entry)> each) override;
 
     /// Answers as a store that cannot list (an HTTP origin): the caller stats instead.

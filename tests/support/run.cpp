@@ -31,7 +31,7 @@ sync::audit_report run(awaitable<sync::audit_report> work) { return run_any(std:
 
 std::unique_ptr<store::store> open_folder(std::filesystem::path const& root, bool writable) {
     // The engine runs its file I/O on a pool in the program; the tests do the same.
-    static store::blocking_pool pool(2);
+    static io::blocking_pool pool(2);
     auto opened = store::local_store::open(root, writable, &pool);
     if (!opened)
         throw std::runtime_error(opened.error().message);

@@ -1,7 +1,7 @@
 #pragma once
 // Running the engine from tests: one pass or one audit between folders.
 
-#include "core/net.hpp"
+#include "core/io/net.hpp"
 #include "core/store/store.hpp"
 #include "core/sync/audit.hpp"
 #include "core/sync/sync_pass.hpp"

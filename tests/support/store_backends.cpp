@@ -16,7 +16,7 @@ namespace {
 /// Opens `location` or throws: a backend that cannot open is a broken fixture, not a
 /// failed contract.
 std::unique_ptr<store::store> open_or_throw(std::string const& location, store::store_role role,
-                                            store::blocking_pool* pool, store::store_options const& options) {
+                                            io::blocking_pool* pool, store::store_options const& options) {
     auto opened = store::open_store(location, role, pool, options);
     if (!opened)
         throw std::runtime_error("cannot open " + location + ": " + opened.error().message);

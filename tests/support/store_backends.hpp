@@ -4,7 +4,7 @@
 // behind the store's back, to put objects there and to see what is really there.
 
 #include "core/coord/lease.hpp"
-#include "core/store/blocking_pool.hpp"
+#include "core/io/blocking_pool.hpp"
 #include "core/store/store.hpp"
 #include "tests/support/nginx.hpp"
 #include "tests/support/rgw.hpp"
@@ -75,7 +75,7 @@ protected:
 private:
     bool writable_;
     temp_dir tmp_;
-    store::blocking_pool pool_{2};
+    io::blocking_pool pool_{2};
     std::unique_ptr<store::store> store_;
 };
 

@@ -29,18 +29,18 @@ struct connection {
 struct exchange_outcome {
     bool reusable = false; ///< the connection may carry another request
     unsigned status = 0;   ///< the answer's, once its head is read
-    store::request_failure failure = store::request_failure::none;
+    io::request_failure failure = io::request_failure::none;
 };
 
 /// Also says what kind of failure it is, in `failure`.
 error transport_error(std::string const& what, std::string const& step, boost::system::error_code const& ec,
-                      store::request_failure at_step, store::request_failure& failure);
+                      io::request_failure at_step, io::request_failure& failure);
 
 /// Sends `req` and reads the answer on `c` (plain or TLS); fills in `outcome` as it goes.
 /// For a 2xx answer to anything but HEAD, streams the body into `body` (when given);
 /// `seen`, when given, receives the head as soon as it is read.
 awaitable<result<response_head>> run_exchange(connection& c, client_settings const& settings, request const& req,
-                                              store::byte_sink* body, exchange_outcome& outcome,
+                                              io::byte_sink* body, exchange_outcome& outcome,
                                               response_head* seen);
 
 } // namespace mirror::http::detail

@@ -1,6 +1,6 @@
 #include "core/store/detail/posix_files.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -25,22 +25,22 @@ unique_fd::~unique_fd() {
 }
 
 error errno_error(int err, std::string const& what) {
-    store_errc code = store_errc::io_error;
+    io::store_errc code = io::store_errc::io_error;
     std::string reason = std::strerror(err);
     switch (err) {
-    case ENOENT: code = store_errc::not_found, reason = "not found"; break;
-    case EEXIST: code = store_errc::already_exists, reason = "already exists"; break;
+    case ENOENT: code = io::store_errc::not_found, reason = "not found"; break;
+    case EEXIST: code = io::store_errc::already_exists, reason = "already exists"; break;
     case EACCES:
-    case EPERM: code = store_errc::access_denied; break;
-    case ELOOP: code = store_errc::not_a_file, reason = "is a symbolic link (links are not followed)"; break;
-    case ENOTDIR: code = store_errc::not_a_file, reason = "a path component is not a folder"; break;
-    case EISDIR: code = store_errc::not_a_file, reason = "is a folder, not a file"; break;
+    case EPERM: code = io::store_errc::access_denied; break;
+    case ELOOP: code = io::store_errc::not_a_file, reason = "is a symbolic link (links are not followed)"; break;
+    case ENOTDIR: code = io::store_errc::not_a_file, reason = "a path component is not a folder"; break;
+    case EISDIR: code = io::store_errc::not_a_file, reason = "is a folder, not a file"; break;
     // A name this file system cannot hold: the key is refused, the medium is fine.
-    case ENAMETOOLONG: code = store_errc::rejected, reason = "name too long for this file system"; break;
+    case ENAMETOOLONG: code = io::store_errc::rejected, reason = "name too long for this file system"; break;
     case EINTR:
     case EAGAIN:
     case EBUSY:
-    case ETIMEDOUT: code = store_errc::transient; break;
+    case ETIMEDOUT: code = io::store_errc::transient; break;
     default: break; // ENOSPC, EIO, EROFS, EDQUOT…: permanent until someone acts
     }
     return make_error(code, what + ": " + reason);
@@ -53,7 +53,7 @@ result<std::vector<std::string>> split_key(std::string_view key, std::string con
         std::size_t slash = key.find('/', start);
         std::string_view segment = key.substr(start, slash == std::string_view::npos ? slash : slash - start);
         if (segment.empty() || segment == "." || segment == ".." || segment.find('\0') != std::string_view::npos)
-            return make_error(store_errc::rejected, store_name + ": unsafe key '" + std::string(key) + "'");
+            return make_error(io::store_errc::rejected, store_name + ": unsafe key '" + std::string(key) + "'");
         segments.emplace_back(segment);
         if (slash == std::string_view::npos)
             break;

@@ -1,19 +1,19 @@
 #include "core/store/detail/s3_exchange.hpp"
 
 #include "core/s3/s3_error.hpp"
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "core/store/s3_store.hpp"
 
 namespace mirror::store::detail {
 
 awaitable<result<void>> text_sink::write(std::span<std::byte const> bytes) {
     if (text.size() + bytes.size() > limit_)
-        co_return make_error(store_errc::too_large, "an S3 answer larger than " + std::to_string(limit_) + " bytes");
+        co_return make_error(io::store_errc::too_large, "an S3 answer larger than " + std::to_string(limit_) + " bytes");
     text.append(reinterpret_cast<char const*>(bytes.data()), bytes.size());
     co_return result<void>();
 }
 
-awaitable<result<http::response_head>> send(s3_store& s3, http::request request, byte_sink* body) {
+awaitable<result<http::response_head>> send(s3_store& s3, http::request request, io::byte_sink* body) {
     std::string what = request.method + " " + request.where.text();
     auto answer = co_await s3.client().fetch(std::move(request), body);
     if (!answer)

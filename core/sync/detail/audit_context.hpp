@@ -23,7 +23,7 @@ namespace mirror::sync::detail {
 struct audit_context {
     store::store& repo;
     sync_observer* observer;
-    store::blocking_pool* pool;
+    io::blocking_pool* pool;
     audit_report& report;
     fdl::repo_settings settings;
     std::optional<path_sizes> data; ///< data_dir listing, when it can list

@@ -86,7 +86,7 @@ struct gathered_version {
     bool scratch_failed = false;  ///< the failure was the local scratch folder's
     std::uint64_t held_bytes = 0; ///< what it holds until published (memory, scratch), roughly
     std::uint64_t memory_bytes = 0; ///< of held_bytes, what is in memory (not catalog copies on disk)
-    store::memory_budget::grant memory; ///< of the process's budget, for memory_bytes
+    io::memory_budget::grant memory; ///< of the process's budget, for memory_bytes
 };
 
 /// What a version held before its data files were known (by the signature gate) would

@@ -1,10 +1,10 @@
 #include "core/http/status.hpp"
 #include <doctest/doctest.h>
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 
 using namespace mirror;
-using store::store_errc;
+using io::store_errc;
 
 TEST_CASE("status_error: what a final HTTP status means, 501 being a feature the server lacks") {
     struct expected {

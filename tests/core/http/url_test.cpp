@@ -1,7 +1,7 @@
 #include "core/http/url.hpp"
 #include <doctest/doctest.h>
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "tests/support/results.hpp"
 
 using namespace mirror;
@@ -44,7 +44,7 @@ TEST_CASE("URLs a store refuses, each with the reason") {
         auto base = parse_base(r.url);
         INFO(r.url, " -> ", message_of(base));
         REQUIRE(!base);
-        CHECK(code_of(base) == store::store_errc::rejected);
+        CHECK(code_of(base) == io::store_errc::rejected);
         CHECK(base.error().message.find(r.why) != std::string::npos);
     }
     // The refusal never repeats a password it was given, nor a user alone (a token).
@@ -88,11 +88,11 @@ TEST_CASE("a scheme without '//' is refused before Boost.URL parses it") {
         INFO(text);
         auto where = parse_location(text);
         REQUIRE(!where);
-        CHECK(code_of(where) == store::store_errc::rejected);
+        CHECK(code_of(where) == io::store_errc::rejected);
         auto from = parse_location("https://example.org/lake/refs.json");
         auto redirect = resolve_redirect(*from, text);
         REQUIRE(!redirect);
-        CHECK(code_of(redirect) == store::store_errc::rejected);
+        CHECK(code_of(redirect) == io::store_errc::rejected);
     }
     CHECK(message_of(parse_location("a:?")).find("not an http or https URL") != std::string::npos);
     CHECK(message_of(parse_location("http:?")).find("no host") != std::string::npos);
@@ -127,7 +127,7 @@ TEST_CASE("a refusal never repeats the password of the URL it refuses") {
 TEST_CASE("a location's text reads back as the same location, an IPvFuture host is refused") {
     auto future = parse_location("https://[v1.x:y]/repo/");
     REQUIRE(!future);
-    CHECK(code_of(future) == store::store_errc::rejected);
+    CHECK(code_of(future) == io::store_errc::rejected);
     CHECK(message_of(future).find("IPvFuture") != std::string::npos);
     auto from = parse_location("https://example.org/lake/refs.json");
     CHECK(!resolve_redirect(*from, "https://[v1.x:y]/repo/"));

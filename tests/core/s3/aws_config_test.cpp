@@ -1,7 +1,7 @@
 #include "core/s3/aws_config.hpp"
 #include <doctest/doctest.h>
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "tests/support/temp_dir.hpp"
 
 #include <cctype>
@@ -16,7 +16,7 @@ std::ostream& operator<<(std::ostream& out, resolved_s3 const& r);
 }
 
 using namespace mirror::s3;
-using mirror::store::store_errc;
+using mirror::io::store_errc;
 namespace fs = std::filesystem;
 
 // What doctest prints for a result that should have failed: never the secret.

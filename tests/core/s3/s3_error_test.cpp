@@ -1,11 +1,11 @@
 #include "core/s3/s3_error.hpp"
 #include <doctest/doctest.h>
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 
 using namespace mirror;
 using namespace mirror::s3;
-using store::store_errc;
+using io::store_errc;
 
 TEST_CASE("S3 answers are classified once, from the status and the XML Code") {
     auto body = [](char const* code) {

@@ -1,6 +1,6 @@
 #include "core/store/local_store.hpp"
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 #include "tests/support/budget_watching_sink.hpp"
 #include "tests/support/publisher.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -57,7 +57,7 @@ TEST_CASE("local store: written objects read back, and create_only never overwri
     CHECK(read(*s, "a/b/c.txt").value() == "first");
     auto again = put(*s, "a/b/c.txt", "second", store::write_mode::create_only);
     REQUIRE(!again);
-    CHECK(again.error().code == store::store_errc::already_exists);
+    CHECK(again.error().code == io::store_errc::already_exists);
     CHECK(read(*s, "a/b/c.txt").value() == "first");
     REQUIRE(put(*s, "a/b/c.txt", "third", store::write_mode::replace));
     CHECK(read(*s, "a/b/c.txt").value() == "third");
@@ -74,7 +74,7 @@ TEST_CASE("local store: an uncommitted writer leaves nothing under the key or in
         REQUIRE(wait((*writer)->write(std::as_bytes(std::span(bytes.data(), bytes.size())))));
         auto missing = wait(s->stat("x/y.bin"));
         REQUIRE(!missing);
-        CHECK(missing.error().code == store::store_errc::not_found);
+        CHECK(missing.error().code == io::store_errc::not_found);
     } // destroyed without commit
     std::vector<std::string> keys;
     REQUIRE(wait(s->list("", [&](store::list_entry e) -> result<void> {
@@ -95,14 +95,14 @@ TEST_CASE("local store: symbolic links are refused, not followed") {
     auto s = open(tmp / "repo", false);
     auto linked = read(*s, "link.txt");
     REQUIRE(!linked);
-    CHECK(linked.error().code == store::store_errc::not_a_file);
+    CHECK(linked.error().code == io::store_errc::not_a_file);
     CHECK(linked.error().message.find("symbolic link") != std::string::npos);
     auto through = read(*s, "d/up/secret");
     REQUIRE(!through);
-    CHECK(through.error().code == store::store_errc::not_a_file);
+    CHECK(through.error().code == io::store_errc::not_a_file);
     auto st = wait(s->stat("link.txt"));
     REQUIRE(!st);
-    CHECK(st.error().code == store::store_errc::not_a_file);
+    CHECK(st.error().code == io::store_errc::not_a_file);
     std::map<std::string, std::uint64_t> listed;
     REQUIRE(wait(s->list("", [&](store::list_entry e) -> result<void> {
         listed.emplace(e.key, e.size);
@@ -117,7 +117,7 @@ TEST_CASE("local store: unsafe keys are refused") {
     for (std::string key : {"../x", "a/../../x", "a//b", "./a", "a/", ""}) {
         auto r = put(*s, key, "x", store::write_mode::replace);
         REQUIRE_MESSAGE(!r, key);
-        CHECK(r.error().code == store::store_errc::rejected);
+        CHECK(r.error().code == io::store_errc::rejected);
     }
     CHECK(!fs::exists(tmp / "x"));
 }
@@ -129,10 +129,10 @@ TEST_CASE("local store: a read-only store refuses writes, absent keys are not_fo
     CHECK(!s->caps().can_write);
     auto w = put(*s, "a", "x", store::write_mode::replace);
     REQUIRE(!w);
-    CHECK(w.error().code == store::store_errc::unsupported);
+    CHECK(w.error().code == io::store_errc::unsupported);
     auto r = read(*s, "nothing/here");
     REQUIRE(!r);
-    CHECK(r.error().code == store::store_errc::not_found);
+    CHECK(r.error().code == io::store_errc::not_found);
     auto removed = wait(s->remove("a"));
     CHECK(!removed);
     CHECK(!store::local_store::open(tmp / "absent", false));
@@ -145,7 +145,7 @@ TEST_CASE("local store: remove deletes, and a second remove is not_found") {
     REQUIRE(wait(s->remove("v/f")));
     auto again = wait(s->remove("v/f"));
     REQUIRE(!again);
-    CHECK(again.error().code == store::store_errc::not_found);
+    CHECK(again.error().code == io::store_errc::not_found);
 }
 
 TEST_CASE("local store: read_all refuses objects past its limit") {
@@ -154,7 +154,7 @@ TEST_CASE("local store: read_all refuses objects past its limit") {
     REQUIRE(put(*s, "big", std::string(5000, 'x'), store::write_mode::create_only));
     auto r = wait(store::read_all(*s, "big", 4096));
     REQUIRE(!r);
-    CHECK(r.error().code == store::store_errc::too_large);
+    CHECK(r.error().code == io::store_errc::too_large);
 }
 
 TEST_CASE("local store: a large read's buffer is granted from the memory budget, and a spent budget reads in small chunks") {
@@ -166,7 +166,7 @@ TEST_CASE("local store: a large read's buffer is granted from the memory budget,
     write_file(tmp / "small.bin", big.substr(0, 60 * 1024));
     auto s = open(tmp.path(), false);
 
-    auto read_watched = [&](store::memory_budget& budget, std::string key) {
+    auto read_watched = [&](io::memory_budget& budget, std::string key) {
         s->set_memory(&budget);
         budget_watching_sink sink(budget);
         auto done = wait([&]() -> awaitable<result<void>> { co_return co_await s->read(key, sink); }());
@@ -174,7 +174,7 @@ TEST_CASE("local store: a large read's buffer is granted from the memory budget,
         return sink;
     };
     SUBCASE("room in the budget: 1 MiB chunks, granted while the file streams") {
-        store::memory_budget budget(64 * 1024 * 1024);
+        io::memory_budget budget(64 * 1024 * 1024);
         auto sink = read_watched(budget, "big.bin");
         CHECK(sink.text == big);
         CHECK(sink.largest_chunk == 1024 * 1024);
@@ -182,14 +182,14 @@ TEST_CASE("local store: a large read's buffer is granted from the memory budget,
         CHECK(budget.in_use() == 0);
     }
     SUBCASE("a budget without room: the whole file still, in 64 KiB chunks, nothing granted") {
-        store::memory_budget budget(1024 * 1024); // half of it is less than the 1 MiB buffer
+        io::memory_budget budget(1024 * 1024); // half of it is less than the 1 MiB buffer
         auto sink = read_watched(budget, "big.bin");
         CHECK(sink.text == big);
         CHECK(sink.largest_chunk <= 64 * 1024);
         CHECK(budget.peak() == 0);
     }
     SUBCASE("a small file never asks the budget") {
-        store::memory_budget budget(64 * 1024 * 1024);
+        io::memory_budget budget(64 * 1024 * 1024);
         auto sink = read_watched(budget, "small.bin");
         CHECK(sink.text == big.substr(0, 60 * 1024));
         CHECK(budget.peak() == 0);

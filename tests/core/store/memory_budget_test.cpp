@@ -1,4 +1,4 @@
-#include "core/store/memory_budget.hpp"
+#include "core/io/memory_budget.hpp"
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
@@ -21,7 +21,7 @@ namespace {
 
 /// Takes `bytes`, notes when it has them ("name+N", N the bytes granted), holds them for
 /// `hold`, and notes when it gives them back.
-awaitable<void> buffer(store::memory_budget& budget, std::vector<std::string>& events, std::string name,
+awaitable<void> buffer(io::memory_budget& budget, std::vector<std::string>& events, std::string name,
                        std::uint64_t bytes, std::chrono::milliseconds hold) {
     auto granted = co_await budget.acquire(bytes);
     events.push_back(name + "+" + std::to_string(granted.bytes()));
@@ -34,7 +34,7 @@ awaitable<void> buffer(store::memory_budget& budget, std::vector<std::string>& e
 
 TEST_CASE("the memory budget grants what fits, and the rest waits its turn in order") {
     net::io_context io;
-    store::memory_budget budget(100);
+    io::memory_budget budget(100);
     std::vector<std::string> events;
     // a and b fit (60 + 40); c (50) waits for a; d (10) would fit beside c but comes
     // after it, so it waits too: a large request is never overtaken and starved.
@@ -50,7 +50,7 @@ TEST_CASE("the memory budget grants what fits, and the rest waits its turn in or
 
 TEST_CASE("a request larger than the whole budget is cut to it and runs alone") {
     net::io_context io;
-    store::memory_budget budget(100);
+    io::memory_budget budget(100);
     std::vector<std::string> events;
     net::co_spawn(io, buffer(budget, events, "small", 30, 10ms), net::detached);
     net::co_spawn(io, buffer(budget, events, "huge", 500, 10ms), net::detached);
@@ -61,7 +61,7 @@ TEST_CASE("a request larger than the whole budget is cut to it and runs alone") 
 
 TEST_CASE("a request cancelled while it waits leaves the queue, and the ones behind it go on") {
     net::io_context io;
-    store::memory_budget budget(100);
+    io::memory_budget budget(100);
     std::vector<std::string> events;
     net::co_spawn(io, buffer(budget, events, "holder", 80, 30ms), net::detached);
     net::cancellation_signal cut;
@@ -80,7 +80,7 @@ TEST_CASE("a request cancelled while it waits leaves the queue, and the ones beh
 
 TEST_CASE("a larger budget lets waiting requests in at once, a smaller one lets grants above it finish") {
     net::io_context io;
-    store::memory_budget budget(50);
+    io::memory_budget budget(50);
     std::vector<std::string> events;
     net::co_spawn(io, buffer(budget, events, "a", 50, 20ms), net::detached);
     net::co_spawn(io, buffer(budget, events, "b", 50, 5ms), net::detached);

@@ -1,7 +1,7 @@
 #include "core/store/s3_store.hpp"
 #include <doctest/doctest.h>
 
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 
 using namespace mirror;
 using namespace mirror::store;

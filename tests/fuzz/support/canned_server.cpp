@@ -1,6 +1,6 @@
 #include "tests/fuzz/support/canned_server.hpp"
 
-#include "core/net.hpp"
+#include "core/io/net.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>

@@ -2,7 +2,7 @@
 // Writing a response with a fault applied, on a plain or a TLS stream: what
 // fault_http_server and fault_proxy share once they know what to answer.
 
-#include "core/net.hpp"
+#include "core/io/net.hpp"
 #include "tests/support/http_fault.hpp"
 
 #include <boost/asio/buffer.hpp>

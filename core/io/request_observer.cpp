@@ -1,6 +1,6 @@
-#include "core/store/request_observer.hpp"
+#include "core/io/request_observer.hpp"
 
-namespace mirror::store {
+namespace mirror::io {
 
 request_observer::~request_observer() = default;
 
@@ -20,4 +20,4 @@ char const* to_string(request_failure failure) noexcept {
     return "protocol";
 }
 
-} // namespace mirror::store
+} // namespace mirror::io

@@ -1,6 +1,6 @@
-#include "core/store/errors.hpp"
+#include "core/io/errors.hpp"
 
-namespace mirror::store {
+namespace mirror::io {
 
 namespace {
 class category final : public boost::system::error_category {
@@ -33,4 +33,4 @@ bool is_retryable(boost::system::error_code const& code) noexcept {
     return code == store_errc::transient;
 }
 
-} // namespace mirror::store
+} // namespace mirror::io

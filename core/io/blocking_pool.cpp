@@ -1,4 +1,4 @@
-#include "core/store/blocking_pool.hpp"
+#include "core/io/blocking_pool.hpp"
 
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/post.hpp>
@@ -8,7 +8,7 @@
 #include <atomic>
 #include <exception>
 
-namespace mirror::store {
+namespace mirror::io {
 
 struct blocking_pool::impl {
     explicit impl(std::size_t threads) : pool(threads) {}
@@ -51,4 +51,4 @@ awaitable<void> run_blocking(blocking_pool* pool, std::function<void()>& work) {
     co_await pool->run(work);
 }
 
-} // namespace mirror::store
+} // namespace mirror::io

@@ -5,12 +5,12 @@
 // allocating past it. Used on one I/O thread (every pass runs there). Counted in units,
 // it also caps transfers and passes (sync::transfer_slots: one unit a slot).
 
-#include "core/net.hpp"
+#include "core/io/net.hpp"
 
 #include <cstdint>
 #include <deque>
 
-namespace mirror::store {
+namespace mirror::io {
 
 class memory_budget {
 public:
@@ -90,4 +90,4 @@ struct read_buffer {
 };
 read_buffer take_read_buffer(memory_budget* budget, std::size_t bytes, std::size_t floor, std::uint64_t charge);
 
-} // namespace mirror::store
+} // namespace mirror::io

@@ -1,4 +1,4 @@
-#include "core/store/memory_budget.hpp"
+#include "core/io/memory_budget.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-namespace mirror::store {
+namespace mirror::io {
 
 // A queued coroutine sleeps on a timer that never expires; a grant cancels the timer, so
 // "woken and granted" is told from "cancelled" by the flag.
@@ -86,4 +86,4 @@ read_buffer take_read_buffer(memory_budget* budget, std::size_t bytes, std::size
     return {std::move(granted), bytes};
 }
 
-} // namespace mirror::store
+} // namespace mirror::io

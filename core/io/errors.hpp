@@ -5,7 +5,7 @@
 #include <boost/system/error_code.hpp>
 #include <type_traits>
 
-namespace mirror::store {
+namespace mirror::io {
 
 enum class store_errc {
     not_found = 1,  ///< no object under that key
@@ -30,7 +30,7 @@ inline boost::system::error_code make_error_code(store_errc e) noexcept {
 /// True for failures a retry may cure.
 bool is_retryable(boost::system::error_code const& code) noexcept;
 
-} // namespace mirror::store
+} // namespace mirror::io
 
 template <>
-struct boost::system::is_error_code_enum<mirror::store::store_errc> : std::true_type {};
+struct boost::system::is_error_code_enum<mirror::io::store_errc> : std::true_type {};

@@ -7,7 +7,7 @@
 
 #include <string_view>
 
-namespace mirror::store {
+namespace mirror::io {
 
 /// Why an exchange failed on the wire, or what its status asks for. The client decides
 /// once, from what it already classifies (the step that failed, the status); the words of
@@ -48,4 +48,4 @@ public:
     virtual void observe(request_event const& event) = 0;
 };
 
-} // namespace mirror::store
+} // namespace mirror::io

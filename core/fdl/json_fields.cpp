@@ -1,4 +1,4 @@
-#include "core/fdl/detail/json_fields.hpp"
+#include "core/fdl/json_fields.hpp"
 
 #include "core/fdl/detail/json_duplicates.hpp"
 
@@ -9,7 +9,7 @@
 
 #include <new>
 
-namespace mirror::fdl::detail {
+namespace mirror::fdl {
 
 // Deep enough for every FDL file; shallow enough that a hostile file cannot exhaust the
 // stack or memory through nesting.
@@ -65,7 +65,7 @@ result<boost::json::value> parse_json(std::string_view text, std::string_view fi
     if (ec)
         return make_error(fdl_errc::bad_json, std::string(file) + ": not valid JSON (" + ec.message() + ")");
     // Two values for one key would be read two ways by two parsers: never take either.
-    if (auto duplicate = duplicate_json_key(text))
+    if (auto duplicate = detail::duplicate_json_key(text))
         return make_error(fdl_errc::bad_json, std::string(file) + ": the key '" + duplicate->substr(0, 200) +
                                                   "' appears twice in one object");
     return value;
@@ -234,4 +234,4 @@ result<boost::json::array const*> object_fields::optional_array(std::string_view
     return &v->get_array();
 }
 
-} // namespace mirror::fdl::detail
+} // namespace mirror::fdl

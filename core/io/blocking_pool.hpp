@@ -2,14 +2,14 @@
 // Threads for blocking file system calls, so that the I/O thread keeps hashing and
 // driving other transfers while a read, write or fsync waits on the disk.
 
-#include "core/net.hpp"
+#include "core/io/net.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 
-namespace mirror::store {
+namespace mirror::io {
 
 /// A small pool of threads that run blocking work and resume the awaiting coroutine on
 /// its own executor. The work must touch only what it owns (its descriptors and buffers):
@@ -38,4 +38,4 @@ private:
 /// Runs `work` on `pool` when there is one, inline otherwise.
 awaitable<void> run_blocking(blocking_pool* pool, std::function<void()>& work);
 
-} // namespace mirror::store
+} // namespace mirror::io

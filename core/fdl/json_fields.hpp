@@ -1,6 +1,7 @@
 #pragma once
-// Private helpers for walking boost::json values of FDL files, with messages that name
-// the file and the field ("fdl.json: data_dir: wrong type, expected a string").
+// Reading the JSON files of a repository: FDL's own and the mirror's under `.fdl-mirror/`
+// (leases, membership). Bounded parsing and field checks whose messages name the file and
+// the field ("fdl.json: data_dir: wrong type, expected a string"); refusals are fdl_errc.
 
 #include "verify/error.hpp"
 #include "core/fdl/errors.hpp"
@@ -13,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-namespace mirror::fdl::detail {
+namespace mirror::fdl {
 
 /// Parses JSON text: valid UTF-8 only, at most 64 levels deep, nothing after the value,
 /// into a tree of at most `max_tree_bytes` (fdl_errc::too_large past it, saying so). The
@@ -57,7 +58,7 @@ private:
 /// Reads fields of one object into variables and keeps the first error, so that a parser
 /// lists its fields instead of repeating "read it, check it, return its error" for each:
 ///
-///     detail::field_reader read(fields);
+///     field_reader read(fields);
 ///     read.string("path", entry.path).count("rows", entry.rows).optional_count("footer_bytes", entry.footer_bytes);
 ///     if (auto ok = read.done(); !ok)
 ///         return ok.error();
@@ -92,4 +93,4 @@ std::string_view type_name(boost::json::value const& value) noexcept;
 /// Reads a non-negative integer from a JSON number (no fractions, no negatives).
 std::optional<std::uint64_t> as_count(boost::json::value const& value) noexcept;
 
-} // namespace mirror::fdl::detail
+} // namespace mirror::fdl
