@@ -4,7 +4,7 @@
 
 #include "core/store/http_store.hpp"
 
-#include "daemon/state_file.hpp"
+#include "daemon/state/state_file.hpp"
 #include "tests/support/nginx.hpp"
 #include "tests/support/publisher.hpp"
 #include "tests/support/run.hpp"

@@ -1,4 +1,4 @@
-#include "daemon/cli.hpp"
+#include "daemon/cli/cli.hpp"
 #include <doctest/doctest.h>
 
 #include <optional>

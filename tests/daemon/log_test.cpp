@@ -1,4 +1,4 @@
-#include "daemon/log.hpp"
+#include "daemon/common/log.hpp"
 
 #include <boost/json/parse.hpp>
 #include <doctest/doctest.h>

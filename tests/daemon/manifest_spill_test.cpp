@@ -1,8 +1,8 @@
 // verify's manifest spilled to a temporary file: what goes in comes back whole, in order,
 // and the reports written from a spill are the reports written from memory.
 
-#include "daemon/manifest_spill.hpp"
-#include "daemon/report_output.hpp"
+#include "daemon/cli/manifest_spill.hpp"
+#include "daemon/cli/report_output.hpp"
 
 #include <boost/json.hpp>
 #include <doctest/doctest.h>

@@ -1,5 +1,5 @@
-#include "daemon/metrics.hpp"
-#include "daemon/pass_record.hpp"
+#include "daemon/metrics/metrics.hpp"
+#include "daemon/state/pass_record.hpp"
 
 #include "core/catalog/errors.hpp"
 #include "core/io/errors.hpp"

@@ -1,4 +1,4 @@
-#include "daemon/notify.hpp"
+#include "daemon/service/notify.hpp"
 
 #include "tests/support/temp_dir.hpp"
 

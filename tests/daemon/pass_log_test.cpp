@@ -1,4 +1,4 @@
-#include "daemon/pass_log.hpp"
+#include "daemon/service/pass_log.hpp"
 
 #include "core/catalog/errors.hpp"
 #include "core/sync/errors.hpp"

@@ -1,4 +1,4 @@
-#include "daemon/pass_record.hpp"
+#include "daemon/state/pass_record.hpp"
 
 #include "core/sync/errors.hpp"
 

@@ -1,4 +1,4 @@
-#include "daemon/pass_setup.hpp"
+#include "daemon/service/pass_setup.hpp"
 
 #include "core/io/errors.hpp"
 #include "tests/support/temp_dir.hpp"

@@ -2,7 +2,7 @@
 // with what and under which keys an audit ran, and the files it examined (issue 17); and
 // what sync's reports say of versions published with a problem or no longer verified.
 
-#include "daemon/report_output.hpp"
+#include "daemon/cli/report_output.hpp"
 
 #include "core/catalog/errors.hpp"
 #include "verify/errors.hpp"

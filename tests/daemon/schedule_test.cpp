@@ -1,4 +1,4 @@
-#include "daemon/schedule.hpp"
+#include "daemon/service/schedule.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "daemon/state_file.hpp"
+#include "daemon/state/state_file.hpp"
 
 #include "core/io/errors.hpp"
 #include "tests/support/publisher.hpp"

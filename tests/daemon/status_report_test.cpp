@@ -2,7 +2,7 @@
 // versions and their messages, the last error) reaches a terminal escaped, and the JSON
 // keeps it exact.
 
-#include "daemon/status_report.hpp"
+#include "daemon/status/status_report.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>

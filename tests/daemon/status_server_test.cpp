@@ -1,4 +1,4 @@
-#include "daemon/status_server.hpp"
+#include "daemon/status/status_server.hpp"
 
 #include "core/io/errors.hpp"
 

@@ -1,4 +1,4 @@
-#include "daemon/terminal_text.hpp"
+#include "daemon/common/terminal_text.hpp"
 #include <doctest/doctest.h>
 
 using mirror::daemon::terminal_safe;

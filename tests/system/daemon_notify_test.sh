@@ -1,4 +1,4 @@
-# The daemon and its service manager (sd_notify's protocol, daemon/notify.hpp), against a fake
+# The daemon and its service manager (sd_notify's protocol, daemon/service/notify.hpp), against a fake
 # NOTIFY_SOCKET: READY=1 once bound (and /readyz agrees), WATCHDOG=1 at least every half
 # WATCHDOG_USEC while passes run and none without it, RELOADING=1 with MONOTONIC_USEC then
 # READY=1 on each SIGHUP (a good configuration or a refused one), STOPPING=1 on SIGTERM and

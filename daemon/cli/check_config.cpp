@@ -1,0 +1,142 @@
+#include "daemon/cli/check_config.hpp"
+
+#include "core/http/tls_roots.hpp"
+#include "core/s3/aws_config.hpp"
+#include "daemon/service/pass_setup.hpp"
+#include "daemon/common/terminal_text.hpp"
+#include "verify/allowed_signers.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <variant>
+
+namespace mirror::daemon {
+
+namespace {
+
+/// The file's bytes, or why it cannot be read.
+std::variant<std::string, std::string> read_text_file(std::filesystem::path const& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        return std::variant<std::string, std::string>(std::in_place_index<1>, "does not exist");
+    if (!std::filesystem::is_regular_file(path, ec))
+        return std::variant<std::string, std::string>(std::in_place_index<1>, "is not a file");
+    std::ifstream in(path, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.is_open() || in.bad())
+        return std::variant<std::string, std::string>(std::in_place_index<1>, "cannot be read");
+    return std::variant<std::string, std::string>(std::in_place_index<0>, std::move(text));
+}
+
+/// When `file` is one systemd's LoadCredential= makes at the service's start, and the
+/// service is not running (its credentials folder is absent): the note to give instead of
+/// a problem. "" otherwise.
+std::string not_yet_loaded(std::filesystem::path const& file) {
+    std::vector<std::filesystem::path> roots{"/run/credentials"};
+    if (char const* dir = std::getenv("CREDENTIALS_DIRECTORY"); dir != nullptr && *dir != '\0')
+        roots.emplace_back(std::filesystem::path(dir).parent_path());
+    for (auto const& root : roots) {
+        auto relative = file.lexically_normal().lexically_relative(root);
+        if (relative.empty() || *relative.begin() == ".." || std::distance(relative.begin(), relative.end()) < 2)
+            continue;
+        std::error_code ec;
+        auto service_folder = root / *relative.begin();
+        if (std::filesystem::exists(service_folder, ec))
+            return ""; // the service runs, and this credential is not among its own: a problem
+        return "does not exist now; systemd makes it when the service starts (LoadCredential=, "
+               "docs/operations.md#credentials): it is read then";
+    }
+    return "";
+}
+
+} // namespace
+
+std::vector<std::string> check_named_files(config::daemon_config const& cfg, std::vector<std::string>* warnings,
+                                           bool before_service_start) {
+    std::vector<std::string> problems;
+    std::set<std::filesystem::path> signers_checked;
+    for (auto const& repo : cfg.repositories) {
+        auto const& file = repo.settings.allowed_signers;
+        if (!file || !signers_checked.insert(*file).second)
+            continue;
+        auto text = read_text_file(*file);
+        std::string where = "repository '" + repo.name + "': allowed_signers: " + file->string() + ": ";
+        if (text.index() == 1) {
+            problems.push_back(where + std::get<1>(text));
+            continue;
+        }
+        auto parsed = verify::parse_allowed_signers(std::get<0>(text), file->string());
+        if (!parsed)
+            problems.push_back("repository '" + repo.name + "': allowed_signers: " + parsed.error().message);
+        else if (warnings != nullptr)
+            for (auto const& skipped : parsed->skipped)
+                warnings->push_back("repository '" + repo.name + "': " + verify::skipped_line_warning(skipped));
+    }
+    for (auto const& entry : cfg.stores) {
+        std::string const where = "store '" + entry.match + "': ";
+        if (auto const& file = entry.ca_bundle) {
+            auto text = read_text_file(*file);
+            if (text.index() == 1)
+                problems.push_back(where + "ca_bundle: " + file->string() + ": " + std::get<1>(text));
+            else if (auto why = http::ca_bundle_problem(*file); !why.empty())
+                problems.push_back(where + "ca_bundle: " + file->string() + ": " + why);
+        }
+        if (auto const& file = entry.credentials_file) {
+            auto text = read_text_file(*file);
+            if (text.index() == 1) {
+                auto note = before_service_start ? not_yet_loaded(*file) : std::string();
+                if (!note.empty() && std::get<1>(text) == "does not exist") {
+                    if (warnings != nullptr)
+                        warnings->push_back(where + "credentials_file: " + file->string() + ": " + note);
+                } else {
+                    problems.push_back(where + "credentials_file: " + file->string() + ": " + std::get<1>(text));
+                }
+                continue;
+            }
+            // Read as the store reads it: the same keys, profiles and messages (never a secret).
+            throttle_registry throttles;
+            auto options = store_options_for(cfg, entry.match, throttles);
+            if (auto resolved = s3::resolve_s3(options.s3, s3::current_environment()); !resolved)
+                problems.push_back(where + "credentials_file: " + resolved.error().message);
+        }
+    }
+    return problems;
+}
+
+int run_check_config(std::string const& path) {
+    auto loaded = config::load_config(path);
+    if (!loaded) {
+        for (auto const& problem : loaded.error())
+            std::fprintf(stderr, "%s\n", problem.text().c_str());
+        std::fprintf(stderr, "fdl-mirror: %s: %zu problem%s\n", path.c_str(), loaded.error().size(),
+                     loaded.error().size() == 1 ? "" : "s");
+        return exit_config;
+    }
+    std::vector<std::string> warnings;
+    auto problems = check_named_files(*loaded, &warnings, true);
+    for (auto const& warning : warnings)
+        std::fprintf(stderr, "warning: %s\n", terminal_safe(warning, false).c_str());
+    if (!problems.empty()) {
+        for (auto const& problem : problems)
+            std::fprintf(stderr, "%s: %s\n", path.c_str(), problem.c_str());
+        std::fprintf(stderr, "fdl-mirror: %s: %zu problem%s\n", path.c_str(), problems.size(),
+                     problems.size() == 1 ? "" : "s");
+        return exit_config;
+    }
+    std::string names;
+    for (auto const& repo : loaded->repositories)
+        names += (names.empty() ? "" : ", ") + repo.name;
+    std::printf("%s: valid; %zu repositor%s (%s); listening on %s; state in %s\n", path.c_str(),
+                loaded->repositories.size(), loaded->repositories.size() == 1 ? "y" : "ies", names.c_str(),
+                config::to_string(loaded->listen).c_str(), loaded->state_dir.c_str());
+    // What the unit's MemoryMax= must allow for this configuration (docs/configuration.md).
+    std::printf("%s: memory: at most %llu MiB with the catalog readers (MemoryMax=%lluM)\n", path.c_str(),
+                static_cast<unsigned long long>(config::service_memory(*loaded) >> 20),
+                static_cast<unsigned long long>(config::service_memory(*loaded) >> 20));
+    return 0;
+}
+
+} // namespace mirror::daemon

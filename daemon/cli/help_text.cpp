@@ -1,0 +1,176 @@
+#include "daemon/cli/help_text.hpp"
+
+namespace mirror::daemon {
+
+namespace {
+
+constexpr char const* locations = R"(ORIGIN and REPOSITORY are folder paths, file:///… URLs, https://… URLs or s3://BUCKET/PREFIX/;
+MIRROR is a folder or s3://BUCKET/PREFIX/. S3 credentials, region and endpoint come from the
+environment and ~/.aws as the AWS CLI reads them (AWS_PROFILE, AWS_ENDPOINT_URL, …).
+)";
+
+constexpr char const* sync_options = R"(sync options:
+  --allow-rewind                 let branches move to versions that do not descend from the mirror's
+  --concurrency N                transfers in flight, at most (default 4)
+  --quick                        look only for new versions and moved refs: skip re-examining the
+                                 versions the mirror has (late signatures and catalogs, expiry,
+                                 rewritten tips); an unchanged https:// origin then costs 3 requests
+  --max-refs N                   take at most N of the origin's refs, by name (default 10000); the
+                                 rest are refused and reported
+  --max-ref-name-length N        refuse ref names longer than N bytes (default 255)
+  --memory-limit SIZE            DuckDB and buffers in flight stay within SIZE (default 48MiB)
+  --deadline DURATION            cut the whole sync after DURATION (30s, 10m, 2h; exit 3): what
+                                 was published stays, nothing half-copied is visible
+)";
+
+constexpr char const* verify_options = R"(verify options:
+  --concurrency N                data files checked at once, at most (default 4; with --config,
+                                 the repository's concurrency)
+  --memory-limit SIZE            DuckDB and read buffers stay within SIZE (default 48MiB)
+  --deadline DURATION            cut the whole audit after DURATION (30s, 10m, 2h; exit 3)
+  --without-key FINGERPRINT      show which versions would lose their trusted signature if that
+                                 key were revoked (repeatable)
+  --config FILE --repository NAME
+                                 audit that repository of the daemon's configuration (its mirror,
+                                 or with --origin its origin) with its keys, policy and store
+                                 settings, instead of REPOSITORY and the options below
+  --origin                       with --config: the origin rather than the mirror
+  --full-digests                 print whole SHA-256 digests and every file examined (its size,
+                                 digest and what vouches for it); --json always has them
+)";
+
+constexpr char const* shared_options = R"(  --json                         print one JSON report instead of the summary
+  --allowed-signers FILE         OpenSSH allowed_signers file of trusted keys
+  --signatures POLICY            required | if-present | off (default: required with keys, else off)
+  --namespace NS                 signature namespace (default fdl)
+  --ca-bundle FILE               PEM certificates to trust for https:// instead of the system's
+  --allow-plain-http             accept http:// origins and S3 endpoints (nothing protects their
+                                 bytes, or S3 credentials, in transit)
+  --max-requests-per-second N    ask the origin (the repository, for verify) at most N times a
+                                 second, after a burst of N
+  --max-bytes-per-second SIZE    read at most SIZE a second from it (100MiB, 10MB, 65536)
+  --allow-redirect-to HOST       let an https:// origin's redirects lead to HOST (or HOST:PORT), on
+                                 public addresses only (repeatable; by default a redirect may
+                                 only stay on the origin's own scheme, host and port)
+)";
+
+constexpr char const* sync_exit = R"(exit status: 0 all mirrored and verified; 1 something was held back or refused;
+2 usage error; 3 I/O failure.
+)";
+
+constexpr char const* verify_exit = R"(exit status: 0 every check passed; 1 a check failed; 2 usage error; 3 I/O failure.
+)";
+
+struct command_help {
+    std::string_view name;
+    std::string_view synopsis; ///< after "fdl-mirror "
+    std::string_view summary;  ///< the one line of the overview (may wrap, indented)
+    std::string_view text;     ///< what COMMAND --help adds after the synopsis
+};
+
+constexpr command_help commands[] = {
+    {"sync", "sync ORIGIN MIRROR [options]", "make MIRROR a verified copy of the FDL repository at ORIGIN",
+     "Copies what MIRROR lacks of the FDL repository at ORIGIN, checks every byte, size and\n"
+     "signature on the way, and publishes each version whole (version.json last) and only once\n"
+     "verified; refs move last. A rerun goes on where a stopped one ended."},
+    {"verify", "verify REPOSITORY [options] | verify --config FILE --repository NAME [--origin]",
+     "audit a repository (an origin or a mirror)",
+     "Reads every version of REPOSITORY and checks what sync checks: sizes, SHA-256 digests,\n"
+     "catalogs, signatures against --allowed-signers, refs. Writes nothing."},
+    {"check-signature",
+     "check-signature -f ALLOWED_SIGNERS -I PRINCIPAL -n NAMESPACE -s SIGNATURE_FILE\n"
+     "           [--verify-time YYYYMMDD[HHMM[SS]][Z|UTC]] < MESSAGE",
+     "verify an SSH signature as ssh-keygen -Y verify does",
+     "Verifies SIGNATURE_FILE (SSHSIG) over standard input for PRINCIPAL in NAMESPACE, against\n"
+     "the keys and options of ALLOWED_SIGNERS, at --verify-time (default: now).\n"
+     "exit status: 0 the signature is accepted; 1 it is not, or a file cannot be read; 2 usage error."},
+    {"find-principals", "find-principals -f ALLOWED_SIGNERS -s SIGNATURE_FILE [-n NAMESPACE] [--verify-time T]",
+     "list the principals whose keys match the signature",
+     "Prints, one a line, the principals of ALLOWED_SIGNERS whose key made SIGNATURE_FILE (and\n"
+     "that allow NAMESPACE, when given) at the verify time.\n"
+     "exit status: 0 one or more found; 1 none, or a file cannot be read; 2 usage error."},
+    {"run", "run --config FILE",
+     "run as a service: poll every configured repository, serve\n"
+     "                                            /metrics; SIGHUP reloads, SIGTERM stops (docs/operations.md)",
+     "The daemon: passes for every repository of the configuration FILE (fdl-mirror.yaml(5)),\n"
+     "/metrics, /status, /healthz and /readyz on its listen address. SIGHUP reloads the\n"
+     "configuration; SIGTERM and SIGINT stop it, letting copies in flight end.\n"
+     "exit status: 0 after a stop; 78 configuration problems; 73 state_dir unusable or taken;\n"
+     "69 the listen address cannot be bound."},
+    {"check-config", "check-config --config FILE",
+     "validate the daemon's configuration (exit 78 when wrong)",
+     "Checks FILE as the daemon would (the YAML, and the allowed_signers, ca_bundle and\n"
+     "credentials_file files it names), printing every problem; starts nothing.\n"
+     "exit status: 0 valid; 78 problems; 2 usage error."},
+    {"status", "status --config FILE [--json] [--repository NAME]",
+     "what the daemon's passes found: results, errors, lag,\n"
+     "                                            held versions (exit 1 when one needs attention)",
+     "Shows, from the daemon's state_dir, each repository's last pass (result, time, error),\n"
+     "its refs (in sync, or behind since when), its held versions (id, reason, since when) and\n"
+     "the next pass. The running daemon serves the same JSON on /status.\n"
+     "  --json                         one JSON object instead of the text\n"
+     "  --repository NAME              that repository only\n"
+     "exit status: 0 nothing needs attention; 1 a last pass failed or versions are held;\n"
+     "2 an unknown repository or usage error; 78 the configuration does not load."},
+};
+
+command_help const* find(std::string_view name) {
+    for (auto const& c : commands)
+        if (c.name == name)
+            return &c;
+    return nullptr;
+}
+
+} // namespace
+
+std::vector<std::string_view> command_names() {
+    std::vector<std::string_view> out;
+    for (auto const& c : commands)
+        out.push_back(c.name);
+    return out;
+}
+
+std::string usage_text() {
+    std::string out = "usage:\n";
+    for (auto const& c : commands) {
+        std::string line = "  fdl-mirror " + std::string(c.synopsis);
+        // A synopsis of its own lines, or too long to share one with its summary.
+        auto last_line = line.substr(line.rfind('\n') + 1);
+        if (last_line.size() >= 44)
+            line += "\n" + std::string(44, ' ');
+        else
+            line += std::string(44 - last_line.size(), ' ');
+        out += line + std::string(c.summary) + "\n";
+    }
+    out += "  fdl-mirror COMMAND --help | --help | --version\n\n";
+    out += locations;
+    out += "\n";
+    out += sync_options;
+    out += verify_options;
+    out += "sync and verify options:\n";
+    out += shared_options;
+    out += "\nexit status: 0 all mirrored and verified (or, for verify, every check passed; for\n"
+           "check-signature, the signature is accepted); 1 something was held back or a check failed\n"
+           "(the signature is not accepted); 2 usage error; 3 I/O failure.\n";
+    return out;
+}
+
+std::string command_help_text(std::string_view command) {
+    auto const* c = find(command);
+    if (c == nullptr)
+        return usage_text();
+    std::string out = "usage: fdl-mirror " + std::string(c->synopsis) + "\n\n" + std::string(c->text) + "\n";
+    if (command == "sync" || command == "verify") {
+        out += "\n";
+        out += locations;
+        out += "\n";
+        out += command == "sync" ? sync_options : verify_options;
+        out += shared_options;
+        out += "\n";
+        out += command == "sync" ? sync_exit : verify_exit;
+    }
+    out += "\nMore in fdl-mirror(1) and docs/cli.md.\n";
+    return out;
+}
+
+} // namespace mirror::daemon

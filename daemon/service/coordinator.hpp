@@ -1,0 +1,68 @@
+#pragma once
+// What the daemons sharing S3 mirrors agree on (docs/operations.md, "Running several
+// instances"): this daemon's name and run, its heartbeats under `members`, and which
+// repositories are its own to mirror. Each repository's lease (core/coord/lease) is kept
+// by its job; this says which jobs should want theirs.
+
+#include "config/daemon_config.hpp"
+#include "core/io/net.hpp"
+#include "core/store/store.hpp"
+#include "daemon/common/log.hpp"
+#include "daemon/metrics/metrics.hpp"
+
+#include <boost/asio/steady_timer.hpp>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mirror::daemon {
+
+class coordinator {
+public:
+    /// `settings.instance` empty: the host's name.
+    coordinator(net::any_io_executor executor, config::coordination_settings settings, logger const& log,
+                metrics& stats);
+    ~coordinator();
+
+    config::coordination_settings const& settings() const { return settings_; }
+    std::string const& instance() const { return instance_; }
+    /// "INSTANCE/LIFE": the holder named in leases; LIFE is new on every start.
+    std::string const& holder() const { return holder_; }
+    /// The least lease time left for a write to start: a quarter of the lease.
+    std::chrono::milliseconds write_margin() const { return settings_.lease_duration / 4; }
+    /// How often a held lease is renewed: a sixth of it, so that it always covers the margin.
+    std::chrono::milliseconds renew_every() const { return settings_.lease_duration / 6; }
+
+    /// The configured repositories (at start, and after a reload).
+    void set_repositories(std::vector<std::string> names);
+    /// Whether `repo` is this daemon's to mirror: always without `members`, else by the
+    /// assignment over the live members last seen (this daemon always among them).
+    bool assigned(std::string const& repo) const;
+
+    /// Starts the heartbeats into `members` (nothing to do without a members location).
+    void start(std::unique_ptr<store::store> members);
+    /// Stops the heartbeats and withdraws this daemon's, then calls `then`.
+    void stop(std::function<void()> then);
+
+private:
+    awaitable<void> beat();
+    void reassign();
+
+    net::any_io_executor executor_;
+    config::coordination_settings settings_;
+    logger const& log_;
+    metrics& stats_;
+    std::string instance_, holder_;
+    std::unique_ptr<store::store> members_;
+    net::steady_timer timer_;
+    bool stopping_ = false, beating_ = false;
+    std::function<void()> after_stop_;
+    std::vector<std::string> repositories_, live_;
+    std::map<std::string, std::string> owner_;
+};
+
+} // namespace mirror::daemon

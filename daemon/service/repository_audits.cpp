@@ -1,0 +1,144 @@
+// The scheduled audits of a repository job (docs/operations.md, "Scheduled audits"): after
+// a pass, the daemon that holds the repository's lease runs what is due: a step of the
+// scrub of the mirror's data files, and the check of the origin's data files.
+
+#include "daemon/service/repository_job.hpp"
+
+#include "core/coord/lease.hpp"
+#include "core/store/store.hpp"
+#include "core/sync/errors.hpp"
+#include "core/sync/origin_data_check.hpp"
+#include "core/sync/scrub.hpp"
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/co_spawn.hpp>
+
+#include <chrono>
+
+namespace mirror::daemon {
+
+namespace {
+
+double seconds(std::chrono::milliseconds d) { return std::chrono::duration<double>(d).count(); }
+
+bool due(std::optional<double> const& next, double now) { return !next || now >= *next; }
+
+} // namespace
+
+template <class Result>
+awaitable<std::optional<Result>> repository_job::run_cuttable(awaitable<Result> work,
+                                                              std::optional<std::chrono::milliseconds> limit) {
+    // The work runs as its own coroutine, so that a deadline or a shutdown can cut it
+    // (cancellation ends it at its next operation); this one waits for it to end.
+    in_pass_ = true; // what cancel_pass cuts, and what a shutdown waits for
+    cut_reason_.clear();
+    cut_failure_ = nullptr;
+    std::optional<Result> finished;
+    bool done = false;
+    net::steady_timer until_done(services_.executor, net::steady_timer::time_point::max());
+    net::steady_timer deadline(services_.executor, net::steady_timer::time_point::max());
+    if (limit) {
+        deadline.expires_after(*limit);
+        deadline.async_wait([this](boost::system::error_code ec) {
+            if (!ec)
+                cancel_pass("the pass passed its pass_timeout");
+        });
+    }
+    net::co_spawn(services_.executor, std::move(work),
+                  net::bind_cancellation_slot(cut_.slot(), [&](std::exception_ptr e, Result out) {
+                      cut_failure_ = e;
+                      if (!e)
+                          finished = std::move(out);
+                      done = true;
+                      until_done.cancel();
+                  }));
+    while (!done)
+        co_await until_done.async_wait(use_op);
+    deadline.cancel();
+    cut_.slot().clear();
+    in_pass_ = false;
+    co_return finished;
+}
+
+// One pass is cuttable work too (repository_job.cpp).
+template awaitable<std::optional<sync::sync_report>>
+repository_job::run_cuttable(awaitable<sync::sync_report>, std::optional<std::chrono::milliseconds>);
+
+awaitable<void> repository_job::audits_if_due() {
+    if (!mirror_ || !origin_ || (lease_ && !lease_->held()))
+        co_return; // the last pass did not complete, or another daemon mirrors it
+    auto const& settings = repo().settings;
+    auto const& audits = state_.record.audits;
+    double const now = record_now();
+    if (settings.scrub_period.count() > 0 && due(audits.next_scrub, now))
+        co_await scrub_step();
+    if (!stopping_ && !retired_ && settings.origin_check_interval.count() > 0 && due(audits.next_origin_check, now))
+        co_await origin_check();
+}
+
+awaitable<void> repository_job::scrub_step() {
+    auto const& r = repo();
+    auto& audits = state_.record.audits;
+    double const fraction = seconds(r.settings.scrub_interval) / seconds(r.settings.scrub_period);
+    auto position = audits.scrub;
+    auto finished = co_await run_cuttable(
+        sync::scrub_step(*mirror_, position, fraction, services_.pool, record_now(), r.settings.concurrency,
+                         services_.transfers.get()));
+    if (retired_)
+        co_return;
+    audits.next_scrub = record_time(record_now() + seconds(r.settings.scrub_interval));
+    if (!finished) {
+        services_.log->warning(name_, "scrub cut: " + (cut_reason_.empty() ? std::string("internal error") : cut_reason_));
+        co_return;
+    }
+    audits.scrub = position;
+    for (auto const& finding : finished->findings) {
+        services_.log->error(name_, "scrub: the mirror's data file no longer matches its ledger: " + finding.message);
+        if (audits.scrub_findings.size() < audit_record::max_findings)
+            audits.scrub_findings.push_back(finding.message);
+    }
+    if (finished->failure)
+        services_.log->warning(name_, "scrub step stopped (it goes on from there next time): " + finished->failure->message);
+    if (finished->round_completed)
+        services_.log->info(name_, "scrub: round complete; every data file of the mirror checked against its ledger" +
+                                       std::string(audits.scrub_findings.empty() ? "" : ", with findings (see status)"));
+    if (services_.log->enabled(config::log_level::debug))
+        services_.log->debug(name_, "scrub step: " + std::to_string(finished->files) + " data file(s), " +
+                                        std::to_string(finished->bytes) + " bytes checked; " +
+                                        std::to_string(audits.scrub.round_bytes) + " of " +
+                                        std::to_string(finished->ledger_bytes) + " bytes this round");
+    services_.stats->scrub_step(name_, *finished, audits);
+    // A round that found nothing clears the findings of the one before it.
+    if (finished->round_completed && finished->findings.empty() && !finished->failure)
+        audits.scrub_findings.clear();
+    save_state();
+}
+
+awaitable<void> repository_job::origin_check() {
+    auto const& r = repo();
+    auto& audits = state_.record.audits;
+    double const started = record_now();
+    auto finished = co_await run_cuttable(
+        sync::check_origin_data(*origin_, *mirror_, r.settings.concurrency, services_.transfers.get()));
+    if (retired_)
+        co_return;
+    audits.next_origin_check = record_time(record_now() + seconds(r.settings.origin_check_interval));
+    if (!finished) {
+        services_.log->warning(name_, "origin check cut: " +
+                                          (cut_reason_.empty() ? std::string("internal error") : cut_reason_));
+        co_return;
+    }
+    for (auto const& violation : finished->violations)
+        services_.log->error(name_, "immutability violation: " + violation.message);
+    if (finished->failure) {
+        services_.log->warning(name_, "origin check stopped: " + finished->failure->message);
+    } else {
+        audits.last_origin_check = started;
+        services_.log->info(name_, "origin check: " + std::to_string(finished->files) + " data file(s) compared, " +
+                                       std::to_string(finished->violations.size()) + " violation(s)");
+    }
+    services_.stats->origin_check(name_, *finished, audits);
+    save_state();
+}
+
+} // namespace mirror::daemon

@@ -1,0 +1,443 @@
+#include "daemon/service/repository_job.hpp"
+
+#include "daemon/service/coordinator.hpp"
+#include "daemon/state/mirror_lock.hpp"
+#include "daemon/service/pass_log.hpp"
+
+#include "core/coord/fenced_store.hpp"
+#include "core/coord/lease.hpp"
+
+#include "core/io/errors.hpp"
+#include "core/store/http_store.hpp"
+#include "core/store/open_store.hpp"
+#include "core/store/throttled_store.hpp"
+#include "core/sync/errors.hpp"
+#include "core/sync/sync_pass.hpp"
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+
+#include <chrono>
+#include <stdexcept>
+#include <optional>
+
+namespace mirror::daemon {
+
+namespace {
+
+poll_settings poll_of(config::repository_settings const& s) {
+    return poll_settings{s.interval, s.jitter, s.backoff_max};
+}
+
+/// How a pass that returned a report went.
+pass_outcome outcome_of(sync::sync_report const& report) {
+    switch (report.exit_code()) {
+    case 0: return pass_outcome::ok;
+    case 1: return report.fatal ? pass_outcome::failed : pass_outcome::held;
+    default: return pass_outcome::failed;
+    }
+}
+
+/// False when the pass could not read the origin at all: it stopped before knowing any
+/// ref, on a failure of the origin's medium.
+bool origin_reached(sync::sync_report const& report) {
+    if (!report.refs.empty() || !report.fatal)
+        return true;
+    return !(sync::is_io_failure(report.fatal->code) && report.fatal->message.starts_with("origin"));
+}
+
+config::repository_config const& repo_of(config::daemon_config const& cfg, std::string const& name) {
+    for (auto const& r : cfg.repositories)
+        if (r.name == name)
+            return r;
+    throw std::logic_error("repository '" + name + "' is not in the configuration"); // a bug of the caller
+}
+
+} // namespace
+
+repository_job::repository_job(job_services services, std::shared_ptr<config::daemon_config const> cfg,
+                               std::string name)
+    : services_(std::move(services)), cfg_(std::move(cfg)), name_(std::move(name)), wait_(services_.executor),
+      keeper_wait_(services_.executor), keeper_ended_(services_.executor), random_(std::random_device{}()),
+      configured_at_(record_now()) {}
+
+repository_job::~repository_job() = default;
+
+config::repository_config const& repository_job::repo() const { return repo_of(*cfg_, name_); }
+
+void repository_job::start(std::function<void()> on_finished) {
+    on_finished_ = std::move(on_finished);
+    if (services_.state != nullptr) {
+        std::string warning;
+        state_ = services_.state->load(name_, &warning);
+        if (!warning.empty())
+            services_.log->warning(name_, "state forgotten: " + warning);
+        // A state file from before failing_since was kept: the failures' clock starts now.
+        if (state_.consecutive_failures > 0 && !state_.failing_since)
+            state_.failing_since = record_now();
+        services_.stats->restore_times(name_, state_.last_success, state_.last_attempt);
+        services_.stats->set_failing_since(name_, state_.failing_since);
+        services_.stats->set_clocks(name_, state_.record);
+        services_.stats->set_audits(name_, state_.record.audits);
+    }
+    if (services_.coord != nullptr) {
+        keeper_running_ = true;
+        net::co_spawn(services_.executor, keep_lease(), [this](std::exception_ptr failure) {
+            keeper_running_ = false;
+            keeper_ended_.cancel();
+            if (failure)
+                services_.log->error(name_, "internal error: the lease is no longer renewed");
+        });
+    }
+    net::co_spawn(services_.executor, loop(), [this](std::exception_ptr failure) {
+        if (failure) { // a bug: say so, and let the service go on without this repository
+            try {
+                std::rethrow_exception(failure);
+            } catch (std::exception const& e) {
+                services_.log->error(name_, std::string("internal error, repository stopped: ") + e.what());
+            }
+        }
+        if (on_finished_)
+            on_finished_();
+    });
+}
+
+bool repository_job::reconfigure(std::shared_ptr<config::daemon_config const> cfg) {
+    auto const& before = repo();
+    auto const& after = repo_of(*cfg, name_);
+    bool const stores_changed = before.origin != after.origin || before.mirror != after.mirror ||
+                                !same_store_settings(*cfg_, *cfg, after.origin) ||
+                                !same_store_settings(*cfg_, *cfg, after.mirror);
+    bool const changed = stores_changed || before.settings != after.settings ||
+                         cfg_->catalogs.max_bytes != cfg->catalogs.max_bytes ||
+                         cfg_->catalogs.time_limit != cfg->catalogs.time_limit ||
+                         cfg_->catalogs.memory_limit != cfg->catalogs.memory_limit ||
+                         cfg_->catalogs.scratch_dir != cfg->catalogs.scratch_dir;
+    cfg_ = std::move(cfg); // the pass in hand holds its own copies of what it uses
+    if (!changed)
+        return false;
+    reopen_stores_ = reopen_stores_ || stores_changed;
+    reopen_lease_ = reopen_lease_ || stores_changed;
+    settings_changed_ = true;
+    services_.log->info(name_, in_pass_ ? "configuration changed: applies from the next pass, which starts when "
+                                          "this one ends"
+                                        : "configuration changed: a pass starts now");
+    force_full_recheck_ = true; // what the new settings allow may differ for published versions too
+    wait_.cancel();
+    return true;
+}
+
+repository_status repository_job::status() const {
+    repository_status out{name_, {}, in_pass_, standing_by_for_, lease_anomaly_};
+    out.state.last_success = state_.last_success;
+    out.state.last_attempt = state_.last_attempt;
+    out.state.consecutive_failures = state_.consecutive_failures;
+    out.state.failing_since = state_.failing_since;
+    out.state.record = state_.record; // not the origin's cache: large, and not shown
+    return out;
+}
+
+std::string repository_job::unready_reason(double now) const {
+    if (state_.last_success > 0 || !standing_by_for_.empty())
+        return {}; // it completed a pass once (this run or an earlier one), or another daemon mirrors it
+    double const grace = std::chrono::duration<double>(repo().settings.pass_timeout).count();
+    if (now - configured_at_ < grace)
+        return {}; // its first pass may still be running
+    std::string why = name_ + ": no pass completed in the " + std::to_string(static_cast<long long>(now - configured_at_)) +
+                      " s since it was configured";
+    if (!state_.record.last_error.empty())
+        why += "; last error: " + state_.record.last_error;
+    return why;
+}
+
+void repository_job::retire() {
+    retired_ = true;
+    stop();
+}
+
+void repository_job::stop() {
+    stopping_ = true;
+    wait_.cancel();
+    slot_wait_.emit(net::cancellation_type::all);
+}
+
+void repository_job::cancel_pass(std::string why) {
+    if (!in_pass_)
+        return;
+    cut_reason_ = std::move(why);
+    cut_.emit(net::cancellation_type::terminal);
+}
+
+bool repository_job::open_stores(std::string& problem) {
+    if (reopen_stores_) {
+        close_stores();
+        reopen_stores_ = false;
+    }
+    auto const& r = repo();
+    if (!origin_) {
+        // Opened without its limits, which wrap it below, so that an HTTP origin's cache
+        // stays reachable for the state file.
+        auto options = store_options_for(*cfg_, r.origin, *services_.throttles);
+        auto limits = std::move(options.limits);
+        options.observer = services_.stats->request_observer(name_, "origin");
+        options.memory = services_.memory;
+        auto opened = store::open_store(r.origin, store::store_role::origin, services_.pool, options);
+        if (!opened) {
+            problem = "origin: " + opened.error().message;
+            return false;
+        }
+        origin_http_ = dynamic_cast<store::http_store*>(opened->get());
+        if (origin_http_ != nullptr && state_.origin == origin_http_->describe())
+            origin_http_->restore(state_.origin_cache);
+        origin_ = store::throttled(std::move(*opened), std::move(limits));
+        services_.log->debug(name_, "origin opened: " + origin_->describe() +
+                                        (origin_http_ != nullptr && state_.origin == origin_http_->describe()
+                                             ? " (" + std::to_string(state_.origin_cache.size()) +
+                                                   " remembered object(s) restored)"
+                                             : std::string()));
+    }
+    if (!mirror_) {
+        auto options = store_options_for(*cfg_, r.mirror, *services_.throttles);
+        options.observer = services_.stats->request_observer(name_, "mirror");
+        options.memory = services_.memory;
+        auto opened = store::open_store(r.mirror, store::store_role::mirror, services_.pool, options);
+        if (!opened) {
+            problem = "mirror: " + opened.error().message;
+            return false;
+        }
+        mirror_ = std::move(*opened);
+        if (lease_) // every write under the lease, and the refs only over what this daemon saw
+            mirror_ = std::make_unique<coord::fenced_store>(std::move(mirror_), *lease_,
+                                                            services_.coord->write_margin());
+    }
+    return true;
+}
+
+void repository_job::close_stores() {
+    origin_http_ = nullptr;
+    origin_.reset();
+    mirror_.reset();
+}
+
+void repository_job::save_state() {
+    if (services_.state == nullptr || retired_)
+        return;
+    if (origin_http_ != nullptr) {
+        state_.origin = origin_http_->describe();
+        state_.origin_cache = origin_http_->remembered_objects();
+    } else {
+        state_.origin.clear();
+        state_.origin_cache.clear();
+    }
+    if (auto saved = services_.state->save(name_, state_); !saved)
+        services_.log->warning(name_, "state not saved (the next start reads more): " + saved.error().message);
+}
+
+bool repository_job::full_recheck_due(config::repository_settings const& settings, double now) const {
+    auto const& last = state_.record.audits.last_full_recheck;
+    double const interval = std::chrono::duration<double>(settings.recheck_interval).count();
+    return force_full_recheck_ || interval <= 0 || !last || now - *last >= interval || now < *last;
+}
+
+namespace {
+
+/// A pass slot, as an optional (what co_spawn can hand over whatever happened).
+awaitable<std::optional<sync::transfer_slots::slot>> take_slot(sync::transfer_slots& slots) {
+    co_return co_await slots.acquire();
+}
+
+} // namespace
+
+awaitable<std::optional<sync::transfer_slots::slot>> repository_job::wait_for_pass_slot() {
+    if (services_.passes == nullptr)
+        co_return sync::transfer_slots::slot(); // no cap
+    std::optional<sync::transfer_slots::slot> taken;
+    bool done = false;
+    net::steady_timer until_done(services_.executor, net::steady_timer::time_point::max());
+    net::co_spawn(services_.executor, take_slot(*services_.passes),
+                  net::bind_cancellation_slot(slot_wait_.slot(),
+                                              [&](std::exception_ptr, std::optional<sync::transfer_slots::slot> got) {
+                                                  if (got)
+                                                      taken.emplace(std::move(*got)); // a slot moves, never assigns
+                                                  done = true;
+                                                  until_done.cancel();
+                                              }));
+    while (!done)
+        co_await until_done.async_wait(use_op);
+    slot_wait_.slot().clear();
+    if (stopping_)
+        co_return std::nullopt; // a slot granted as the stop came goes back
+    co_return taken;
+}
+
+awaitable<void> repository_job::loop() {
+    while (!stopping_) {
+        settings_changed_ = false;
+        {
+            // A pass and the audits after it hold one of the max_passes slots.
+            auto slot = co_await wait_for_pass_slot();
+            if (!slot)
+                break;
+            co_await one_pass();
+            if (stopping_)
+                break;
+            if (!settings_changed_)
+                co_await audits_if_due();
+        }
+        if (stopping_)
+            break;
+        if (settings_changed_)
+            continue; // the configuration changed during the pass: apply it now
+        // Chosen when the pass ended (status shows it); a pass that stood by or was cut chose none.
+        auto wait = next_wait_.value_or(next_wait(poll_of(repo().settings), state_.consecutive_failures,
+                                                  std::uniform_real_distribution<double>(0, 1)(random_)));
+        next_wait_.reset();
+        wait_.expires_after(wait);
+        co_await wait_.async_wait(use_op); // cut short by stop() and reconfigure()
+    }
+    keeper_wait_.cancel();
+    while (keeper_running_) {
+        keeper_ended_.expires_at(net::steady_timer::time_point::max());
+        co_await keeper_ended_.async_wait(use_op);
+    }
+    if (lease_ && lease_->held()) { // the next daemon (or this one restarted) need not wait it out
+        auto released = co_await lease_->release();
+        services_.log->info(name_, released ? "lease released" : "lease not released (it runs out by itself): " +
+                                                                    released.error().message);
+    }
+    close_stores();
+}
+
+awaitable<void> repository_job::one_pass() {
+    std::string lease_refused;
+    if (services_.coord != nullptr) {
+        auto gate = co_await take_lease(lease_refused);
+        if (gate == lease_gate::stand_by)
+            co_return; // another daemon's to mirror: nothing to count
+    }
+    auto const cfg = cfg_; // this pass's configuration, whatever a reload does meanwhile
+    auto const& r = repo_of(*cfg, name_);
+    double const started = record_now();
+    state_.last_attempt = started;
+    services_.stats->pass_started(name_, started);
+    bool const full_recheck = full_recheck_due(r.settings, started);
+    std::optional<pass_outcome> cut_outcome;
+    auto report = co_await run_pass(*cfg, r, full_recheck, std::move(lease_refused), cut_outcome);
+    if (!report || retired_)
+        co_return; // cut by a lost lease or a shutdown, or removed from the configuration
+    if (stopping_ && report->fatal && report->fatal->code == sync::sync_errc::stopped) {
+        // A shutdown, not the repository's failure: nothing to count.
+        services_.log->info(name_, "pass stopped for shutdown after publishing " +
+                                       std::to_string(report->published.size()) + " version(s); the next start goes on");
+        save_state();
+        co_return;
+    }
+    account_pass(r, *report, cut_outcome, started, full_recheck);
+}
+
+awaitable<std::optional<sync::sync_report>> repository_job::run_pass(config::daemon_config const& cfg,
+                                                                     config::repository_config const& r,
+                                                                     bool full_recheck, std::string lease_refused,
+                                                                     std::optional<pass_outcome>& cut_outcome) {
+    sync::sync_report report;
+    std::string problem;
+    auto trust = load_trust(r);
+    if (!trust) {
+        report.fatal = trust.error();
+        co_return report;
+    }
+    if (!lease_refused.empty() || !open_stores(problem)) {
+        report.fatal = make_error(io::store_errc::io_error, lease_refused.empty() ? problem : lease_refused);
+        report.io_failure = true;
+        co_return report;
+    }
+    std::optional<mirror_lock> lock; // one writer per folder mirror, as for `sync`
+    sync::sync_options options;
+    options.allow_rewind = r.settings.allow_rewind;
+    options.concurrency = r.settings.concurrency;
+    options.refs = {r.settings.max_refs, r.settings.max_ref_name_length};
+    options.before_first_write = folder_lock_step(r.mirror, lock);
+    options.pool = services_.pool;
+    options.trust = std::move(*trust);
+    options.catalogs = catalog_settings_of(cfg);
+    if (services_.catalog_readers != nullptr)
+        options.catalogs.readers = *services_.catalog_readers;
+    options.memory = services_.memory;
+    options.shared_transfers = services_.transfers;
+    options.stop_requested = [this] { return stopping_; };
+    options.recheck_published = full_recheck; // else a quick pass: new versions and moved refs
+    services_.log->debug(name_, full_recheck ? "pass started: full recheck of the published versions"
+                                             : "pass started: quick (new versions and moved refs)");
+    lease_lost_in_pass_ = false;
+    auto finished = co_await run_cuttable(sync::run_sync(*origin_, *mirror_, std::move(options), nullptr),
+                                          r.settings.pass_timeout);
+    if (finished)
+        co_return std::move(*finished);
+    // Cut (or, were it a bug, thrown): the engine's publish order kept the mirror
+    // consistent; what was copied stays for the next pass.
+    std::string why = cut_reason_.empty() ? "the pass stopped on an internal error" : cut_reason_;
+    if (cut_reason_.empty() && cut_failure_) {
+        try {
+            std::rethrow_exception(cut_failure_);
+        } catch (std::exception const& e) {
+            why += std::string(": ") + e.what();
+        } catch (...) {
+            why += ": an exception that is not a std::exception";
+        }
+    }
+    if (std::exchange(lease_lost_in_pass_, false) && !stopping_) {
+        // Not the repository's failure: another daemon mirrors it now.
+        services_.log->warning(name_, "pass cut: " + why);
+        co_return std::nullopt;
+    }
+    if (stopping_) { // shutdown: not the repository's failure, nothing to count
+        services_.log->warning(name_, "pass cut by shutdown; the next start goes on from here");
+        co_return std::nullopt;
+    }
+    report.fatal = make_error(io::store_errc::io_error, "pass cut: " + why);
+    cut_outcome = pass_outcome::timeout;
+    co_return report;
+}
+
+void repository_job::account_pass(config::repository_config const& r, sync::sync_report const& report,
+                                  std::optional<pass_outcome> cut_outcome, double started, bool full_recheck) {
+    double const ended = record_now();
+    finished_pass pass;
+    pass.outcome = cut_outcome.value_or(outcome_of(report));
+    pass.finished_at = ended;
+    pass.duration_seconds = ended - started;
+    pass.origin_reached = origin_reached(report);
+    record_pass(state_.record, report, pass.outcome, ended);
+    pass.ref_lag_seconds = ref_lags(state_.record, ended);
+    services_.stats->pass_finished(name_, report, pass);
+    services_.stats->set_clocks(name_, state_.record);
+    log_pass(*services_.log, name_, report, pass);
+    if (pass.outcome == pass_outcome::ok || pass.outcome == pass_outcome::held) {
+        state_.last_success = ended;
+        state_.consecutive_failures = 0;
+        state_.failing_since.reset();
+        if (full_recheck) {
+            state_.record.audits.last_full_recheck = started;
+            force_full_recheck_ = false;
+        }
+        services_.stats->set_audits(name_, state_.record.audits);
+    } else {
+        state_.consecutive_failures += 1;
+        if (!state_.failing_since)
+            state_.failing_since = started;
+        reopen_stores_ = true; // broken connections, expired credentials: start afresh (the cache is kept)
+        if (lease_ && !lease_->held() && !lease_busy_) { // the lease's store too, unless it holds the lease
+            lease_.reset();
+            lease_store_.reset();
+            lease_checked_ = lease_probed_ = false;
+        }
+    }
+    services_.stats->set_failing_since(name_, state_.failing_since);
+    next_wait_ = next_wait(poll_of(r.settings), state_.consecutive_failures,
+                           std::uniform_real_distribution<double>(0, 1)(random_));
+    state_.record.next_pass = record_time(ended + std::chrono::duration<double>(*next_wait_).count());
+    save_state();
+}
+
+} // namespace mirror::daemon

@@ -1,0 +1,186 @@
+#pragma once
+// One configured repository in the daemon: its stores, and the loop that runs a pass,
+// reports it (log, metrics, state), and waits for the next. Never two passes of the same
+// repository at once: the loop is the only thing that starts one.
+
+#include "config/daemon_config.hpp"
+#include "core/io/net.hpp"
+#include "core/io/blocking_pool.hpp"
+#include "core/io/memory_budget.hpp"
+#include "core/sync/catalog_readers.hpp"
+#include "core/sync/transfer_slots.hpp"
+#include "daemon/common/log.hpp"
+#include "daemon/metrics/metrics.hpp"
+#include "daemon/service/pass_setup.hpp"
+#include "daemon/service/schedule.hpp"
+#include "daemon/state/state_file.hpp"
+#include "daemon/status/status_report.hpp"
+
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+
+namespace mirror::store {
+class http_store;
+class store;
+} // namespace mirror::store
+namespace mirror::coord {
+class lease;
+}
+
+namespace mirror::daemon {
+
+/// What every job shares; owned by the service, which outlives its jobs.
+struct job_services {
+    net::any_io_executor executor;
+    io::blocking_pool* pool = nullptr;
+    metrics* stats = nullptr;
+    logger const* log = nullptr;
+    state_dir const* state = nullptr;
+    std::shared_ptr<sync::transfer_slots> transfers;
+    sync::transfer_slots* passes = nullptr; ///< max_passes: a pass (and its audits) holds one
+    throttle_registry* throttles = nullptr;
+    class coordinator* coord = nullptr; ///< leases and the assignment of repositories
+    io::memory_budget* memory = nullptr; ///< memory_limit's part for transfers and the look-ahead
+    /// The process's catalog readers (the service's, replaced when a reload changes them).
+    std::shared_ptr<sync::catalog_readers> const* catalog_readers = nullptr;
+};
+
+enum class lease_change_kind { taken, taken_over, lost, released, standby };
+
+class repository_job {
+public:
+    /// `cfg` must hold a repository named `name`.
+    repository_job(job_services services, std::shared_ptr<config::daemon_config const> cfg, std::string name);
+    ~repository_job();
+    repository_job(repository_job const&) = delete;
+    repository_job& operator=(repository_job const&) = delete;
+
+    std::string const& name() const { return name_; }
+
+    /// Starts the loop: a first pass now, then one per interval. `on_finished` is called
+    /// (on the I/O thread) once the loop has ended after stop().
+    void start(std::function<void()> on_finished);
+
+    /// Takes a reloaded configuration that still holds this repository. Unchanged: nothing
+    /// happens (false). Changed (true): the pass in hand finishes under the old settings,
+    /// then a pass starts at once under the new ones (stores reopened when their settings
+    /// changed).
+    bool reconfigure(std::shared_ptr<config::daemon_config const> cfg);
+
+    /// Starts no more passes; the pass in hand starts no new copy, lets those in flight
+    /// end, moves refs to what it published, and ends (unless cancel_pass() cuts it first).
+    void stop();
+    /// stop(), for a repository removed from the configuration: from now on nothing is
+    /// reported to the metrics or saved to the state folder.
+    void retire();
+    /// Cuts the pass in hand, if any: it ends at its next operation, leaving the mirror
+    /// consistent (nothing is published that was not verified), and is not counted as a
+    /// failure. `why` is logged.
+    void cancel_pass(std::string why);
+    bool in_pass() const { return in_pass_; }
+    /// Why this repository makes the daemon unready at `now` (unix seconds), "" when it
+    /// does not: it has never completed a pass (in this run or, by its state file, an
+    /// earlier one), was configured longer ago than its pass_timeout, and is not another
+    /// daemon's to mirror. Names the repository and its last error.
+    std::string unready_reason(double now) const;
+    /// What /status shows of this repository.
+    repository_status status() const;
+
+private:
+    /// Whether a pass may run now, as far as the repository's lease goes.
+    enum class lease_gate { go, stand_by, refuse };
+    awaitable<lease_gate> take_lease(std::string& problem);
+    /// Renews a held lease every renew_every() for as long as the job runs; cuts the pass
+    /// in hand when the lease is found lost; releases it when the repository is assigned
+    /// to another daemon.
+    awaitable<void> keep_lease();
+    /// One renewal (or release), never two at once. False when it found the lease lost.
+    awaitable<bool> renew_lease();
+    void note_lease(lease_change_kind what, std::string const& detail);
+    /// Takes the lease's anomaly as last read: at attention level (status, metric, alert
+    /// FdlMirrorLeaseAnomaly), logged when it appears and when it clears.
+    void note_lease_anomaly();
+    awaitable<void> loop();
+    /// Waits, first come first served, for one of the max_passes slots; nullopt when
+    /// stop() ended the wait.
+    awaitable<std::optional<sync::transfer_slots::slot>> wait_for_pass_slot();
+    /// Whether the pass starting at `now` re-examines the published versions (every
+    /// recheck_interval, and after a reload changed the settings) or is quick.
+    bool full_recheck_due(config::repository_settings const& settings, double now) const;
+    /// The scheduled audits that are due, after a pass that completed, by the daemon
+    /// holding the lease (daemon/service/repository_audits.cpp): a step of the mirror's scrub
+    /// (scrub_interval) and the check of the origin's data files (origin_check_interval).
+    awaitable<void> audits_if_due();
+    awaitable<void> scrub_step();
+    awaitable<void> origin_check();
+    /// Runs `work` as a pass runs: a shutdown (cancel_pass) cuts it, and so does `limit`
+    /// when given (cut_reason_ says which); nullopt when cut, or when it threw (a bug:
+    /// cut_failure_ holds the exception).
+    template <class Result>
+    awaitable<std::optional<Result>> run_cuttable(awaitable<Result> work,
+                                                  std::optional<std::chrono::milliseconds> limit = {});
+    awaitable<void> one_pass();
+    /// The sync pass itself, with the options of `r`: its report, or nullopt when it was cut
+    /// by a lost lease or a shutdown (nothing to count). `cut_outcome` is set when a
+    /// deadline cut it.
+    awaitable<std::optional<sync::sync_report>> run_pass(config::daemon_config const& cfg,
+                                                         config::repository_config const& r, bool full_recheck,
+                                                         std::string lease_refused,
+                                                         std::optional<pass_outcome>& cut_outcome);
+    /// What a pass that ended leaves: its record, metrics, log line, state and next wait.
+    void account_pass(config::repository_config const& r, sync::sync_report const& report,
+                      std::optional<pass_outcome> cut_outcome, double started, bool full_recheck);
+    /// Opens the stores when they are not open; false (and logs why) when one cannot be.
+    bool open_stores(std::string& problem);
+    void close_stores();
+    void save_state();
+    config::repository_config const& repo() const;
+
+    job_services services_;
+    std::shared_ptr<config::daemon_config const> cfg_;
+    std::string name_;
+    std::function<void()> on_finished_;
+
+    std::unique_ptr<store::store> origin_;
+    std::unique_ptr<store::store> mirror_;
+    store::http_store* origin_http_ = nullptr; ///< inside origin_, when it is HTTP: its cache is kept
+    bool reopen_stores_ = false;
+
+    net::steady_timer wait_;
+    net::cancellation_signal cut_; ///< cuts the pass in hand
+    net::cancellation_signal slot_wait_; ///< ends the wait for a pass slot (stop)
+    std::string cut_reason_;
+    std::exception_ptr cut_failure_; ///< what the last cuttable work threw, if it did
+    bool stopping_ = false;
+    bool retired_ = false;
+    bool in_pass_ = false;
+    bool settings_changed_ = false; ///< run the next pass at once
+    bool force_full_recheck_ = false; ///< the next pass re-examines published versions whatever the interval
+    // The lease of an S3 mirror (none for a folder mirror, which has its lock).
+    std::unique_ptr<store::store> lease_store_;
+    std::unique_ptr<coord::lease> lease_;
+    bool lease_probed_ = false;
+    bool lease_checked_ = false;   ///< whether the mirror takes a lease is known
+    bool reopen_lease_ = false;    ///< the mirror's location or settings changed
+    bool lease_busy_ = false;      ///< a lease request is in flight
+    bool lease_lost_in_pass_ = false;
+    bool keeper_running_ = false;
+    std::string standing_by_for_; ///< the holder last logged as having the lease
+    /// What was wrong with the lease as last read (another holder's claiming longer than
+    /// lease_duration + max_clock_skew); empty when nothing was.
+    std::string lease_anomaly_;
+    net::steady_timer keeper_wait_;
+    net::steady_timer keeper_ended_;
+
+    repository_state state_;
+    std::optional<std::chrono::milliseconds> next_wait_; ///< until the next pass, chosen when the last one ended
+    std::mt19937_64 random_;
+    double configured_at_ = 0; ///< unix seconds: when this job was made (start, or the reload that added it)
+};
+
+} // namespace mirror::daemon

@@ -1,0 +1,191 @@
+#include "daemon/status/status_server.hpp"
+
+#include "core/io/errors.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include <chrono>
+#include <exception>
+
+namespace mirror::daemon {
+
+namespace beast = boost::beast;
+namespace bhttp = beast::http;
+using tcp = net::ip::tcp;
+
+namespace {
+
+constexpr auto request_deadline = std::chrono::seconds(10); // a scraper is quick; a stalled peer is cut
+constexpr unsigned max_requests_per_connection = 100;
+
+bhttp::response<bhttp::string_body> answer(bhttp::request<bhttp::empty_body> const& request,
+                                           status_sources const& sources, bool status_allowed) {
+    bhttp::response<bhttp::string_body> out;
+    out.version(request.version());
+    out.keep_alive(request.keep_alive());
+    out.set(bhttp::field::server, "fdl-mirror");
+    out.set(bhttp::field::content_type, "text/plain; charset=utf-8");
+    auto target = request.target();
+    if (auto query = target.find('?'); query != beast::string_view::npos)
+        target = target.substr(0, query);
+    if (request.method() != bhttp::verb::get && request.method() != bhttp::verb::head) {
+        out.result(bhttp::status::method_not_allowed);
+        out.set(bhttp::field::allow, "GET, HEAD");
+        out.body() = "only GET and HEAD\n";
+    } else if (target == "/metrics") {
+        out.result(bhttp::status::ok);
+        out.set(bhttp::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
+        out.body() = sources.metrics ? sources.metrics() : std::string();
+    } else if (target == "/healthz") {
+        out.result(bhttp::status::ok);
+        out.body() = "ok\n";
+    } else if (target == "/status" && !status_allowed) {
+        out.result(bhttp::status::forbidden);
+        out.body() = "fdl-mirror serves /status to clients on this host only\n";
+    } else if (target == "/status" && !names_this_host(request[bhttp::field::host])) {
+        // A page of another site that a browser on this host resolves to 127.0.0.1 (DNS
+        // rebinding) still sends its own name: it must not read the last errors.
+        out.result(bhttp::status::forbidden);
+        out.body() = "fdl-mirror serves /status to Host: localhost or a loopback address only\n";
+    } else if (target == "/status") {
+        out.result(bhttp::status::ok);
+        out.set(bhttp::field::content_type, "application/json");
+        out.body() = sources.status ? sources.status() : std::string("{}\n");
+    } else if (target == "/readyz") {
+        std::string why = sources.not_ready ? sources.not_ready() : std::string("no readiness source");
+        out.result(why.empty() ? bhttp::status::ok : bhttp::status::service_unavailable);
+        out.body() = why.empty() ? "ready\n" : "not ready: " + why + "\n";
+    } else {
+        out.result(bhttp::status::not_found);
+        out.body() = "fdl-mirror serves /metrics, /status, /healthz and /readyz\n";
+    }
+    out.prepare_payload();
+    if (request.method() == bhttp::verb::head)
+        out.body().clear(); // Content-Length stays that of the GET
+    return out;
+}
+
+awaitable<void> serve(tcp::socket socket, status_sources sources) {
+    boost::system::error_code peer_ec;
+    auto const peer = socket.remote_endpoint(peer_ec);
+    bool const status_allowed = !peer_ec && serves_status_to(peer.address());
+    beast::tcp_stream stream(std::move(socket));
+    beast::flat_buffer buffer;
+    for (unsigned served = 0; served < max_requests_per_connection; ++served) {
+        bhttp::request_parser<bhttp::empty_body> parser;
+        parser.header_limit(8 * 1024);
+        stream.expires_after(request_deadline);
+        auto [read_ec, n] = co_await bhttp::async_read(stream, buffer, parser, use_op);
+        if (read_ec)
+            co_return; // closed, timed out, or not HTTP: nothing to answer
+        auto out = answer(parser.get(), sources, status_allowed);
+        bool keep = out.keep_alive();
+        stream.expires_after(request_deadline);
+        auto [write_ec, written] = co_await bhttp::async_write(stream, out, use_op);
+        if (write_ec || !keep)
+            break;
+    }
+    beast::error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+}
+
+void rethrow_bug(std::exception_ptr bug) {
+    if (bug)
+        std::rethrow_exception(bug);
+}
+
+} // namespace
+
+bool names_this_host(std::string_view host) {
+    if (host.empty())
+        return true; // HTTP/1.0 without Host: no browser sends that
+    std::string name(host);
+    if (name.starts_with('[')) { // [v6]:port
+        auto close = name.find(']');
+        if (close == std::string::npos)
+            return false;
+        name = name.substr(1, close - 1);
+    } else if (auto colon = name.find(':'); colon != std::string::npos && name.find(':', colon + 1) == std::string::npos) {
+        name = name.substr(0, colon);
+    }
+    for (char& c : name)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (name.ends_with('.'))
+        name.pop_back();
+    if (name == "localhost" || name.ends_with(".localhost"))
+        return true;
+    boost::system::error_code ec;
+    auto address = net::ip::make_address(name, ec);
+    return !ec && serves_status_to(address);
+}
+
+bool serves_status_to(net::ip::address const& peer) {
+    if (peer.is_v6() && peer.to_v6().is_v4_mapped())
+        return net::ip::make_address_v4(net::ip::v4_mapped, peer.to_v6()).is_loopback();
+    return peer.is_loopback();
+}
+
+result<std::unique_ptr<status_server>> status_server::bind(net::any_io_executor executor,
+                                                           config::listen_address const& where,
+                                                           status_sources sources) {
+    auto fail = [&](std::string const& why) {
+        return make_error(io::store_errc::rejected, "listen " + config::to_string(where) + ": " + why);
+    };
+    boost::system::error_code ec;
+    tcp::resolver resolver(executor);
+    auto found = resolver.resolve(where.host, std::to_string(where.port),
+                                  tcp::resolver::numeric_service | tcp::resolver::passive, ec);
+    if (ec || found.empty())
+        return fail("cannot resolve the host (" + ec.message() + ")");
+    tcp::acceptor acceptor(executor);
+    tcp::endpoint endpoint = found.begin()->endpoint();
+    acceptor.open(endpoint.protocol(), ec);
+    if (!ec)
+        acceptor.set_option(net::socket_base::reuse_address(true), ec);
+    if (!ec)
+        acceptor.bind(endpoint, ec);
+    if (!ec)
+        acceptor.listen(net::socket_base::max_listen_connections, ec);
+    if (ec)
+        return fail(ec.message());
+    return std::unique_ptr<status_server>(new status_server(std::move(acceptor), std::move(sources)));
+}
+
+status_server::status_server(tcp::acceptor acceptor, status_sources sources)
+    : acceptor_(std::move(acceptor)), sources_(std::move(sources)) {}
+
+status_server::~status_server() = default;
+
+void status_server::start() { net::co_spawn(acceptor_.get_executor(), accept_loop(), rethrow_bug); }
+
+void status_server::stop() {
+    boost::system::error_code ignored;
+    acceptor_.close(ignored);
+}
+
+std::uint16_t status_server::port() const {
+    boost::system::error_code ec;
+    auto endpoint = acceptor_.local_endpoint(ec);
+    return ec ? 0 : endpoint.port();
+}
+
+awaitable<void> status_server::accept_loop() {
+    while (acceptor_.is_open()) {
+        auto [ec, socket] = co_await acceptor_.async_accept(use_op);
+        if (ec == net::error::operation_aborted || !acceptor_.is_open())
+            co_return;
+        if (ec) {
+            // Out of descriptors, or a peer gone before the accept: pause, then go on.
+            net::steady_timer pause(acceptor_.get_executor(), std::chrono::milliseconds(100));
+            co_await pause.async_wait(use_op);
+            continue;
+        }
+        net::co_spawn(acceptor_.get_executor(), serve(std::move(socket), sources_), rethrow_bug);
+    }
+}
+
+} // namespace mirror::daemon
