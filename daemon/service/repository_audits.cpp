@@ -4,7 +4,6 @@
 
 #include "daemon/service/repository_job.hpp"
 
-#include "core/coord/lease.hpp"
 #include "core/store/store.hpp"
 #include "core/sync/errors.hpp"
 #include "core/sync/origin_data_check.hpp"
@@ -65,7 +64,7 @@ template awaitable<std::optional<sync::sync_report>>
 repository_job::run_cuttable(awaitable<sync::sync_report>, std::optional<std::chrono::milliseconds>);
 
 awaitable<void> repository_job::audits_if_due() {
-    if (!mirror_ || !origin_ || (lease_ && !lease_->held()))
+    if (!mirror_ || !origin_ || (lease_ && lease_->in_force() && !lease_->held()))
         co_return; // the last pass did not complete, or another daemon mirrors it
     auto const& settings = repo().settings;
     auto const& audits = state_.record.audits;

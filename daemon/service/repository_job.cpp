@@ -4,9 +4,6 @@
 #include "daemon/state/mirror_lock.hpp"
 #include "daemon/service/pass_log.hpp"
 
-#include "core/coord/fenced_store.hpp"
-#include "core/coord/lease.hpp"
-
 #include "core/io/errors.hpp"
 #include "core/store/http_store.hpp"
 #include "core/store/open_store.hpp"
@@ -59,12 +56,28 @@ config::repository_config const& repo_of(config::daemon_config const& cfg, std::
 repository_job::repository_job(job_services services, std::shared_ptr<config::daemon_config const> cfg,
                                std::string name)
     : services_(std::move(services)), cfg_(std::move(cfg)), name_(std::move(name)), wait_(services_.executor),
-      keeper_wait_(services_.executor), keeper_ended_(services_.executor), random_(std::random_device{}()),
+      random_(std::random_device{}()),
       configured_at_(record_now()) {}
 
 repository_job::~repository_job() = default;
 
 config::repository_config const& repository_job::repo() const { return repo_of(*cfg_, name_); }
+
+std::unique_ptr<repository_lease> repository_job::make_lease() {
+    lease_context context;
+    context.executor = services_.executor;
+    context.coord = services_.coord;
+    context.log = services_.log;
+    context.stats = services_.stats;
+    context.repository = name_;
+    context.open_store = [this]() -> result<std::unique_ptr<store::store>> {
+        auto const& mirror = repo().mirror; // read at each call: a reload may have moved it
+        auto options = store_options_for(*cfg_, mirror, *services_.throttles);
+        options.observer = services_.stats->request_observer(name_, "coordination");
+        return store::open_store(mirror, store::store_role::mirror, services_.pool, options);
+    };
+    return std::make_unique<repository_lease>(std::move(context));
+}
 
 void repository_job::start(std::function<void()> on_finished) {
     on_finished_ = std::move(on_finished);
@@ -82,12 +95,12 @@ void repository_job::start(std::function<void()> on_finished) {
         services_.stats->set_audits(name_, state_.record.audits);
     }
     if (services_.coord != nullptr) {
-        keeper_running_ = true;
-        net::co_spawn(services_.executor, keep_lease(), [this](std::exception_ptr failure) {
-            keeper_running_ = false;
-            keeper_ended_.cancel();
-            if (failure)
-                services_.log->error(name_, "internal error: the lease is no longer renewed");
+        lease_ = make_lease();
+        lease_->start_keeper([this] { return in_pass_; }, [this](std::string const& holder) {
+            if (!in_pass_)
+                return;
+            lease_lost_in_pass_ = true;
+            cancel_pass("the lease was lost to " + holder);
         });
     }
     net::co_spawn(services_.executor, loop(), [this](std::exception_ptr failure) {
@@ -118,7 +131,8 @@ bool repository_job::reconfigure(std::shared_ptr<config::daemon_config const> cf
     if (!changed)
         return false;
     reopen_stores_ = reopen_stores_ || stores_changed;
-    reopen_lease_ = reopen_lease_ || stores_changed;
+    if (stores_changed && lease_)
+        lease_->reopen();
     settings_changed_ = true;
     services_.log->info(name_, in_pass_ ? "configuration changed: applies from the next pass, which starts when "
                                           "this one ends"
@@ -129,7 +143,8 @@ bool repository_job::reconfigure(std::shared_ptr<config::daemon_config const> cf
 }
 
 repository_status repository_job::status() const {
-    repository_status out{name_, {}, in_pass_, standing_by_for_, lease_anomaly_};
+    repository_status out{name_, {}, in_pass_, lease_ ? lease_->standing_by_for() : std::string(),
+                          lease_ ? lease_->anomaly() : std::string()};
     out.state.last_success = state_.last_success;
     out.state.last_attempt = state_.last_attempt;
     out.state.consecutive_failures = state_.consecutive_failures;
@@ -139,7 +154,7 @@ repository_status repository_job::status() const {
 }
 
 std::string repository_job::unready_reason(double now) const {
-    if (state_.last_success > 0 || !standing_by_for_.empty())
+    if (state_.last_success > 0 || (lease_ && !lease_->standing_by_for().empty()))
         return {}; // it completed a pass once (this run or an earlier one), or another daemon mirrors it
     double const grace = std::chrono::duration<double>(repo().settings.pass_timeout).count();
     if (now - configured_at_ < grace)
@@ -206,10 +221,7 @@ bool repository_job::open_stores(std::string& problem) {
             problem = "mirror: " + opened.error().message;
             return false;
         }
-        mirror_ = std::move(*opened);
-        if (lease_) // every write under the lease, and the refs only over what this daemon saw
-            mirror_ = std::make_unique<coord::fenced_store>(std::move(mirror_), *lease_,
-                                                            services_.coord->write_margin());
+        mirror_ = lease_ ? lease_->fence(std::move(*opened)) : std::move(*opened);
     }
     return true;
 }
@@ -296,24 +308,18 @@ awaitable<void> repository_job::loop() {
         wait_.expires_after(wait);
         co_await wait_.async_wait(use_op); // cut short by stop() and reconfigure()
     }
-    keeper_wait_.cancel();
-    while (keeper_running_) {
-        keeper_ended_.expires_at(net::steady_timer::time_point::max());
-        co_await keeper_ended_.async_wait(use_op);
-    }
-    if (lease_ && lease_->held()) { // the next daemon (or this one restarted) need not wait it out
-        auto released = co_await lease_->release();
-        services_.log->info(name_, released ? "lease released" : "lease not released (it runs out by itself): " +
-                                                                    released.error().message);
-    }
+    if (lease_)
+        co_await lease_->stop();
     close_stores();
 }
 
 awaitable<void> repository_job::one_pass() {
     std::string lease_refused;
-    if (services_.coord != nullptr) {
-        auto gate = co_await take_lease(lease_refused);
-        if (gate == lease_gate::stand_by)
+    if (lease_) {
+        auto gate = co_await lease_->take(lease_refused);
+        if (lease_->mirror_needs_rewrap())
+            reopen_stores_ = true;
+        if (gate == repository_lease::gate::stand_by)
             co_return; // another daemon's to mirror: nothing to count
     }
     auto const cfg = cfg_; // this pass's configuration, whatever a reload does meanwhile
@@ -427,11 +433,8 @@ void repository_job::account_pass(config::repository_config const& r, sync::sync
         if (!state_.failing_since)
             state_.failing_since = started;
         reopen_stores_ = true; // broken connections, expired credentials: start afresh (the cache is kept)
-        if (lease_ && !lease_->held() && !lease_busy_) { // the lease's store too, unless it holds the lease
-            lease_.reset();
-            lease_store_.reset();
-            lease_checked_ = lease_probed_ = false;
-        }
+        if (lease_) // the lease's store too, unless it holds the lease
+            lease_->forget_unless_held();
     }
     services_.stats->set_failing_since(name_, state_.failing_since);
     next_wait_ = next_wait(poll_of(r.settings), state_.consecutive_failures,

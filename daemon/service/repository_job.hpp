@@ -12,6 +12,7 @@
 #include "daemon/common/log.hpp"
 #include "daemon/metrics/metrics.hpp"
 #include "daemon/service/pass_setup.hpp"
+#include "daemon/service/repository_lease.hpp"
 #include "daemon/service/schedule.hpp"
 #include "daemon/state/state_file.hpp"
 #include "daemon/status/status_report.hpp"
@@ -28,10 +29,6 @@ namespace mirror::store {
 class http_store;
 class store;
 } // namespace mirror::store
-namespace mirror::coord {
-class lease;
-}
-
 namespace mirror::daemon {
 
 /// What every job shares; owned by the service, which outlives its jobs.
@@ -49,8 +46,6 @@ struct job_services {
     /// The process's catalog readers (the service's, replaced when a reload changes them).
     std::shared_ptr<sync::catalog_readers> const* catalog_readers = nullptr;
 };
-
-enum class lease_change_kind { taken, taken_over, lost, released, standby };
 
 class repository_job {
 public:
@@ -92,19 +87,8 @@ public:
     repository_status status() const;
 
 private:
-    /// Whether a pass may run now, as far as the repository's lease goes.
-    enum class lease_gate { go, stand_by, refuse };
-    awaitable<lease_gate> take_lease(std::string& problem);
-    /// Renews a held lease every renew_every() for as long as the job runs; cuts the pass
-    /// in hand when the lease is found lost; releases it when the repository is assigned
-    /// to another daemon.
-    awaitable<void> keep_lease();
-    /// One renewal (or release), never two at once. False when it found the lease lost.
-    awaitable<bool> renew_lease();
-    void note_lease(lease_change_kind what, std::string const& detail);
-    /// Takes the lease's anomaly as last read: at attention level (status, metric, alert
-    /// FdlMirrorLeaseAnomaly), logged when it appears and when it clears.
-    void note_lease_anomaly();
+    /// The lease of an S3 mirror, when the daemon coordinates (services_.coord).
+    std::unique_ptr<repository_lease> make_lease();
     awaitable<void> loop();
     /// Waits, first come first served, for one of the max_passes slots; nullopt when
     /// stop() ended the wait.
@@ -161,21 +145,10 @@ private:
     bool in_pass_ = false;
     bool settings_changed_ = false; ///< run the next pass at once
     bool force_full_recheck_ = false; ///< the next pass re-examines published versions whatever the interval
-    // The lease of an S3 mirror (none for a folder mirror, which has its lock).
-    std::unique_ptr<store::store> lease_store_;
-    std::unique_ptr<coord::lease> lease_;
-    bool lease_probed_ = false;
-    bool lease_checked_ = false;   ///< whether the mirror takes a lease is known
-    bool reopen_lease_ = false;    ///< the mirror's location or settings changed
-    bool lease_busy_ = false;      ///< a lease request is in flight
+    /// The lease, when the daemon coordinates (it takes none for a folder mirror, which
+    /// has its lock). Made at start; the keeper it runs cuts the pass when it is lost.
+    std::unique_ptr<repository_lease> lease_;
     bool lease_lost_in_pass_ = false;
-    bool keeper_running_ = false;
-    std::string standing_by_for_; ///< the holder last logged as having the lease
-    /// What was wrong with the lease as last read (another holder's claiming longer than
-    /// lease_duration + max_clock_skew); empty when nothing was.
-    std::string lease_anomaly_;
-    net::steady_timer keeper_wait_;
-    net::steady_timer keeper_ended_;
 
     repository_state state_;
     std::optional<std::chrono::milliseconds> next_wait_; ///< until the next pass, chosen when the last one ended
