@@ -119,7 +119,7 @@ awaitable<result<void>> http_store::read(std::string key, io::byte_sink& out) {
 }
 
 void http_store::remember(std::string const& key, http::response_head const& head, std::string bytes) {
-    remembered entry;
+    remembered_entry entry;
     if (auto etag = head.header("etag")) {
         entry.validator_header = "If-None-Match";
         entry.validator = *etag;
@@ -133,7 +133,7 @@ void http_store::remember(std::string const& key, http::response_head const& hea
     keep(key, std::move(entry));
 }
 
-void http_store::keep(std::string key, remembered entry) {
+void http_store::keep(std::string key, remembered_entry entry) {
     forget(key);
     if (remembered_bytes_ + entry.bytes.size() > settings_.remembered_total_bytes)
         return; // full: later objects are read unconditionally
@@ -175,7 +175,7 @@ void http_store::restore(std::vector<remembered_object> objects) {
             !is_plain_header_value(object.validator) || object.bytes.size() > settings_.remembered_object_bytes ||
             remembered_.contains(object.key))
             continue;
-        keep(std::move(object.key), remembered{std::move(object.validator_header), std::move(object.validator),
+        keep(std::move(object.key), remembered_entry{std::move(object.validator_header), std::move(object.validator),
                                                std::move(object.bytes)});
     }
 }

@@ -25,7 +25,7 @@ struct http_store_settings {
 
 /// Keeps idle keep-alive connections between calls: destroy it before the io_context it
 /// ran on.
-class http_store final : public store {
+class http_store final : public store, public object_memory {
 public:
     /// Opens the repository at `url` (http:// or https://). Fails with store_errc::rejected
     /// for a URL it refuses, or plain http:// without allow_plain_http. Makes no request.
@@ -48,7 +48,7 @@ public:
 
     /// What is remembered for conditional requests, ordered by key, to keep across a
     /// restart (restore() takes it back).
-    std::vector<remembered_object> remembered_objects() const;
+    std::vector<remembered_object> remembered_objects() const override;
     /// Remembers `objects` as if this store had read them: a 304 serves their bytes, a 200
     /// replaces them. Skipped, since they come from outside the process: an unsafe key
     /// (key_problem), a key this store would not remember (a data file), a validator
@@ -56,23 +56,24 @@ public:
     /// validator that is empty or not a printable header value, a key already remembered
     /// (what this process read is newer), and whatever exceeds remembered_object_bytes or,
     /// in the given order, remembered_total_bytes.
-    void restore(std::vector<remembered_object> objects);
+    void restore(std::vector<remembered_object> objects) override;
+    object_memory* remembered() override { return this; }
 
 private:
-    struct remembered {
+    struct remembered_entry {
         std::string validator_header; ///< "If-None-Match" or "If-Modified-Since"
         std::string validator;
         std::string bytes;
     };
     http_store(http::location base, http_store_settings settings);
     void remember(std::string const& key, http::response_head const& head, std::string bytes);
-    void keep(std::string key, remembered entry); ///< within remembered_total_bytes
+    void keep(std::string key, remembered_entry entry); ///< within remembered_total_bytes
     void forget(std::string const& key);
 
     http::location base_;
     http_store_settings settings_;
     std::unique_ptr<http::client> client_;
-    std::map<std::string, remembered, std::less<>> remembered_;
+    std::map<std::string, remembered_entry, std::less<>> remembered_;
     std::size_t remembered_bytes_ = 0;
     counters counts_;
 };

@@ -7,6 +7,7 @@
 #include "verify/error.hpp"
 #include "core/io/byte_sink.hpp"
 #include "core/io/net.hpp"
+#include "core/store/remembered_object.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mirror::store {
 
@@ -58,6 +60,19 @@ public:
     virtual awaitable<result<void>> commit() = 0;
 };
 
+/// A capability: the small objects a store remembers for conditional rereads (an HTTP
+/// origin's ETags and Last-Modified dates), which its owner may keep across a restart.
+class object_memory {
+public:
+    /// What is remembered, ordered by key.
+    virtual std::vector<remembered_object> remembered_objects() const = 0;
+    /// Remembers `objects` as if the store had read them; it checks each before trusting it.
+    virtual void restore(std::vector<remembered_object> objects) = 0;
+
+protected:
+    ~object_memory() = default;
+};
+
 /// A repository root on some medium. All calls run on the I/O thread.
 class store {
 public:
@@ -97,6 +112,9 @@ public:
     /// succeeds. Needs caps().conditional_writes.
     virtual awaitable<result<std::string>> write_conditional(std::string key, std::string bytes,
                                                              std::optional<std::string> if_tag);
+    /// The objects it remembers for conditional rereads, when it keeps any (an HTTP
+    /// origin); null otherwise. Wrappers answer for the store they wrap.
+    virtual object_memory* remembered() { return nullptr; }
 };
 
 /// Why `key` is not a safe object key for any backend: empty, a leading or doubled '/', a

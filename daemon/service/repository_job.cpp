@@ -2,10 +2,10 @@
 
 #include "daemon/service/coordinator.hpp"
 #include "daemon/state/mirror_lock.hpp"
+#include "daemon/service/job_errors.hpp"
 #include "daemon/service/pass_log.hpp"
 
 #include "core/io/errors.hpp"
-#include "core/store/http_store.hpp"
 #include "core/store/open_store.hpp"
 #include "core/store/throttled_store.hpp"
 #include "core/sync/errors.hpp"
@@ -41,7 +41,8 @@ pass_outcome outcome_of(sync::sync_report const& report) {
 bool origin_reached(sync::sync_report const& report) {
     if (!report.refs.empty() || !report.fatal)
         return true;
-    return !(sync::is_io_failure(report.fatal->code) && report.fatal->message.starts_with("origin"));
+    return report.fatal->code != job_errc::origin_unavailable &&
+           !(sync::is_io_failure(report.fatal->code) && report.fatal->message.starts_with("origin"));
 }
 
 config::repository_config const& repo_of(config::daemon_config const& cfg, std::string const& name) {
@@ -74,7 +75,7 @@ std::unique_ptr<repository_lease> repository_job::make_lease() {
         auto const& mirror = repo().mirror; // read at each call: a reload may have moved it
         auto options = store_options_for(*cfg_, mirror, *services_.throttles);
         options.observer = services_.stats->request_observer(name_, "coordination");
-        return store::open_store(mirror, store::store_role::mirror, services_.pool, options);
+        return services_.open_store(mirror, store::store_role::mirror, services_.pool, options);
     };
     return std::make_unique<repository_lease>(std::move(context));
 }
@@ -184,50 +185,43 @@ void repository_job::cancel_pass(std::string why) {
     cut_.emit(net::cancellation_type::terminal);
 }
 
-bool repository_job::open_stores(std::string& problem) {
+std::optional<error> repository_job::open_stores() {
     if (reopen_stores_) {
         close_stores();
         reopen_stores_ = false;
     }
     auto const& r = repo();
     if (!origin_) {
-        // Opened without its limits, which wrap it below, so that an HTTP origin's cache
-        // stays reachable for the state file.
         auto options = store_options_for(*cfg_, r.origin, *services_.throttles);
-        auto limits = std::move(options.limits);
         options.observer = services_.stats->request_observer(name_, "origin");
         options.memory = services_.memory;
-        auto opened = store::open_store(r.origin, store::store_role::origin, services_.pool, options);
-        if (!opened) {
-            problem = "origin: " + opened.error().message;
-            return false;
-        }
-        origin_http_ = dynamic_cast<store::http_store*>(opened->get());
-        if (origin_http_ != nullptr && state_.origin == origin_http_->describe())
-            origin_http_->restore(state_.origin_cache);
-        origin_ = store::throttled(std::move(*opened), std::move(limits));
+        auto opened = services_.open_store(r.origin, store::store_role::origin, services_.pool, options);
+        if (!opened)
+            return make_error(job_errc::origin_unavailable, "origin: " + opened.error().message);
+        origin_ = std::move(*opened);
+        // An HTTP origin's remembered objects, kept in the state file, spare rereads.
+        auto* memory = origin_->remembered();
+        bool const restored = memory != nullptr && state_.origin == origin_->describe();
+        if (restored)
+            memory->restore(state_.origin_cache);
         services_.log->debug(name_, "origin opened: " + origin_->describe() +
-                                        (origin_http_ != nullptr && state_.origin == origin_http_->describe()
-                                             ? " (" + std::to_string(state_.origin_cache.size()) +
-                                                   " remembered object(s) restored)"
-                                             : std::string()));
+                                        (restored ? " (" + std::to_string(state_.origin_cache.size()) +
+                                                        " remembered object(s) restored)"
+                                                  : std::string()));
     }
     if (!mirror_) {
         auto options = store_options_for(*cfg_, r.mirror, *services_.throttles);
         options.observer = services_.stats->request_observer(name_, "mirror");
         options.memory = services_.memory;
-        auto opened = store::open_store(r.mirror, store::store_role::mirror, services_.pool, options);
-        if (!opened) {
-            problem = "mirror: " + opened.error().message;
-            return false;
-        }
+        auto opened = services_.open_store(r.mirror, store::store_role::mirror, services_.pool, options);
+        if (!opened)
+            return make_error(job_errc::mirror_unavailable, "mirror: " + opened.error().message);
         mirror_ = lease_ ? lease_->fence(std::move(*opened)) : std::move(*opened);
     }
-    return true;
+    return std::nullopt;
 }
 
 void repository_job::close_stores() {
-    origin_http_ = nullptr;
     origin_.reset();
     mirror_.reset();
 }
@@ -235,9 +229,9 @@ void repository_job::close_stores() {
 void repository_job::save_state() {
     if (services_.state == nullptr || retired_)
         return;
-    if (origin_http_ != nullptr) {
-        state_.origin = origin_http_->describe();
-        state_.origin_cache = origin_http_->remembered_objects();
+    if (auto* memory = origin_ ? origin_->remembered() : nullptr) {
+        state_.origin = origin_->describe();
+        state_.origin_cache = memory->remembered_objects();
     } else {
         state_.origin.clear();
         state_.origin_cache.clear();
@@ -347,15 +341,15 @@ awaitable<std::optional<sync::sync_report>> repository_job::run_pass(config::dae
                                                                      bool full_recheck, std::string lease_refused,
                                                                      std::optional<pass_outcome>& cut_outcome) {
     sync::sync_report report;
-    std::string problem;
     auto trust = load_trust(r);
     if (!trust) {
         report.fatal = trust.error();
         co_return report;
     }
-    if (!lease_refused.empty() || !open_stores(problem)) {
-        report.fatal = make_error(io::store_errc::io_error, lease_refused.empty() ? problem : lease_refused);
-        report.io_failure = true;
+    auto unopened = lease_refused.empty() ? open_stores() : make_error(job_errc::lease_refused, lease_refused);
+    if (unopened) {
+        report.fatal = std::move(unopened);
+        report.io_failure = true; // exit 3, as for any pass that cannot reach its stores
         co_return report;
     }
     std::optional<mirror_lock> lock; // one writer per folder mirror, as for `sync`
@@ -401,7 +395,7 @@ awaitable<std::optional<sync::sync_report>> repository_job::run_pass(config::dae
         services_.log->warning(name_, "pass cut by shutdown; the next start goes on from here");
         co_return std::nullopt;
     }
-    report.fatal = make_error(io::store_errc::io_error, "pass cut: " + why);
+    report.fatal = make_error(job_errc::pass_cut, "pass cut: " + why);
     cut_outcome = pass_outcome::timeout;
     co_return report;
 }

@@ -26,7 +26,6 @@
 #include <string>
 
 namespace mirror::store {
-class http_store;
 class store;
 } // namespace mirror::store
 namespace mirror::daemon {
@@ -45,6 +44,11 @@ struct job_services {
     io::memory_budget* memory = nullptr; ///< memory_limit's part for transfers and the look-ahead
     /// The process's catalog readers (the service's, replaced when a reload changes them).
     std::shared_ptr<sync::catalog_readers> const* catalog_readers = nullptr;
+    /// How stores are opened from their locations: store::open_store, or what a test
+    /// puts in its place (stores in memory).
+    std::function<result<std::unique_ptr<store::store>>(std::string_view location, store::store_role role,
+                                                        io::blocking_pool* pool, store::store_options const& options)>
+        open_store = store::open_store;
 };
 
 class repository_job {
@@ -119,8 +123,8 @@ private:
     /// What a pass that ended leaves: its record, metrics, log line, state and next wait.
     void account_pass(config::repository_config const& r, sync::sync_report const& report,
                       std::optional<pass_outcome> cut_outcome, double started, bool full_recheck);
-    /// Opens the stores when they are not open; false (and logs why) when one cannot be.
-    bool open_stores(std::string& problem);
+    /// Opens the stores when they are not open; why one cannot be, naming it.
+    std::optional<error> open_stores();
     void close_stores();
     void save_state();
     config::repository_config const& repo() const;
@@ -132,7 +136,6 @@ private:
 
     std::unique_ptr<store::store> origin_;
     std::unique_ptr<store::store> mirror_;
-    store::http_store* origin_http_ = nullptr; ///< inside origin_, when it is HTTP: its cache is kept
     bool reopen_stores_ = false;
 
     net::steady_timer wait_;

@@ -42,6 +42,7 @@ struct doctest::StringMaker<std::optional<std::string>> {
 };
 
 TYPE_TO_STRING_AS("folder mirror", mirror::test::folder_mirror_backend);
+TYPE_TO_STRING_AS("in memory (tests)", mirror::test::memory_backend);
 TYPE_TO_STRING_AS("folder origin", mirror::test::folder_origin_backend);
 TYPE_TO_STRING_AS("https (nginx)", mirror::test::https_backend);
 TYPE_TO_STRING_AS("s3 (s3rver)", mirror::test::s3rver_backend);
@@ -56,7 +57,7 @@ TYPE_TO_STRING_AS("s3 (fenced, Ceph RGW)", mirror::test::fenced_rgw_backend);
 namespace {
 
 using every_backend =
-    std::tuple<folder_mirror_backend, folder_origin_backend, https_backend, s3rver_backend, rgw_backend,
+    std::tuple<folder_mirror_backend, memory_backend, folder_origin_backend, https_backend, s3rver_backend, rgw_backend,
                throttled_s3rver_backend, throttled_rgw_backend, faulted_rgw_backend, fenced_rgw_backend>;
 
 constexpr std::size_t mib = 1024 * 1024;

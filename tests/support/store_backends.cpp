@@ -197,4 +197,18 @@ std::optional<std::string> rgw_backend::peek(std::string const& path) { return p
 
 std::map<std::string, std::uint64_t> rgw_backend::objects() { return bucket_objects(run_on, *bucket_); }
 
+std::optional<std::string> memory_backend::peek(std::string const& path) {
+    auto found = bucket_->objects.find(path);
+    if (found == bucket_->objects.end())
+        return std::nullopt;
+    return found->second.bytes;
+}
+
+std::map<std::string, std::uint64_t> memory_backend::objects() {
+    std::map<std::string, std::uint64_t> out;
+    for (auto const& [key, object] : bucket_->objects)
+        out[key] = object.bytes.size();
+    return out;
+}
+
 } // namespace mirror::test

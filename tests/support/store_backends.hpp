@@ -6,6 +6,7 @@
 #include "core/coord/lease.hpp"
 #include "core/io/blocking_pool.hpp"
 #include "core/store/store.hpp"
+#include "tests/support/memory_store.hpp"
 #include "tests/support/nginx.hpp"
 #include "tests/support/rgw.hpp"
 #include "tests/support/run.hpp"
@@ -87,6 +88,22 @@ public:
 class folder_origin_backend final : public folder_backend {
 public:
     folder_origin_backend() : folder_backend(false) {}
+};
+
+/// tests/support/memory_store at "root/" of a bucket in memory, which seed and peek reach
+/// directly: the store the daemon's unit tests use, held to the same contracts.
+class memory_backend final : public store_backend {
+public:
+    store::store& subject() override { return store_; }
+    store::store_caps expected_caps() const override { return {true, true, true, true}; }
+    std::string expected_location() const override { return "mem://memory/root/"; }
+    void seed(std::string const& path, std::string const& bytes) override { bucket_->put(path, bytes); }
+    std::optional<std::string> peek(std::string const& path) override;
+    std::map<std::string, std::uint64_t> objects() override;
+
+private:
+    std::shared_ptr<memory_bucket> bucket_ = std::make_shared<memory_bucket>();
+    memory_store store_{bucket_, "root/"};
 };
 
 /// nginx serving the parent folder over HTTPS with a test CA; the store is opened
