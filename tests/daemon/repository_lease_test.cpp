@@ -66,6 +66,8 @@ struct lease_fixture {
     daemon::coordinator coord{run_on.io.get_executor(), settings, logs.log, stats};
     int opened = 0;
 
+    lease_fixture() { stats.set_repositories({daemon::repository_info{"repo"}}); }
+
     daemon::lease_context context(std::string prefix = "repo/") {
         daemon::lease_context c;
         c.executor = run_on.io.get_executor();
@@ -175,6 +177,10 @@ TEST_CASE("repository_lease: a lease claiming more than duration + skew is an an
 
     // Left unrenewed for duration + skew on this host's clock: taken, whatever it claims.
     f.time.advance(800ms);
+    CHECK(f.take(lease, problem) == daemon::repository_lease::gate::go);
+    CHECK_FALSE(lease.anomaly().empty()); // as last read, before it was taken
+    // Renewed once too little of it is left: this daemon reads its own lease, which is sound.
+    f.time.advance(500ms);
     CHECK(f.take(lease, problem) == daemon::repository_lease::gate::go);
     CHECK(lease.anomaly().empty());
     CHECK(metric_has(f.stats, "fdl_mirror_lease_anomaly{repo=\"repo\"} 0"));

@@ -16,14 +16,14 @@ namespace {
 
 /// Refuses what every backend refuses, before touching the bucket.
 std::optional<error> refuse_key(std::string const& key) {
-    if (auto problem = store::key_problem(key))
+    if (auto problem = mirror::store::key_problem(key))
         return make_error(store_errc::rejected, *problem);
     return std::nullopt;
 }
 
-class memory_writer final : public store::object_writer {
+class memory_writer final : public mirror::store::object_writer {
 public:
-    memory_writer(std::shared_ptr<memory_bucket> bucket, std::string key, store::write_mode mode)
+    memory_writer(std::shared_ptr<memory_bucket> bucket, std::string key, mirror::store::write_mode mode)
         : bucket_(std::move(bucket)), key_(std::move(key)), mode_(mode) {}
 
     awaitable<result<void>> write(std::span<std::byte const> bytes) override {
@@ -31,7 +31,7 @@ public:
         co_return result<void>{};
     }
     awaitable<result<void>> commit() override {
-        if (mode_ == store::write_mode::create_only && bucket_->honours_conditions && bucket_->objects.contains(key_))
+        if (mode_ == mirror::store::write_mode::create_only && bucket_->honours_conditions && bucket_->objects.contains(key_))
             co_return make_error(store_errc::already_exists, key_ + ": already exists");
         bucket_->put(key_, std::move(bytes_));
         co_return result<void>{};
@@ -40,7 +40,7 @@ public:
 private:
     std::shared_ptr<memory_bucket> bucket_;
     std::string key_;
-    store::write_mode mode_;
+    mirror::store::write_mode mode_;
     std::string bytes_;
 };
 
@@ -49,13 +49,13 @@ private:
 memory_store::memory_store(std::shared_ptr<memory_bucket> bucket, std::string prefix, std::string name)
     : bucket_(std::move(bucket)), prefix_(std::move(prefix)), name_(std::move(name)) {}
 
-awaitable<result<store::object_info>> memory_store::stat(std::string key) {
+awaitable<result<mirror::store::object_info>> memory_store::stat(std::string key) {
     if (auto refused = refuse_key(key))
         co_return *refused;
     auto found = bucket_->objects.find(prefix_ + key);
     if (found == bucket_->objects.end())
         co_return make_error(store_errc::not_found, key + ": not found");
-    co_return store::object_info{found->second.bytes.size()};
+    co_return mirror::store::object_info{found->second.bytes.size()};
 }
 
 awaitable<result<void>> memory_store::read(std::string key, io::byte_sink& out) {
@@ -68,11 +68,11 @@ awaitable<result<void>> memory_store::read(std::string key, io::byte_sink& out) 
     co_return co_await out.write(std::as_bytes(std::span<char const>(bytes.data(), bytes.size())));
 }
 
-awaitable<result<void>> memory_store::list(std::string prefix, std::function<result<void>(store::list_entry)> each) {
-    if (auto problem = store::prefix_problem(prefix))
+awaitable<result<void>> memory_store::list(std::string prefix, std::function<result<void>(mirror::store::list_entry)> each) {
+    if (auto problem = mirror::store::prefix_problem(prefix))
         co_return make_error(store_errc::rejected, *problem);
     std::string const from = prefix_ + prefix;
-    std::vector<store::list_entry> found; // `each` may write to the bucket
+    std::vector<mirror::store::list_entry> found; // `each` may write to the bucket
     for (auto it = bucket_->objects.lower_bound(from); it != bucket_->objects.end() && it->first.starts_with(from); ++it)
         found.push_back({it->first.substr(prefix_.size()), it->second.bytes.size()});
     for (auto& entry : found)
@@ -81,11 +81,11 @@ awaitable<result<void>> memory_store::list(std::string prefix, std::function<res
     co_return result<void>{};
 }
 
-awaitable<result<std::unique_ptr<store::object_writer>>> memory_store::open_writer(std::string key,
-                                                                                   store::write_mode mode) {
+awaitable<result<std::unique_ptr<mirror::store::object_writer>>> memory_store::open_writer(std::string key,
+                                                                                   mirror::store::write_mode mode) {
     if (auto refused = refuse_key(key))
         co_return *refused;
-    co_return std::unique_ptr<store::object_writer>(std::make_unique<memory_writer>(bucket_, prefix_ + key, mode));
+    co_return std::unique_ptr<mirror::store::object_writer>(std::make_unique<memory_writer>(bucket_, prefix_ + key, mode));
 }
 
 awaitable<result<void>> memory_store::remove(std::string key) {
@@ -96,7 +96,7 @@ awaitable<result<void>> memory_store::remove(std::string key) {
     co_return result<void>{};
 }
 
-awaitable<result<store::tagged_object>> memory_store::read_tagged(std::string key, std::size_t limit) {
+awaitable<result<mirror::store::tagged_object>> memory_store::read_tagged(std::string key, std::size_t limit) {
     if (auto refused = refuse_key(key))
         co_return *refused;
     auto found = bucket_->objects.find(prefix_ + key);
@@ -104,7 +104,7 @@ awaitable<result<store::tagged_object>> memory_store::read_tagged(std::string ke
         co_return make_error(store_errc::not_found, key + ": not found");
     if (found->second.bytes.size() > limit)
         co_return make_error(store_errc::too_large, key + ": larger than " + std::to_string(limit) + " bytes");
-    co_return store::tagged_object{found->second.bytes, found->second.tag};
+    co_return mirror::store::tagged_object{found->second.bytes, found->second.tag};
 }
 
 awaitable<result<std::string>> memory_store::write_conditional(std::string key, std::string bytes,

@@ -29,20 +29,20 @@ struct memory_bucket {
     void put(std::string const& key, std::string bytes);
 };
 
-class memory_store final : public store::store {
+class memory_store final : public mirror::store::store {
 public:
     /// A store over `bucket` at `prefix` ("" or ending in '/'), named `name` in messages.
     memory_store(std::shared_ptr<memory_bucket> bucket, std::string prefix = "", std::string name = "memory");
 
-    store::store_caps caps() const override { return {true, true, true, true}; }
+    mirror::store::store_caps caps() const override { return {true, true, true, true}; }
     std::string describe() const override { return "mem://" + name_ + "/" + prefix_; }
-    awaitable<result<store::object_info>> stat(std::string key) override;
+    awaitable<result<mirror::store::object_info>> stat(std::string key) override;
     awaitable<result<void>> read(std::string key, io::byte_sink& out) override;
-    awaitable<result<void>> list(std::string prefix, std::function<result<void>(store::list_entry)> each) override;
-    awaitable<result<std::unique_ptr<store::object_writer>>> open_writer(std::string key,
-                                                                         store::write_mode mode) override;
+    awaitable<result<void>> list(std::string prefix, std::function<result<void>(mirror::store::list_entry)> each) override;
+    awaitable<result<std::unique_ptr<mirror::store::object_writer>>> open_writer(std::string key,
+                                                                         mirror::store::write_mode mode) override;
     awaitable<result<void>> remove(std::string key) override;
-    awaitable<result<store::tagged_object>> read_tagged(std::string key, std::size_t limit) override;
+    awaitable<result<mirror::store::tagged_object>> read_tagged(std::string key, std::size_t limit) override;
     awaitable<result<std::string>> write_conditional(std::string key, std::string bytes,
                                                      std::optional<std::string> if_tag) override;
 
