@@ -71,6 +71,7 @@ std::unique_ptr<repository_lease> repository_job::make_lease() {
     context.log = services_.log;
     context.stats = services_.stats;
     context.repository = name_;
+    context.clock = services_.lease_clock;
     context.open_store = [this]() -> result<std::unique_ptr<store::store>> {
         auto const& mirror = repo().mirror; // read at each call: a reload may have moved it
         auto options = store_options_for(*cfg_, mirror, *services_.throttles);

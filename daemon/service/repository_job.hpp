@@ -49,6 +49,8 @@ struct job_services {
     std::function<result<std::unique_ptr<store::store>>(std::string_view location, store::store_role role,
                                                         io::blocking_pool* pool, store::store_options const& options)>
         open_store = store::open_store;
+    /// The clocks the repositories' leases read (tests move them by hand).
+    coord::lease_clock lease_clock = coord::lease_clock::system();
 };
 
 class repository_job {

@@ -1,0 +1,239 @@
+// daemon::repository_job with its stores in memory and its leases on a clock moved by hand:
+// a first pass that mirrors, an origin that cannot be opened, standing by for another
+// daemon's lease and taking it over, a reload that moves the mirror, and the end of the
+// loop at stop(). The passes are real (the sync engine, the sandboxed catalog reader).
+
+#include "daemon/service/repository_job.hpp"
+
+#include "daemon/service/coordinator.hpp"
+
+#include "tests/support/memory_store.hpp"
+#include "tests/support/publisher.hpp"
+#include "tests/support/run.hpp"
+#include "tests/support/temp_dir.hpp"
+
+#include "core/io/errors.hpp"
+
+#include <boost/asio/steady_timer.hpp>
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <set>
+#include <fstream>
+#include <sstream>
+
+using namespace mirror;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct manual_clock {
+    std::int64_t wall = 1'800'000'000'000, elapsed = 1'000;
+    coord::lease_clock clock() {
+        return {[this] { return wall; }, [this] { return elapsed; }};
+    }
+    void advance(std::chrono::milliseconds by) {
+        wall += by.count();
+        elapsed += by.count();
+    }
+};
+
+/// Every file below `root` into `bucket`, keyed by its path relative to `root` after `prefix`.
+void load_folder(std::filesystem::path const& root, test::memory_bucket& bucket, std::string const& prefix) {
+    for (auto const& entry : std::filesystem::recursive_directory_iterator(root)) {
+        if (!entry.is_regular_file())
+            continue;
+        std::ifstream in(entry.path(), std::ios::binary);
+        std::ostringstream bytes;
+        bytes << in.rdbuf();
+        bucket.put(prefix + std::filesystem::relative(entry.path(), root).generic_string(), bytes.str());
+    }
+}
+
+struct job_fixture {
+    test::event_loop run_on;
+    test::temp_dir tmp;
+    std::shared_ptr<test::memory_bucket> origin = std::make_shared<test::memory_bucket>();
+    std::shared_ptr<test::memory_bucket> mirror = std::make_shared<test::memory_bucket>();
+    manual_clock time;
+    char* log_text = nullptr;
+    std::size_t log_size = 0;
+    std::FILE* log_out = open_memstream(&log_text, &log_size);
+    daemon::logger log{config::log_settings{config::log_format::json, config::log_level::debug}, log_out};
+    daemon::metrics stats{{"0.1.0", "0.12.2", true}};
+    io::blocking_pool pool{2};
+    daemon::throttle_registry throttles;
+    std::unique_ptr<daemon::coordinator> coord;
+    std::shared_ptr<sync::catalog_readers> readers; // none: each pass makes its own
+    std::set<std::string> unopenable;                // locations whose store cannot be opened
+    test::sample_repo sample;
+
+    job_fixture() {
+        test::publisher p(tmp.path() / "origin");
+        sample = test::publish_sample(p);
+        load_folder(tmp.path() / "origin", *origin, "");
+        stats.set_repositories({daemon::repository_info{"repo"}});
+    }
+    ~job_fixture() {
+        std::fclose(log_out);
+        std::free(log_text);
+    }
+    std::string logs() {
+        std::fflush(log_out);
+        return std::string(log_text, log_size);
+    }
+
+    void coordinate() {
+        config::coordination_settings settings;
+        settings.instance = "alpha";
+        settings.lease_duration = 600ms;
+        settings.max_clock_skew = 100ms;
+        coord = std::make_unique<daemon::coordinator>(run_on.io.get_executor(), settings, log, stats);
+    }
+
+    /// `interval`: 50 ms by default, so that standing by polls again soon.
+    std::shared_ptr<config::daemon_config const> config(std::string mirror_location = "mem://mirror/",
+                                                        std::chrono::milliseconds interval = 50ms) {
+        auto cfg = std::make_shared<config::daemon_config>();
+        config::repository_config r;
+        r.name = "repo";
+        r.origin = "mem://origin/";
+        r.mirror = std::move(mirror_location);
+        r.settings.signatures = config::signature_policy::off;
+        r.settings.interval = interval;
+        r.settings.jitter = 0;
+        cfg->repositories.push_back(r);
+        return cfg;
+    }
+
+    daemon::job_services services() {
+        daemon::job_services s;
+        s.executor = run_on.io.get_executor();
+        s.pool = &pool;
+        s.stats = &stats;
+        s.log = &log;
+        s.throttles = &throttles;
+        s.coord = coord.get();
+        s.catalog_readers = &readers;
+        s.lease_clock = time.clock();
+        s.open_store = [this](std::string_view location, store::store_role, io::blocking_pool*,
+                              store::store_options const&) -> result<std::unique_ptr<store::store>> {
+            if (unopenable.contains(std::string(location)))
+                return make_error(io::store_errc::access_denied, std::string(location) + ": no credentials");
+            auto const name = std::string(location.substr(6)); // after mem://
+            auto bucket = name.starts_with("origin") ? origin : mirror;
+            return std::unique_ptr<store::store>(std::make_unique<test::memory_store>(bucket, name.substr(name.find('/') + 1), name.substr(0, name.find('/'))));
+        };
+        return s;
+    }
+
+    /// Runs `job` until `done()` holds (or 60 s pass), then stops it and waits for its loop to end.
+    void run_until(daemon::repository_job& job, std::function<bool()> done, std::function<void()> each_poll = {}) {
+        run_on([&]() -> awaitable<bool> {
+            bool finished = false;
+            job.start([&] { finished = true; });
+            net::steady_timer wait(run_on.io.get_executor());
+            for (int i = 0; i < 3000 && !done(); ++i) {
+                if (each_poll)
+                    each_poll();
+                wait.expires_after(20ms);
+                co_await wait.async_wait(use_op);
+            }
+            job.stop();
+            for (int i = 0; i < 3000 && !finished; ++i) {
+                wait.expires_after(20ms);
+                co_await wait.async_wait(use_op);
+            }
+            CHECK(finished); // the loop ended after stop()
+            co_return true;
+        }());
+    }
+
+    std::optional<std::string> mirror_object(std::string const& key) {
+        auto found = mirror->objects.find(key);
+        return found == mirror->objects.end() ? std::nullopt : std::optional(found->second.bytes);
+    }
+};
+
+bool metric_has(daemon::metrics const& m, std::string const& line) { return m.text().find(line) != std::string::npos; }
+
+} // namespace
+
+TEST_CASE("repository_job: its first pass mirrors the origin, it reports the pass, and its loop ends at stop") {
+    job_fixture f;
+    daemon::repository_job job(f.services(), f.config(), "repo");
+    f.run_until(job, [&] { return job.status().state.last_success > 0; });
+    auto const status = job.status();
+    CHECK(status.state.last_success > 0);
+    CHECK(status.state.consecutive_failures == 0);
+    CHECK_FALSE(status.in_pass);
+    CHECK(f.mirror_object("refs/heads/main") == f.origin->objects.at("refs/heads/main").bytes);
+    CHECK(f.mirror_object("versions/" + f.sample.main.back() + "/version.json").has_value());
+    CHECK(metric_has(f.stats, "fdl_mirror_passes_total{repo=\"repo\",result=\"ok\"} 1"));
+    CHECK(job.unready_reason(1e12).empty());
+}
+
+TEST_CASE("repository_job: an origin that cannot be opened fails the pass as job.origin_unavailable, origin down") {
+    job_fixture f;
+    f.unopenable.insert("mem://origin/");
+    daemon::repository_job job(f.services(), f.config(), "repo");
+    f.run_until(job, [&] { return job.status().state.consecutive_failures > 0; });
+    auto const status = job.status();
+    CHECK(status.state.consecutive_failures == 1);
+    CHECK(status.state.failing_since.has_value());
+    CHECK(status.state.record.last_error == "origin: mem://origin/: no credentials");
+    CHECK(f.logs().find(R"("error_kind":"job.origin_unavailable")") != std::string::npos);
+    CHECK(metric_has(f.stats, "fdl_mirror_origin_up{repo=\"repo\"} 0"));
+    CHECK(f.mirror->objects.empty()); // nothing written
+    CHECK(job.unready_reason(1e12).find("last error: origin: mem://origin/: no credentials") != std::string::npos);
+}
+
+TEST_CASE("repository_job: under coordination, it stands by while another daemon holds the lease, takes it over "
+          "once it ran out, mirrors, and releases it at stop") {
+    job_fixture f;
+    f.coordinate();
+    coord::lease_record other{"beta/life-1", 4, f.time.wall + 600, f.time.wall};
+    f.mirror->put(".fdl-mirror/lease", coord::render_lease(other));
+    daemon::repository_job job(f.services(), f.config(), "repo");
+
+    f.run_until(job, [&] { return job.status().standing_by == "the lease is held by beta/life-1"; });
+    CHECK(job.status().standing_by == "the lease is held by beta/life-1");
+    CHECK(!job.status().state.last_attempt); // standing by is no pass
+    CHECK_FALSE(f.mirror_object("refs/heads/main").has_value());
+    CHECK(job.unready_reason(1e12).empty()); // another daemon's to mirror
+
+    // Its holder stops renewing: past expiry + skew on this host's clock, the next poll takes it.
+    daemon::repository_job again(f.services(), f.config(), "repo");
+    f.run_until(again, [&] { return again.status().state.last_success > 0; }, [&] {
+        if (!again.status().state.last_attempt) // until its pass starts: then the lease is its own
+            f.time.advance(100ms);
+    });
+    CHECK(f.mirror_object("refs/heads/main") == f.origin->objects.at("refs/heads/main").bytes);
+    auto lease = coord::parse_lease(f.mirror->objects.at(".fdl-mirror/lease").bytes, "lease");
+    REQUIRE(lease.has_value());
+    CHECK(lease->holder == f.coord->holder());
+    CHECK(lease->token == 5);
+    CHECK(lease->expires == 0); // released at stop
+    CHECK(f.logs().find("lease taken over from beta/life-1") != std::string::npos);
+}
+
+TEST_CASE("repository_job: a reload that moves the mirror starts a pass at once into the new mirror") {
+    job_fixture f;
+    // A long interval: the pass after the first is the one the reload starts.
+    daemon::repository_job job(f.services(), f.config("mem://mirror/first/", 1h), "repo");
+    bool reloaded = false;
+    f.run_until(
+        job, [&] { return reloaded && f.mirror_object("second/refs/heads/main").has_value(); },
+        [&] {
+            if (!reloaded && job.status().state.last_success > 0)
+                reloaded = job.reconfigure(f.config("mem://mirror/second/", 1h));
+        });
+    CHECK(reloaded);
+    CHECK(f.mirror_object("first/refs/heads/main").has_value());
+    CHECK(f.mirror_object("second/refs/heads/main").has_value());
+    // "a pass starts now", or, when the reload came during the audits after the first pass,
+    // "applies from the next pass, which starts when this one ends": at once either way,
+    // since the interval is an hour.
+    CHECK(f.logs().find("configuration changed: ") != std::string::npos);
+    CHECK_FALSE(job.reconfigure(f.config("mem://mirror/second/", 1h))); // unchanged: nothing happens
+}
