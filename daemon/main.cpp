@@ -17,6 +17,7 @@
 
 #include "config/units.hpp"
 #include "core/catalog/catalog_worker.hpp"
+#include "core/io/cuttable.hpp"
 #include "core/io/errors.hpp"
 #include "core/store/fault_store.hpp"
 #include "core/store/open_store.hpp"
@@ -26,10 +27,8 @@
 #include "verify/signature_policy.hpp"
 #include "verify/sshsig.hpp"
 
-#include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/io_context.hpp>
 
 #include <algorithm>
@@ -53,33 +52,16 @@ constexpr int exit_io = 3;
 /// object in hand is finished or left unpublished, never half visible).
 template <class T>
 std::optional<T> run_within(net::io_context& io, awaitable<T> work, std::optional<std::chrono::milliseconds> deadline) {
-    std::optional<T> out;
-    std::exception_ptr failure;
-    bool finished = false, cut = false;
     net::cancellation_signal cutter;
-    net::steady_timer timer(io);
-    if (deadline) {
-        timer.expires_after(*deadline);
-        timer.async_wait([&](boost::system::error_code ec) {
-            if (!ec && !finished) {
-                cut = true;
-                cutter.emit(net::cancellation_type::terminal);
-            }
-        });
-    }
-    net::co_spawn(io, std::move(work), net::bind_cancellation_slot(cutter.slot(), [&](std::exception_ptr e, T value) {
-                      finished = true;
-                      timer.cancel();
-                      failure = e;
-                      if (!e)
-                          out = std::move(value);
-                  }));
+    std::optional<io::cuttable_end<T>> end;
+    net::co_spawn(io, io::run_cuttable(io.get_executor(), std::move(work), cutter, deadline),
+                  [&](std::exception_ptr, io::cuttable_end<T> ended) { end.emplace(std::move(ended)); });
     io.run();
-    if (failure && !cut)
-        std::rethrow_exception(failure); // a bug: main reports it and exits non-zero
-    if (cut)
+    if (end->limit_reached)
         return std::nullopt;
-    return out;
+    if (end->failure)
+        std::rethrow_exception(end->failure); // a bug: main reports it and exits non-zero
+    return std::move(end->value);
 }
 
 /// What a command cut at its --deadline says, and its exit status.

@@ -9,8 +9,7 @@
 #include "core/sync/origin_data_check.hpp"
 #include "core/sync/scrub.hpp"
 
-#include <boost/asio/bind_cancellation_slot.hpp>
-#include <boost/asio/co_spawn.hpp>
+#include "core/io/cuttable.hpp"
 
 #include <chrono>
 
@@ -27,36 +26,15 @@ bool due(std::optional<double> const& next, double now) { return !next || now >=
 template <class Result>
 awaitable<std::optional<Result>> repository_job::run_cuttable(awaitable<Result> work,
                                                               std::optional<std::chrono::milliseconds> limit) {
-    // The work runs as its own coroutine, so that a deadline or a shutdown can cut it
-    // (cancellation ends it at its next operation); this one waits for it to end.
     in_pass_ = true; // what cancel_pass cuts, and what a shutdown waits for
     cut_reason_.clear();
     cut_failure_ = nullptr;
-    std::optional<Result> finished;
-    bool done = false;
-    net::steady_timer until_done(services_.executor, net::steady_timer::time_point::max());
-    net::steady_timer deadline(services_.executor, net::steady_timer::time_point::max());
-    if (limit) {
-        deadline.expires_after(*limit);
-        deadline.async_wait([this](boost::system::error_code ec) {
-            if (!ec)
-                cancel_pass("the pass passed its pass_timeout");
-        });
-    }
-    net::co_spawn(services_.executor, std::move(work),
-                  net::bind_cancellation_slot(cut_.slot(), [&](std::exception_ptr e, Result out) {
-                      cut_failure_ = e;
-                      if (!e)
-                          finished = std::move(out);
-                      done = true;
-                      until_done.cancel();
-                  }));
-    while (!done)
-        co_await until_done.async_wait(use_op);
-    deadline.cancel();
-    cut_.slot().clear();
+    auto end = co_await io::run_cuttable(services_.executor, std::move(work), cut_, limit);
+    if (end.limit_reached && cut_reason_.empty())
+        cut_reason_ = "the pass passed its pass_timeout";
+    cut_failure_ = end.failure;
     in_pass_ = false;
-    co_return finished;
+    co_return std::move(end.value);
 }
 
 // One pass is cuttable work too (repository_job.cpp).

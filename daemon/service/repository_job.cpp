@@ -11,7 +11,8 @@
 #include "core/sync/errors.hpp"
 #include "core/sync/sync_pass.hpp"
 
-#include <boost/asio/bind_cancellation_slot.hpp>
+#include "core/io/cuttable.hpp"
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 
@@ -259,23 +260,10 @@ awaitable<std::optional<sync::transfer_slots::slot>> take_slot(sync::transfer_sl
 awaitable<std::optional<sync::transfer_slots::slot>> repository_job::wait_for_pass_slot() {
     if (services_.passes == nullptr)
         co_return sync::transfer_slots::slot(); // no cap
-    std::optional<sync::transfer_slots::slot> taken;
-    bool done = false;
-    net::steady_timer until_done(services_.executor, net::steady_timer::time_point::max());
-    net::co_spawn(services_.executor, take_slot(*services_.passes),
-                  net::bind_cancellation_slot(slot_wait_.slot(),
-                                              [&](std::exception_ptr, std::optional<sync::transfer_slots::slot> got) {
-                                                  if (got)
-                                                      taken.emplace(std::move(*got)); // a slot moves, never assigns
-                                                  done = true;
-                                                  until_done.cancel();
-                                              }));
-    while (!done)
-        co_await until_done.async_wait(use_op);
-    slot_wait_.slot().clear();
-    if (stopping_)
+    auto end = co_await io::run_cuttable(services_.executor, take_slot(*services_.passes), slot_wait_);
+    if (stopping_ || !end.value || !*end.value)
         co_return std::nullopt; // a slot granted as the stop came goes back
-    co_return taken;
+    co_return std::move(*end.value);
 }
 
 awaitable<void> repository_job::loop() {
