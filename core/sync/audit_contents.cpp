@@ -244,9 +244,8 @@ namespace {
 awaitable<void> audit_by_catalog(audit_context& c, version_audit& v, std::string const& folder,
                                  fdl::version_record const& record, fdl::files_index const* index,
                                  std::vector<other_catalog> const& others, std::uint64_t max_memory) {
-    bool scratch_failed = false;
     auto verdict = co_await check_version_catalogs(c.repo, folder, record, index, others, c.scratch,
-                                                   c.options.catalogs, c.pool, scratch_failed, max_memory);
+                                                   c.options.catalogs, c.pool, max_memory);
     c.scratch.forget(folder);
     v.files.push_back(catalog_entry(c, folder + record.catalog->path, *record.catalog, verdict));
     if (!verdict) {

@@ -77,8 +77,7 @@ error first_of(std::vector<error> const& problems) {
 awaitable<result<catalog::catalog_contents>> fetch_catalog(store::store& from, std::string key, expectation expect,
                                                            std::vector<std::uint64_t> snapshots,
                                                            scratch_space& scratch, catalog_settings const& settings,
-                                                           io::blocking_pool* pool, bool& scratch_failed,
-                                                           std::uint64_t max_memory) {
+                                                           io::blocking_pool* pool, std::uint64_t max_memory) {
     if (!expect.bytes) {
         auto info = co_await from.stat(key);
         if (!info)
@@ -91,13 +90,14 @@ awaitable<result<catalog::catalog_contents>> fetch_catalog(store::store& from, s
                                  std::to_string(settings.max_bytes) + " this mirror reads");
     auto files = scratch.files();
     if (!files) {
-        scratch_failed = true;
+        scratch.note_failure();
         co_return with_context(files.error(), "catalog copies");
     }
     bool on_scratch = false;
     auto copied = co_await copy_object(from, **files, key, expect, store::write_mode::replace, on_scratch, nullptr, pool);
     if (!copied) {
-        scratch_failed = on_scratch;
+        if (on_scratch)
+            scratch.note_failure();
         co_return on_scratch ? with_context(copied.error(), "catalog copies") : copied.error();
     }
     // Off the I/O thread, so transfers go on meanwhile.
@@ -112,8 +112,7 @@ awaitable<result<catalog_verdict>> check_version_catalogs(store::store& from, st
                                                           fdl::files_index const* index,
                                                           std::vector<other_catalog> other_catalogs,
                                                           scratch_space& scratch, catalog_settings const& settings,
-                                                          io::blocking_pool* pool, bool& scratch_failed,
-                                                          std::uint64_t max_memory) {
+                                                          io::blocking_pool* pool, std::uint64_t max_memory) {
     catalog_verdict verdict;
     std::string key = folder + record.catalog->path;
     expectation pinned{record.catalog->bytes, record.catalog->sha256, "version.json"};
@@ -121,7 +120,7 @@ awaitable<result<catalog_verdict>> check_version_catalogs(store::store& from, st
     if (record.ducklake)
         snapshots = record.ducklake->snapshots;
     auto main =
-        co_await fetch_catalog(from, key, pinned, snapshots, scratch, settings, pool, scratch_failed, max_memory);
+        co_await fetch_catalog(from, key, pinned, snapshots, scratch, settings, pool, max_memory);
     if (!main)
         co_return main.error();
     verdict.contents = std::move(*main);
@@ -145,10 +144,9 @@ awaitable<result<catalog_verdict>> check_version_catalogs(store::store& from, st
         std::string other_key = folder + path;
         expectation unpinned{bytes, std::nullopt, "the listing"};
         std::vector<std::uint64_t> none;
-        auto other = co_await fetch_catalog(from, other_key, unpinned, none, scratch, settings, pool, scratch_failed,
-                                            max_memory);
+        auto other = co_await fetch_catalog(from, other_key, unpinned, none, scratch, settings, pool, max_memory);
         if (!other) {
-            if (scratch_failed)
+            if (scratch.failed())
                 co_return other.error();
             if (other.error().code != sync_errc::missing_file)
                 problems.push_back(other.error());

@@ -52,6 +52,10 @@ public:
     std::filesystem::path path_of(std::string const& key) const;
     /// Deletes every copy under a folder key ("versions/<id>/").
     void forget(std::string const& folder);
+    /// Whether copying into this folder failed (a full or broken local disk): no catalog
+    /// can be checked here any more, so a pass stops rather than hold every version.
+    bool failed() const { return failed_; }
+    void note_failure() { failed_ = true; }
     /// Reads the copy of `key` (made through files()) as a catalog, on the catalog
     /// readers' threads, in turn with every other pass's reads.
     awaitable<result<catalog::catalog_contents>> read_catalog(std::string key, catalog::read_options options);
@@ -62,6 +66,7 @@ private:
     std::shared_ptr<catalog_readers> readers_;
     std::filesystem::path root_;
     std::unique_ptr<store::store> store_;
+    bool failed_ = false;
 };
 
 /// A catalog in another format: its path in the version folder ("catalogs/1.0.duckdb"),
@@ -85,13 +90,12 @@ struct catalog_verdict {
 /// (size and digest from version.json); without a size, its stat decides, under
 /// settings.max_bytes. Fails when the catalog cannot be read at all (its copy failed,
 /// it is not a DuckLake catalog, too large, too slow, or its contents would take more
-/// than `max_memory`, when not 0). `scratch_failed` is set when the failure was the local
-/// scratch folder's.
+/// than `max_memory`, when not 0). A failure of the scratch folder itself is noted on
+/// `scratch` (scratch_space::failed).
 awaitable<result<catalog::catalog_contents>> fetch_catalog(store::store& from, std::string key, expectation expect,
                                                            std::vector<std::uint64_t> snapshots,
                                                            scratch_space& scratch, catalog_settings const& settings,
-                                                           io::blocking_pool* pool, bool& scratch_failed,
-                                                           std::uint64_t max_memory = 0);
+                                                           io::blocking_pool* pool, std::uint64_t max_memory = 0);
 
 /// The whole gate for a live version in `folder` ("versions/<id>/") of `from`: its catalog
 /// against the record, against `index` (files.json) when given, and every catalog in
@@ -102,8 +106,7 @@ awaitable<result<catalog_verdict>> check_version_catalogs(store::store& from, st
                                                           fdl::files_index const* index,
                                                           std::vector<other_catalog> other_catalogs,
                                                           scratch_space& scratch, catalog_settings const& settings,
-                                                          io::blocking_pool* pool, bool& scratch_failed,
-                                                          std::uint64_t max_memory = 0);
+                                                          io::blocking_pool* pool, std::uint64_t max_memory = 0);
 
 /// The format a catalogs/ path declares: "catalogs/1.0.duckdb" -> "1.0"; nullopt otherwise.
 std::optional<std::string> declared_format(std::string_view path);

@@ -234,14 +234,13 @@ awaitable<store::store*> check_late_catalog(pass& p, std::string const& folder, 
                                     "pins no catalog to compare it with");
         co_return nullptr;
     }
-    bool scratch_failed = false;
     expectation pinned{record->catalog->bytes, record->catalog->sha256, "version.json"};
     std::vector<std::uint64_t> none;
     std::string catalog_key = folder + record->catalog->path;
     auto main = co_await fetch_catalog(p.mirror, catalog_key, pinned, none, p.scratch, p.options.catalogs,
-                                       p.options.pool, scratch_failed);
+                                       p.options.pool);
     auto not_taken = [&](error const& why) {
-        if (scratch_failed)
+        if (p.scratch.failed())
             p.note_failure(why, true);
         else
             p.report.warnings.push_back(folder + path + ": added at the origin, not taken: " + why.message);
@@ -253,7 +252,7 @@ awaitable<store::store*> check_late_catalog(pass& p, std::string const& folder, 
     expectation listed_size{size, {}, "the origin's listing"};
     std::string key = folder + path;
     auto other = co_await fetch_catalog(p.origin, key, listed_size, none, p.scratch, p.options.catalogs,
-                                        p.options.pool, scratch_failed);
+                                        p.options.pool);
     if (!other) {
         not_taken(other.error());
         co_return nullptr;

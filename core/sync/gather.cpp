@@ -114,7 +114,7 @@ awaitable<result<std::vector<fdl::needed_data_file>>> data_files_of(pass& p, std
                                                                     fdl::version_record const& record,
                                                                     folder_files const* listed, memory_files& memory,
                                                                     std::vector<error>& problems,
-                                                                    bool& scratch_failed, version_allowance& allowed) {
+                                                                    version_allowance& allowed) {
     std::optional<fdl::files_index> index;
     if (record.files) {
         std::string key = folder + record.files->path;
@@ -144,7 +144,7 @@ awaitable<result<std::vector<fdl::needed_data_file>>> data_files_of(pass& p, std
         // The version's catalog is kept while one in another format is read beside it, each
         // decoded from an answer no larger than itself: a third of what is left for each.
         auto verdict = co_await check_version_catalogs(p.origin, folder, record, checked_index, others, p.scratch,
-                                                       p.options.catalogs, p.options.pool, scratch_failed,
+                                                       p.options.catalogs, p.options.pool,
                                                        allowed.share(3));
         if (!verdict)
             co_return over_memory(verdict.error());
@@ -185,7 +185,7 @@ awaitable<result<std::vector<fdl::needed_data_file>>> data_files_of(pass& p, std
 namespace {
 
 awaitable<result<checked_version>> gather_within(pass& p, std::string const& id, loaded_version const& loaded,
-                                                 bool& scratch_failed, version_allowance& allowed) {
+                                                 version_allowance& allowed) {
     checked_version out;
     auto& memory = out.memory;
     auto& inputs = out.inputs;
@@ -240,7 +240,7 @@ awaitable<result<checked_version>> gather_within(pass& p, std::string const& id,
         if (!record.catalog)
             co_return make_error(sync_errc::missing_catalog, folder + "version.json: catalog: missing");
         auto needed =
-            co_await data_files_of(p, folder, record, listed, memory, out.problems, scratch_failed, allowed);
+            co_await data_files_of(p, folder, record, listed, memory, out.problems, allowed);
         if (!needed)
             co_return needed.error();
         inputs.data_files = std::move(*needed);
@@ -276,11 +276,10 @@ std::uint64_t first_estimate(fdl::version_record const& record) {
 
 } // namespace
 
-awaitable<result<checked_version>> gather_checked(pass& p, std::string const& id, loaded_version const& loaded,
-                                                  bool& scratch_failed) {
+awaitable<result<checked_version>> gather_checked(pass& p, std::string const& id, loaded_version const& loaded) {
     if (p.options.memory == nullptr) {
         auto unlimited = version_allowance::unlimited();
-        co_return co_await gather_within(p, id, loaded, scratch_failed, unlimited);
+        co_return co_await gather_within(p, id, loaded, unlimited);
     }
     // Half the budget at most: versions gathered ahead and uploads share the rest. A grant
     // is taken once and given back whole before a larger one is asked for, so that no
@@ -293,7 +292,7 @@ awaitable<result<checked_version>> gather_checked(pass& p, std::string const& id
     for (;;) {
         auto granted = co_await budget.acquire(asked); // cut to the budget when larger
         version_allowance allowed(asked);
-        auto checked = co_await gather_within(p, id, loaded, scratch_failed, allowed);
+        auto checked = co_await gather_within(p, id, loaded, allowed);
         if (checked || checked.error().code != sync_errc::over_memory_limit || asked >= most)
             co_return checked;
         asked = most;
@@ -373,7 +372,8 @@ awaitable<gathered_version> gather_version(pass& p, std::string id) {
         co_return out; // held with the reason when its turn comes
     if (auto parent = (*loaded)->record.first_parent(); parent && p.held.contains(*parent))
         co_return out; // held as ancestor_held: nothing to read
-    auto checked = co_await gather_checked(p, id, **loaded, out.scratch_failed);
+    auto checked = co_await gather_checked(p, id, **loaded);
+    out.scratch_failed = !checked && p.scratch.failed();
     if (checked) {
         out.held_bytes = held_by(*checked);
         out.memory_bytes = in_memory(*checked);

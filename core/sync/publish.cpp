@@ -162,8 +162,8 @@ awaitable<checked_version const*> checked_for_publication(pass& p, gathered_vers
         co_return nullptr;
     }
     if (!gathered.checked) {
-        gathered.scratch_failed = false;
-        gathered.checked = co_await gather_checked(p, id, **loaded, gathered.scratch_failed);
+        gathered.checked = co_await gather_checked(p, id, **loaded);
+        gathered.scratch_failed = !*gathered.checked && p.scratch.failed();
     }
     auto const& checked = *gathered.checked;
     if (checked)

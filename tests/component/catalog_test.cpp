@@ -325,3 +325,25 @@ TEST_CASE_FIXTURE(lake_origin, "a version whose files.json disagrees with the ca
     CHECK(again.published.empty());
     CHECK(again.published_with_problems.empty());
 }
+
+TEST_CASE_FIXTURE(lake_origin, "a scratch folder that cannot be made stops the pass on this host's failure, holding "
+                               "no version for it") {
+    auto tip = add_tip();
+    write_file(tmp / "not-a-folder", "a file where the catalogs' scratch folder would go");
+    sync::sync_options options;
+    options.catalogs.scratch_parent = tmp / "not-a-folder";
+    auto r = pass(options);
+    INFO(describe(r));
+    CHECK(r.held.empty()); // the versions are not at fault: nothing is held against them
+    CHECK(r.published.empty());
+    REQUIRE(r.fatal.has_value());
+    CHECK(r.fatal->message.find("catalog copies") != std::string::npos);
+    CHECK(r.exit_code() == 3);
+    CHECK(!fs::exists(mirror / "refs/heads/main"));
+
+    // With a scratch folder that works, the next pass publishes both.
+    auto again = pass();
+    INFO(describe(again));
+    CHECK(again.exit_code() == 0);
+    CHECK(again.published == std::vector<std::string>{root, tip});
+}

@@ -99,10 +99,9 @@ awaitable<void> count_pending_unchecked(pass& p, std::string const& id, fdl::ver
 /// mirror and reports nothing; of the pass it touches only what is this version's own (its
 /// scratch copies, its signer) and caches of origin reads, so that it can run while earlier
 /// versions are published. What it parses is granted from the pass's memory budget first
-/// (over_memory_limit past what one version may have). `scratch_failed` says that a
-/// failure was the scratch folder's.
-awaitable<result<checked_version>> gather_checked(pass& p, std::string const& id, loaded_version const& loaded,
-                                                  bool& scratch_failed);
+/// (over_memory_limit past what one version may have). A failure of the scratch folder
+/// itself is noted on p.scratch (scratch_space::failed).
+awaitable<result<checked_version>> gather_checked(pass& p, std::string const& id, loaded_version const& loaded);
 
 /// Reads and checks from the origin what version `id` needs: its record, signature,
 /// files.json, dataset.json and catalogs (the gate). Writes nothing to the mirror and
