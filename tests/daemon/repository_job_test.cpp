@@ -13,6 +13,7 @@
 #include "tests/support/temp_dir.hpp"
 
 #include "core/io/errors.hpp"
+#include "core/store/forwarding_store.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 #include <doctest/doctest.h>
@@ -35,6 +36,20 @@ struct manual_clock {
     void advance(std::chrono::milliseconds by) {
         wall += by.count();
         elapsed += by.count();
+    }
+};
+
+/// An origin whose data files never finish reading: each read waits until it is cut.
+class stalling_store final : public store::forwarding_store {
+public:
+    using forwarding_store::forwarding_store;
+    awaitable<result<void>> read(std::string key, io::byte_sink& out) override {
+        if (key.starts_with("data/")) {
+            net::steady_timer never(co_await net::this_coro::executor, net::steady_timer::time_point::max());
+            auto [ec] = co_await never.async_wait(use_op); // ends only when the pass is cut
+            co_return make_error(io::store_errc::transient, key + ": cut while reading (" + ec.message() + ")");
+        }
+        co_return co_await inner().read(std::move(key), out);
     }
 };
 
@@ -66,6 +81,7 @@ struct job_fixture {
     std::unique_ptr<daemon::coordinator> coord;
     std::shared_ptr<sync::catalog_readers> readers; // none: each pass makes its own
     std::set<std::string> unopenable;                // locations whose store cannot be opened
+    bool stall_data_reads = false;                   // the origin's data files never arrive
     test::sample_repo sample;
 
     job_fixture() {
@@ -93,7 +109,8 @@ struct job_fixture {
 
     /// `interval`: 50 ms by default, so that standing by polls again soon.
     std::shared_ptr<config::daemon_config const> config(std::string mirror_location = "mem://mirror/",
-                                                        std::chrono::milliseconds interval = 50ms) {
+                                                        std::chrono::milliseconds interval = 50ms,
+                                                        std::chrono::milliseconds pass_timeout = 1h) {
         auto cfg = std::make_shared<config::daemon_config>();
         config::repository_config r;
         r.name = "repo";
@@ -101,6 +118,7 @@ struct job_fixture {
         r.mirror = std::move(mirror_location);
         r.settings.signatures = config::signature_policy::off;
         r.settings.interval = interval;
+        r.settings.pass_timeout = pass_timeout;
         r.settings.jitter = 0;
         cfg->repositories.push_back(r);
         return cfg;
@@ -121,8 +139,12 @@ struct job_fixture {
             if (unopenable.contains(std::string(location)))
                 return make_error(io::store_errc::access_denied, std::string(location) + ": no credentials");
             auto const name = std::string(location.substr(6)); // after mem://
-            auto bucket = name.starts_with("origin") ? origin : mirror;
-            return std::unique_ptr<store::store>(std::make_unique<test::memory_store>(bucket, name.substr(name.find('/') + 1), name.substr(0, name.find('/'))));
+            bool const is_origin = name.starts_with("origin");
+            std::unique_ptr<store::store> opened = std::make_unique<test::memory_store>(
+                is_origin ? origin : mirror, name.substr(name.find('/') + 1), name.substr(0, name.find('/')));
+            if (is_origin && stall_data_reads)
+                opened = std::make_unique<stalling_store>(std::move(opened));
+            return opened;
         };
         return s;
     }
@@ -236,4 +258,49 @@ TEST_CASE("repository_job: a reload that moves the mirror starts a pass at once 
     // since the interval is an hour.
     CHECK(f.logs().find("configuration changed: ") != std::string::npos);
     CHECK_FALSE(job.reconfigure(f.config("mem://mirror/second/", 1h))); // unchanged: nothing happens
+}
+
+TEST_CASE("repository_job: a pass past its pass_timeout is cut, counted as a timeout (job.pass_cut), and publishes "
+          "nothing half-done") {
+    job_fixture f;
+    f.stall_data_reads = true;
+    daemon::repository_job job(f.services(), f.config("mem://mirror/", 1h, 300ms), "repo");
+    f.run_until(job, [&] { return job.status().state.consecutive_failures > 0; });
+    auto const status = job.status();
+    CHECK(status.state.consecutive_failures == 1);
+    CHECK(status.state.record.last_error == "pass cut: the pass passed its pass_timeout");
+    CHECK(f.logs().find(R"("error_kind":"job.pass_cut")") != std::string::npos);
+    CHECK(metric_has(f.stats, "fdl_mirror_passes_total{repo=\"repo\",result=\"timeout\"} 1"));
+    CHECK_FALSE(f.mirror_object("refs/heads/main").has_value()); // no ref names a version half there
+    for (auto const& [key, object] : f.mirror->objects)
+        CHECK_MESSAGE(!key.ends_with("/version.json"), key); // nothing published
+}
+
+TEST_CASE("repository_job: a lease lost to another daemon during a pass cuts the pass, which counts as no failure") {
+    job_fixture f;
+    f.coordinate();
+    f.stall_data_reads = true;
+    daemon::repository_job job(f.services(), f.config("mem://mirror/", 1h), "repo");
+    bool taken = false;
+    f.run_until(
+        job, [&] { return f.logs().find("pass cut: the lease was lost to beta/life-2") != std::string::npos; },
+        [&] {
+            if (!taken && job.status().in_pass) { // another daemon takes the lease mid-pass
+                coord::lease_record other{"beta/life-2", 9, f.time.wall + 600, f.time.wall};
+                f.mirror->put(".fdl-mirror/lease", coord::render_lease(other));
+                taken = true;
+            }
+        });
+    CHECK(taken);
+    CHECK(f.logs().find("lease lost to beta/life-2: this daemon writes nothing more to the mirror") !=
+          std::string::npos);
+    auto const status = job.status();
+    CHECK(status.state.consecutive_failures == 0); // another daemon mirrors it now
+    CHECK_FALSE(metric_has(f.stats, "result=\"failed\"} 1"));
+    CHECK_FALSE(metric_has(f.stats, "result=\"timeout\"} 1"));
+    CHECK(metric_has(f.stats, "fdl_mirror_leases_lost_total{repo=\"repo\"} 1"));
+    CHECK_FALSE(f.mirror_object("refs/heads/main").has_value());
+    auto lease = coord::parse_lease(f.mirror->objects.at(".fdl-mirror/lease").bytes, "lease");
+    REQUIRE(lease.has_value());
+    CHECK(lease->holder == "beta/life-2"); // not released over its new holder at stop
 }
