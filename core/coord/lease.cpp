@@ -57,6 +57,13 @@ lease_clock lease_clock::system() {
             }};
 }
 
+namespace {
+
+/// "alpha" of the holder "alpha/3f2c…": the daemon, whatever its run.
+std::string_view instance_of(std::string_view holder) { return holder.substr(0, holder.find('/')); }
+
+} // namespace
+
 lease::lease(store::store& mirror, std::string holder, lease_settings settings, lease_clock clock)
     : mirror_(mirror), holder_(std::move(holder)), settings_(std::move(settings)), clock_(std::move(clock)) {}
 
@@ -80,7 +87,7 @@ awaitable<result<lease_change>> lease::acquire_or_renew() {
     if (!there && there.error().code != io::store_errc::not_found)
         co_return there.error();
     lease_record next{holder_, 1, now + settings_.duration.count(), now};
-    took_over_ = false;
+    took_over_ = reclaimed_ = false;
     anomaly_.clear(); // judged anew on each read: our own lease, or none, has none
     if (!there) // never taken here: the first token
         co_return co_await write(next, std::nullopt, lease_change::taken, asked_at);
@@ -111,8 +118,13 @@ awaitable<result<lease_change>> lease::acquire_or_renew() {
                    "max_clock_skew allow: " +
                    (unrenewed ? std::string("not renewed since, so taken as expired")
                               : "taken as expired unless renewed within " + std::to_string(patience / 1000) + " s");
-    bool const free =
-        current->expires == 0 || current->expires + settings_.max_clock_skew.count() < now || unrenewed;
+    // An earlier run of this very instance (same INSTANCE, another LIFE) is dead: this one
+    // replaced it (a restart after kill -9, a crash). Waiting out its lease would leave the
+    // repository unmirrored for a lease's time; the token still grows, so a write of that
+    // run (were it somehow alive) is fenced off.
+    bool const earlier_life = instance_of(current->holder) == instance_of(holder_);
+    bool const free = current->expires == 0 || current->expires + settings_.max_clock_skew.count() < now ||
+                      unrenewed || earlier_life;
     if (!free)
         co_return lose();
     // The token must grow with each holder, or a fenced write of an old holder could pass.
@@ -122,7 +134,9 @@ awaitable<result<lease_change>> lease::acquire_or_renew() {
                                           "object to let the daemons take it afresh)");
     next.token = current->token + 1;
     auto outcome = co_await write(next, there->tag, lease_change::taken, asked_at);
-    took_over_ = outcome && *outcome == lease_change::taken && current->expires != 0;
+    bool const won = outcome && *outcome == lease_change::taken;
+    took_over_ = won && current->expires != 0 && !earlier_life;
+    reclaimed_ = won && current->expires != 0 && earlier_life;
     taken_from_ = current->holder;
     co_return outcome;
 }

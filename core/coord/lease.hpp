@@ -76,7 +76,11 @@ public:
     /// Whether the last `taken` was from another holder whose lease had run out (not
     /// released, not free).
     bool took_over() const { return took_over_; }
-    /// The holder it was taken over from, after took_over().
+    /// Whether the last `taken` was from an earlier run of this same instance (same
+    /// INSTANCE, another LIFE: a restart after a crash), taken at once without waiting for
+    /// its lease to run out.
+    bool reclaimed() const { return reclaimed_; }
+    /// The holder it was taken over from, after took_over() or reclaimed().
     std::string const& taken_from() const { return taken_from_; }
     std::uint64_t token() const { return mine_.token; }
     /// The lease as last read or written (another holder's, when held_by_other).
@@ -100,6 +104,7 @@ private:
     lease_clock clock_;
     bool held_ = false;
     bool took_over_ = false;
+    bool reclaimed_ = false;
     std::string taken_from_;
     lease_record mine_;             ///< what this holder last wrote
     lease_record seen_;             ///< what was last read or written

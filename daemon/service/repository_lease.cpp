@@ -23,7 +23,8 @@ void repository_lease::note(lease_change_kind what, std::string const& detail) {
     std::string const token = lease_ ? " (fencing token " + std::to_string(lease_->token()) + ")" : "";
     switch (what) {
     case lease_change_kind::taken:
-        log.info(name, "lease taken: this daemon mirrors the repository" + token);
+        log.info(name, "lease taken" + (detail.empty() ? std::string() : " " + detail) +
+                           ": this daemon mirrors the repository" + token);
         context_.stats->lease_changed(name, event::held);
         break;
     case lease_change_kind::taken_over:
@@ -157,10 +158,16 @@ awaitable<repository_lease::gate> repository_lease::acquire(std::string& problem
     }
     switch (*changed) {
     case coord::lease_change::taken:
-        note(lease_->took_over() ? lease_change_kind::taken_over : lease_change_kind::taken, lease_->taken_from());
+        lapsed_ = false;
+        if (lease_->reclaimed())
+            note(lease_change_kind::taken, "from " + lease_->taken_from() + ", an earlier run of this instance");
+        else if (lease_->took_over())
+            note(lease_change_kind::taken_over, lease_->taken_from());
+        else
+            note(lease_change_kind::taken, "");
         co_return gate::go;
     case coord::lease_change::renewed:
-        if (!was_held)
+        if (!was_held || std::exchange(lapsed_, false))
             note(lease_change_kind::taken, "");
         co_return gate::go;
     case coord::lease_change::lost:
@@ -196,11 +203,18 @@ awaitable<bool> repository_lease::renew() {
     busy_ = false;
     note_anomaly();
     if (!changed) {
-        if (!lease_->covers(context_.coord->write_margin()))
+        if (!lease_->covers(context_.coord->write_margin())) {
             context_.log->warning(context_.repository, "lease not renewed, and too little of it is left to write: " +
                                                            changed.error().message);
+            if (!lapsed_) { // fdl_mirror_lease_held says whether this daemon may write now
+                lapsed_ = true;
+                context_.stats->lease_changed(context_.repository, metrics::lease_event::not_held);
+            }
+        }
         co_return true;
     }
+    if (std::exchange(lapsed_, false) && *changed != coord::lease_change::lost)
+        context_.stats->lease_changed(context_.repository, metrics::lease_event::held);
     if (*changed != coord::lease_change::lost) {
         context_.log->debug(context_.repository,
                             "lease renewed (token " + std::to_string(lease_->last_seen().token) + ")");

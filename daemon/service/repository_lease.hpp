@@ -113,6 +113,7 @@ private:
     bool reopen_ = false;
     bool rewrap_ = false;
     bool busy_ = false; ///< a lease request is in flight
+    bool lapsed_ = false; ///< held, but unrenewed past the write margin: not counted on (metric at 0)
     bool stopping_ = false;
     bool keeper_running_ = false;
     std::function<bool()> in_pass_;

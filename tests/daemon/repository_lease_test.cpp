@@ -297,3 +297,59 @@ TEST_CASE("repository_lease: after a failed pass, the lease's store is opened af
     CHECK(f.opened == 2);
     f.stop(lease);
 }
+
+TEST_CASE("repository_lease: a lease of an earlier run of this instance is taken back at once, under a larger "
+          "token; another instance's is not") {
+    lease_fixture f;
+    SUBCASE("this instance, killed and restarted") {
+        f.held_by_other("alpha/an-earlier-life", 3); // unexpired: a kill -9 left it
+        daemon::repository_lease lease(f.context());
+        std::string problem;
+        CHECK(f.take(lease, problem) == daemon::repository_lease::gate::go);
+        CHECK(f.record().holder == f.coord.holder());
+        CHECK(f.record().token == 4); // raised: a write of the earlier run is fenced off
+        CHECK(f.logs.read().find("lease taken from alpha/an-earlier-life, an earlier run of this instance") !=
+              std::string::npos);
+        CHECK(metric_has(f.stats, "fdl_mirror_lease_takeovers_total{repo=\"repo\"} 0"));
+        f.stop(lease);
+    }
+    SUBCASE("an instance whose name only begins the same") {
+        f.held_by_other("alphabet/its-life", 3);
+        daemon::repository_lease lease(f.context());
+        std::string problem;
+        CHECK(f.take(lease, problem) == daemon::repository_lease::gate::stand_by);
+        CHECK(f.record().holder == "alphabet/its-life");
+    }
+}
+
+TEST_CASE("repository_lease: a held lease the keeper cannot renew stops counting as held once too little is left "
+          "to write, and counts again once renewed") {
+    lease_fixture f;
+    daemon::repository_lease lease(f.context());
+    std::string problem;
+    REQUIRE(f.take(lease, problem) == daemon::repository_lease::gate::go);
+    CHECK(metric_has(f.stats, "fdl_mirror_lease_held{repo=\"repo\"} 1"));
+    lease.start_keeper([] { return false; }, [](std::string const&) {});
+    f.bucket->unreachable = true; // the mirror's store is down
+    f.time.advance(500ms);        // a lease of 600 ms: less than its write margin left
+    bool dropped = false, back = false;
+    f.run_on([&]() -> awaitable<bool> { // the keeper runs beside this, until stop()
+        net::steady_timer wait(f.run_on.io.get_executor());
+        for (int i = 0; i < 100 && !dropped; ++i) {
+            wait.expires_after(20ms);
+            co_await wait.async_wait(use_op);
+            dropped = metric_has(f.stats, "fdl_mirror_lease_held{repo=\"repo\"} 0");
+        }
+        f.bucket->unreachable = false;
+        for (int i = 0; i < 100 && !back; ++i) {
+            wait.expires_after(20ms);
+            co_await wait.async_wait(use_op);
+            back = metric_has(f.stats, "fdl_mirror_lease_held{repo=\"repo\"} 1");
+        }
+        co_await lease.stop();
+        co_return true;
+    }());
+    CHECK(dropped);
+    CHECK(f.logs.read().find("lease not renewed, and too little of it is left to write") != std::string::npos);
+    CHECK(back);
+}

@@ -14,8 +14,11 @@ void memory_bucket::put(std::string const& key, std::string bytes) {
 
 namespace {
 
-/// Refuses what every backend refuses, before touching the bucket.
-std::optional<error> refuse_key(std::string const& key) {
+/// Refuses what every backend refuses, before touching the bucket, and everything while
+/// the bucket is unreachable.
+std::optional<error> refuse(memory_bucket const& bucket, std::string const& key) {
+    if (bucket.unreachable)
+        return make_error(store_errc::transient, key + ": the store cannot be reached");
     if (auto problem = mirror::store::key_problem(key))
         return make_error(store_errc::rejected, *problem);
     return std::nullopt;
@@ -31,6 +34,8 @@ public:
         co_return result<void>{};
     }
     awaitable<result<void>> commit() override {
+        if (bucket_->unreachable)
+            co_return make_error(store_errc::transient, key_ + ": the store cannot be reached");
         if (mode_ == mirror::store::write_mode::create_only && bucket_->honours_conditions && bucket_->objects.contains(key_))
             co_return make_error(store_errc::already_exists, key_ + ": already exists");
         bucket_->put(key_, std::move(bytes_));
@@ -50,7 +55,7 @@ memory_store::memory_store(std::shared_ptr<memory_bucket> bucket, std::string pr
     : bucket_(std::move(bucket)), prefix_(std::move(prefix)), name_(std::move(name)) {}
 
 awaitable<result<mirror::store::object_info>> memory_store::stat(std::string key) {
-    if (auto refused = refuse_key(key))
+    if (auto refused = refuse(*bucket_, key))
         co_return *refused;
     auto found = bucket_->objects.find(prefix_ + key);
     if (found == bucket_->objects.end())
@@ -59,7 +64,7 @@ awaitable<result<mirror::store::object_info>> memory_store::stat(std::string key
 }
 
 awaitable<result<void>> memory_store::read(std::string key, io::byte_sink& out) {
-    if (auto refused = refuse_key(key))
+    if (auto refused = refuse(*bucket_, key))
         co_return *refused;
     auto found = bucket_->objects.find(prefix_ + key);
     if (found == bucket_->objects.end())
@@ -69,6 +74,8 @@ awaitable<result<void>> memory_store::read(std::string key, io::byte_sink& out) 
 }
 
 awaitable<result<void>> memory_store::list(std::string prefix, std::function<result<void>(mirror::store::list_entry)> each) {
+    if (bucket_->unreachable)
+        co_return make_error(store_errc::transient, prefix + ": the store cannot be reached");
     if (auto problem = mirror::store::prefix_problem(prefix))
         co_return make_error(store_errc::rejected, *problem);
     std::string const from = prefix_ + prefix;
@@ -83,13 +90,13 @@ awaitable<result<void>> memory_store::list(std::string prefix, std::function<res
 
 awaitable<result<std::unique_ptr<mirror::store::object_writer>>> memory_store::open_writer(std::string key,
                                                                                    mirror::store::write_mode mode) {
-    if (auto refused = refuse_key(key))
+    if (auto refused = refuse(*bucket_, key))
         co_return *refused;
     co_return std::unique_ptr<mirror::store::object_writer>(std::make_unique<memory_writer>(bucket_, prefix_ + key, mode));
 }
 
 awaitable<result<void>> memory_store::remove(std::string key) {
-    if (auto refused = refuse_key(key))
+    if (auto refused = refuse(*bucket_, key))
         co_return *refused;
     if (bucket_->objects.erase(prefix_ + key) == 0)
         co_return make_error(store_errc::not_found, key + ": not found");
@@ -97,7 +104,7 @@ awaitable<result<void>> memory_store::remove(std::string key) {
 }
 
 awaitable<result<mirror::store::tagged_object>> memory_store::read_tagged(std::string key, std::size_t limit) {
-    if (auto refused = refuse_key(key))
+    if (auto refused = refuse(*bucket_, key))
         co_return *refused;
     auto found = bucket_->objects.find(prefix_ + key);
     if (found == bucket_->objects.end())
@@ -109,7 +116,7 @@ awaitable<result<mirror::store::tagged_object>> memory_store::read_tagged(std::s
 
 awaitable<result<std::string>> memory_store::write_conditional(std::string key, std::string bytes,
                                                                std::optional<std::string> if_tag) {
-    if (auto refused = refuse_key(key))
+    if (auto refused = refuse(*bucket_, key))
         co_return *refused;
     auto& objects = bucket_->objects;
     auto found = objects.find(prefix_ + key);

@@ -25,6 +25,8 @@ struct memory_bucket {
     /// False makes the bucket ignore the conditions of writes (as s3rver 3.7.1 does):
     /// for tests of what happens on a store that claims conditional writes but lies.
     bool honours_conditions = true;
+    /// True makes every call fail as a server that cannot be reached (transient).
+    bool unreachable = false;
 
     void put(std::string const& key, std::string bytes);
 };
