@@ -142,8 +142,10 @@ publish_everywhere() {
       (if id=$("$FDL_PUBLISHER" add "$work/origins/$r" main 256 2>/dev/null); then echo "$id" >>"$work/published/$r"; fi) &
     done
     wait
+    # Read under the lock: the publishing loop rewrites refs/heads/main in place, and a
+    # read between its truncate and its write found no ref (a failure seen once).
+    for r in "${repos[@]}"; do echo "$r $(ref_of "$work/origins/$r" refs/heads/main)"; done >"$1"
   ) 9>"$work/publish.lock"
-  for r in "${repos[@]}"; do echo "$r $(ref_of "$work/origins/$r" refs/heads/main)"; done >"$1"
 }
 # holders D...: the leases the daemons D hold, summed, and the most any one holds ("12 5").
 holders() {
