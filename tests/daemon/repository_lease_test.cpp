@@ -299,7 +299,7 @@ TEST_CASE("repository_lease: after a failed pass, the lease's store is opened af
 }
 
 TEST_CASE("repository_lease: a lease of an earlier run of this instance is taken back at once, under a larger "
-          "token; another instance's is not") {
+          "token, and another instance's is not") {
     lease_fixture f;
     SUBCASE("this instance, killed and restarted") {
         f.held_by_other("alpha/an-earlier-life", 3); // unexpired: a kill -9 left it
