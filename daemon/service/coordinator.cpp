@@ -49,7 +49,17 @@ void coordinator::set_repositories(std::vector<std::string> names) {
     reassign();
 }
 
-void coordinator::reassign() { owner_ = coord::assign(repositories_, live_); }
+void coordinator::reassign() {
+    auto const before = owner_;
+    owner_ = coord::assign(repositories_, live_);
+    if (!gained_ || !members_)
+        return;
+    for (auto const& [repo, owner] : owner_) {
+        auto was = before.find(repo);
+        if (owner == instance_ && was != before.end() && was->second != instance_)
+            gained_(repo);
+    }
+}
 
 bool coordinator::assigned(std::string const& repo) const {
     if (!members_)

@@ -43,6 +43,13 @@ public:
     /// assignment over the live members last seen (this daemon always among them).
     bool assigned(std::string const& repo) const;
 
+    /// Whether the repositories are spread among daemons by their heartbeats (a `members`
+    /// location is in use), rather than every daemon wanting every lease.
+    bool spreads() const { return members_ != nullptr; }
+    /// Called with each repository that becomes this daemon's when the members change (a
+    /// daemon left or joined), so that its job takes the lease at once rather than at its
+    /// next poll.
+    void on_gained(std::function<void(std::string const& repo)> gained) { gained_ = std::move(gained); }
     /// Starts the heartbeats into `members` (nothing to do without a members location).
     void start(std::unique_ptr<store::store> members);
     /// Stops the heartbeats and withdraws this daemon's, then calls `then`.
@@ -63,6 +70,7 @@ private:
     std::function<void()> after_stop_;
     std::vector<std::string> repositories_, live_;
     std::map<std::string, std::string> owner_;
+    std::function<void(std::string const&)> gained_;
 };
 
 } // namespace mirror::daemon

@@ -180,6 +180,13 @@ void repository_job::stop() {
     slot_wait_.emit(net::cancellation_type::all);
 }
 
+void repository_job::poll_now(std::string const& why) {
+    if (in_pass_ || stopping_)
+        return;
+    services_.log->info(name_, "polling now: " + why);
+    wait_.cancel();
+}
+
 void repository_job::cancel_pass(std::string why) {
     if (!in_pass_)
         return;
@@ -302,8 +309,13 @@ awaitable<void> repository_job::one_pass() {
         auto gate = co_await lease_->take(lease_refused);
         if (lease_->mirror_needs_rewrap())
             reopen_stores_ = true;
-        if (gate == repository_lease::gate::stand_by)
+        if (gate == repository_lease::gate::stand_by) {
+            // Ours by the assignment, but another daemon still holds the lease: it gives
+            // it up at its next renewal, so look again then, not a whole interval later.
+            if (services_.coord->spreads() && services_.coord->assigned(name_))
+                next_wait_ = services_.coord->renew_every();
             co_return; // another daemon's to mirror: nothing to count
+        }
     }
     auto const cfg = cfg_; // this pass's configuration, whatever a reload does meanwhile
     auto const& r = repo_of(*cfg, name_);

@@ -79,6 +79,9 @@ public:
     /// stop(), for a repository removed from the configuration: from now on nothing is
     /// reported to the metrics or saved to the state folder.
     void retire();
+    /// Starts a pass now rather than at the end of the wait in hand (nothing happens during
+    /// a pass, or after stop()). `why` is logged.
+    void poll_now(std::string const& why);
     /// Cuts the pass in hand, if any: it ends at its next operation, leaving the mirror
     /// consistent (nothing is published that was not verified), and is not counted as a
     /// failure. `why` is logged.

@@ -170,6 +170,10 @@ private:
             log_.error({}, "coordination: members: " + opened.error().message);
             return false;
         }
+        coord_.on_gained([this](std::string const& repo) {
+            if (auto job = jobs_.find(repo); job != jobs_.end())
+                job->second->poll_now("the repository is now this daemon's to mirror");
+        });
         coord_.start(std::move(*opened));
         return true;
     }
