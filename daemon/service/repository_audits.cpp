@@ -44,17 +44,19 @@ repository_job::run_cuttable(awaitable<sync::sync_report>, std::optional<std::ch
 awaitable<void> repository_job::audits_if_due() {
     if (!mirror_ || !origin_ || (lease_ && lease_->in_force() && !lease_->held()))
         co_return; // the last pass did not complete, or another daemon mirrors it
-    auto const& settings = repo().settings;
+    // The audits' own copy of the configuration: a reload during one replaces cfg_, and a
+    // reference into the old one would dangle across the awaits (seen under ASan).
+    auto const cfg = cfg_;
+    auto const& r = repo_in(*cfg);
     auto const& audits = state_.record.audits;
     double const now = record_now();
-    if (settings.scrub_period.count() > 0 && due(audits.next_scrub, now))
-        co_await scrub_step();
-    if (!stopping_ && !retired_ && settings.origin_check_interval.count() > 0 && due(audits.next_origin_check, now))
-        co_await origin_check();
+    if (r.settings.scrub_period.count() > 0 && due(audits.next_scrub, now))
+        co_await scrub_step(r);
+    if (!stopping_ && !retired_ && r.settings.origin_check_interval.count() > 0 && due(audits.next_origin_check, now))
+        co_await origin_check(r);
 }
 
-awaitable<void> repository_job::scrub_step() {
-    auto const& r = repo();
+awaitable<void> repository_job::scrub_step(config::repository_config const& r) {
     auto& audits = state_.record.audits;
     double const fraction = seconds(r.settings.scrub_interval) / seconds(r.settings.scrub_period);
     auto position = audits.scrub;
@@ -91,8 +93,7 @@ awaitable<void> repository_job::scrub_step() {
     save_state();
 }
 
-awaitable<void> repository_job::origin_check() {
-    auto const& r = repo();
+awaitable<void> repository_job::origin_check(config::repository_config const& r) {
     auto& audits = state_.record.audits;
     double const started = record_now();
     auto finished = co_await run_cuttable(

@@ -65,6 +65,10 @@ repository_job::~repository_job() = default;
 
 config::repository_config const& repository_job::repo() const { return repo_of(*cfg_, name_); }
 
+config::repository_config const& repository_job::repo_in(config::daemon_config const& cfg) const {
+    return repo_of(cfg, name_);
+}
+
 std::unique_ptr<repository_lease> repository_job::make_lease() {
     lease_context context;
     context.executor = services_.executor;

@@ -109,8 +109,10 @@ private:
     /// holding the lease (daemon/service/repository_audits.cpp): a step of the mirror's scrub
     /// (scrub_interval) and the check of the origin's data files (origin_check_interval).
     awaitable<void> audits_if_due();
-    awaitable<void> scrub_step();
-    awaitable<void> origin_check();
+    /// Each with the settings of `r`, which the caller keeps alive (a reload may replace
+    /// cfg_ meanwhile).
+    awaitable<void> scrub_step(config::repository_config const& r);
+    awaitable<void> origin_check(config::repository_config const& r);
     /// Runs `work` as a pass runs: a shutdown (cancel_pass) cuts it, and so does `limit`
     /// when given (cut_reason_ says which); nullopt when cut, or when it threw (a bug:
     /// cut_failure_ holds the exception).
@@ -133,6 +135,8 @@ private:
     void close_stores();
     void save_state();
     config::repository_config const& repo() const;
+    /// This repository in `cfg` (a copy of cfg_ that work across awaits keeps).
+    config::repository_config const& repo_in(config::daemon_config const& cfg) const;
 
     job_services services_;
     std::shared_ptr<config::daemon_config const> cfg_;
