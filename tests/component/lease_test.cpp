@@ -9,6 +9,7 @@
 #include "core/coord/probe.hpp"
 #include "core/io/errors.hpp"
 #include "core/store/s3_store.hpp"
+#include "tests/support/manual_clock.hpp"
 #include "tests/support/rgw.hpp"
 #include "tests/support/run.hpp"
 #include "tests/support/s3rver.hpp"
@@ -37,18 +38,6 @@ std::unique_ptr<store::s3_store> open_s3(std::string const& url, std::string con
     REQUIRE_MESSAGE(opened.has_value(), (opened ? "" : opened.error().message));
     return std::move(*opened);
 }
-
-/// A host's clocks, moved by hand.
-struct manual_clock {
-    std::int64_t wall = 1'800'000'000'000, elapsed = 1'000;
-    coord::lease_clock clock() {
-        return {[this] { return wall; }, [this] { return elapsed; }};
-    }
-    void advance(std::chrono::milliseconds by) {
-        wall += by.count();
-        elapsed += by.count();
-    }
-};
 
 struct lease_fixture {
     rgw_server& server = rgw_server::shared();

@@ -7,6 +7,8 @@
 
 #include "daemon/service/coordinator.hpp"
 
+#include "tests/daemon/captured_log.hpp"
+#include "tests/support/manual_clock.hpp"
 #include "tests/support/memory_store.hpp"
 #include "tests/support/publisher.hpp"
 #include "tests/support/run.hpp"
@@ -27,17 +29,6 @@ using namespace mirror;
 using namespace std::chrono_literals;
 
 namespace {
-
-struct manual_clock {
-    std::int64_t wall = 1'800'000'000'000, elapsed = 1'000;
-    coord::lease_clock clock() {
-        return {[this] { return wall; }, [this] { return elapsed; }};
-    }
-    void advance(std::chrono::milliseconds by) {
-        wall += by.count();
-        elapsed += by.count();
-    }
-};
 
 /// An origin whose data files never finish reading: each read waits until it is cut.
 class stalling_store final : public store::forwarding_store {
@@ -70,11 +61,9 @@ struct job_fixture {
     test::temp_dir tmp;
     std::shared_ptr<test::memory_bucket> origin = std::make_shared<test::memory_bucket>();
     std::shared_ptr<test::memory_bucket> mirror = std::make_shared<test::memory_bucket>();
-    manual_clock time;
-    char* log_text = nullptr;
-    std::size_t log_size = 0;
-    std::FILE* log_out = open_memstream(&log_text, &log_size);
-    daemon::logger log{config::log_settings{config::log_format::json, config::log_level::debug}, log_out};
+    test::manual_clock time;
+    test::captured_log captured{config::log_format::json};
+    daemon::logger& log = captured.log;
     daemon::metrics stats{{"0.1.0", "0.12.2", true}};
     io::blocking_pool pool{2};
     daemon::throttle_registry throttles;
@@ -90,14 +79,7 @@ struct job_fixture {
         load_folder(tmp.path() / "origin", *origin, "");
         stats.set_repositories({daemon::repository_info{"repo"}});
     }
-    ~job_fixture() {
-        std::fclose(log_out);
-        std::free(log_text);
-    }
-    std::string logs() {
-        std::fflush(log_out);
-        return std::string(log_text, log_size);
-    }
+    std::string logs() { return captured.read(); }
 
     void coordinate() {
         config::coordination_settings settings;

@@ -8,6 +8,8 @@
 #include "daemon/metrics/metrics.hpp"
 #include "daemon/service/coordinator.hpp"
 
+#include "tests/daemon/captured_log.hpp"
+#include "tests/support/manual_clock.hpp"
 #include "tests/support/memory_store.hpp"
 #include "tests/support/run.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -22,39 +24,11 @@ using namespace std::chrono_literals;
 
 namespace {
 
-/// Wall and elapsed milliseconds, moved by the test.
-struct manual_clock {
-    std::int64_t wall = 1'800'000'000'000, elapsed = 1'000;
-    coord::lease_clock clock() {
-        return {[this] { return wall; }, [this] { return elapsed; }};
-    }
-    void advance(std::chrono::milliseconds by) {
-        wall += by.count();
-        elapsed += by.count();
-    }
-};
-
-/// A log kept in memory, to read what the lease said.
-struct captured_log {
-    char* text = nullptr;
-    std::size_t size = 0;
-    std::FILE* out = open_memstream(&text, &size);
-    daemon::logger log{config::log_settings{config::log_format::plain, config::log_level::debug}, out};
-    ~captured_log() {
-        std::fclose(out);
-        std::free(text);
-    }
-    std::string read() {
-        std::fflush(out);
-        return std::string(text, size);
-    }
-};
-
 struct lease_fixture {
     test::event_loop run_on;
     std::shared_ptr<test::memory_bucket> bucket = std::make_shared<test::memory_bucket>();
-    manual_clock time;
-    captured_log logs;
+    test::manual_clock time;
+    test::captured_log logs;
     daemon::metrics stats{{"0.1.0", "0.12.2", true}};
     config::coordination_settings settings = [] {
         config::coordination_settings s;
