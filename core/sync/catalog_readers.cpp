@@ -4,6 +4,9 @@
 #include "core/io/errors.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -78,6 +81,35 @@ std::size_t remove_stale_folders(std::filesystem::path const& parent) {
     return removed;
 }
 
+/// Makes a readers' folder of `parent` with its lock file already locked (held in
+/// `lock_fd` for the readers' life: a process that finds it free knows the folder is left
+/// over). It is made and locked under a name the search for left-over folders skips, then
+/// renamed: under its own name it is never seen unlocked, which another process making
+/// its folder at that instant would take for left over and remove.
+result<std::filesystem::path> make_locked_folder(std::filesystem::path const& parent, int& lock_fd) {
+    std::string making = (parent / ".fdl-mirror-making-XXXXXX").string();
+    if (::mkdtemp(making.data()) == nullptr)
+        return make_error(io::store_errc::access_denied,
+                          "cannot make a private folder for catalog copies in " + parent.string());
+    std::error_code ignored;
+    lock_fd = ::open((std::filesystem::path(making) / lock_name).c_str(),
+                     O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (lock_fd < 0 || ::flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+        std::filesystem::remove_all(making, ignored);
+        return make_error(io::store_errc::access_denied, "cannot lock the folder for catalog copies " + making);
+    }
+    std::string const suffix = making.substr(making.size() - 6); // mkdtemp's: unique in `parent`
+    auto const folder = parent / (std::string(folder_prefix) + suffix);
+    // Never over another folder (rename would replace an empty one).
+    if (::renameat2(AT_FDCWD, making.c_str(), AT_FDCWD, folder.c_str(), RENAME_NOREPLACE) != 0) {
+        std::string const why = std::strerror(errno);
+        std::filesystem::remove_all(making, ignored);
+        return make_error(io::store_errc::access_denied,
+                          "cannot make a private folder for catalog copies " + folder.string() + ": " + why);
+    }
+    return folder;
+}
+
 } // namespace
 
 result<std::filesystem::path> catalog_readers::make_folder() {
@@ -87,16 +119,10 @@ result<std::filesystem::path> catalog_readers::make_folder() {
         if (ec)
             return make_error(io::store_errc::not_found, "no temporary folder for catalog copies: " + ec.message());
         stale_removed_ = remove_stale_folders(parent);
-        std::string pattern = (parent / (std::string(folder_prefix) + "XXXXXX")).string();
-        if (::mkdtemp(pattern.data()) == nullptr)
-            return make_error(io::store_errc::access_denied,
-                              "cannot make a private folder for catalog copies in " + parent.string());
-        root_ = pattern;
-        // Held for the readers' life: a process that finds it free knows the folder is left over.
-        lock_fd_ = ::open((root_ / lock_name).c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-        if (lock_fd_ < 0 || ::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0)
-            return make_error(io::store_errc::access_denied, "cannot lock the folder for catalog copies " +
-                                                                    root_.string());
+        auto made = make_locked_folder(parent, lock_fd_);
+        if (!made)
+            return made.error();
+        root_ = std::move(*made);
         // Each reader starts its process on its first read.
         for (auto& reader : readers_) {
             reader = std::make_unique<catalog::sandboxed_reader>(reader_settings_);

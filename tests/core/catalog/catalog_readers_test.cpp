@@ -13,6 +13,7 @@
 #include <fstream>
 #include <optional>
 #include <sys/file.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace mirror;
@@ -129,4 +130,38 @@ TEST_CASE("the folders that crashed processes left are removed before a new one 
     for (auto const& entry : fs::directory_iterator(tmp.path()))
         ours += entry.path().filename().string().starts_with("fdl-mirror-catalogs-") ? 1 : 0;
     CHECK(ours == 2); // the live one and the older build's: both readers removed their own
+}
+
+TEST_CASE("readers' folders made at once by many processes in one parent are never taken for left over") {
+    // A folder whose lock file was made but not yet locked looked left over to another
+    // process making its own at that instant, which removed it: the first then failed
+    // with "cannot make a private folder for catalog copies" (seen with two test
+    // processes sharing /tmp). Children race here, as separate processes do.
+    temp_dir tmp;
+    constexpr int children = 4, rounds = 60;
+    std::vector<pid_t> pids;
+    for (int c = 0; c < children; ++c) {
+        pid_t pid = ::fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+            int failures = 0;
+            for (int r = 0; r < rounds; ++r) {
+                sync::catalog_readers readers(tmp.path(), 1);
+                auto first = readers.make_folder();
+                auto second = readers.make_folder(); // the readers' folder is still there
+                failures += (first && second && fs::is_directory(*first) && fs::is_directory(*second)) ? 0 : 1;
+            }
+            ::_exit(failures == 0 ? 0 : 1);
+        }
+        pids.push_back(pid);
+    }
+    int failed = 0;
+    for (auto pid : pids) {
+        int status = 0;
+        ::waitpid(pid, &status, 0);
+        failed += (WIFEXITED(status) && WEXITSTATUS(status) == 0) ? 0 : 1;
+    }
+    CHECK(failed == 0);
+    for (auto const& entry : fs::directory_iterator(tmp.path()))
+        CHECK_MESSAGE(false, "left behind: " << entry.path()); // each removed its own
 }
