@@ -77,11 +77,8 @@ std::unique_ptr<repository_lease> repository_job::make_lease() {
     context.stats = services_.stats;
     context.repository = name_;
     context.clock = services_.lease_clock;
-    context.open_store = [this]() -> result<std::unique_ptr<store::store>> {
-        auto const& mirror = repo().mirror; // read at each call: a reload may have moved it
-        auto options = store_options_for(*cfg_, mirror, *services_.throttles);
-        options.observer = services_.stats->request_observer(name_, "coordination");
-        return services_.open_store(mirror, store::store_role::mirror, services_.pool, options);
+    context.open_store = [this] { // the mirror read at each call: a reload may have moved it
+        return open_store_at(repo().mirror, store::store_role::mirror, "coordination", nullptr);
     };
     return std::make_unique<repository_lease>(std::move(context));
 }
@@ -198,6 +195,15 @@ void repository_job::cancel_pass(std::string why) {
     cut_.emit(net::cancellation_type::terminal);
 }
 
+result<std::unique_ptr<store::store>> repository_job::open_store_at(std::string const& location,
+                                                                   store::store_role role, char const* traffic,
+                                                                   io::memory_budget* memory) {
+    auto options = store_options_for(*cfg_, location, *services_.throttles);
+    options.observer = services_.stats->request_observer(name_, traffic);
+    options.memory = memory;
+    return services_.open_store(location, role, services_.pool, options);
+}
+
 std::optional<error> repository_job::open_stores() {
     if (reopen_stores_) {
         close_stores();
@@ -205,10 +211,7 @@ std::optional<error> repository_job::open_stores() {
     }
     auto const& r = repo();
     if (!origin_) {
-        auto options = store_options_for(*cfg_, r.origin, *services_.throttles);
-        options.observer = services_.stats->request_observer(name_, "origin");
-        options.memory = services_.memory;
-        auto opened = services_.open_store(r.origin, store::store_role::origin, services_.pool, options);
+        auto opened = open_store_at(r.origin, store::store_role::origin, "origin", services_.memory);
         if (!opened)
             return make_error(job_errc::origin_unavailable, "origin: " + opened.error().message);
         origin_ = std::move(*opened);
@@ -223,10 +226,7 @@ std::optional<error> repository_job::open_stores() {
                                                   : std::string()));
     }
     if (!mirror_) {
-        auto options = store_options_for(*cfg_, r.mirror, *services_.throttles);
-        options.observer = services_.stats->request_observer(name_, "mirror");
-        options.memory = services_.memory;
-        auto opened = services_.open_store(r.mirror, store::store_role::mirror, services_.pool, options);
+        auto opened = open_store_at(r.mirror, store::store_role::mirror, "mirror", services_.memory);
         if (!opened)
             return make_error(job_errc::mirror_unavailable, "mirror: " + opened.error().message);
         mirror_ = lease_ ? lease_->fence(std::move(*opened)) : std::move(*opened);

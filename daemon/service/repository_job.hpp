@@ -130,6 +130,10 @@ private:
     /// What a pass that ended leaves: its record, metrics, log line, state and next wait.
     void account_pass(config::repository_config const& r, sync::sync_report const& report,
                       std::optional<pass_outcome> cut_outcome, double started, bool full_recheck);
+    /// Opens the store at `location` with its `stores:` entry's settings, its requests
+    /// counted as `traffic` ("origin", "mirror", "coordination"), buffers from `memory`.
+    result<std::unique_ptr<store::store>> open_store_at(std::string const& location, store::store_role role,
+                                                        char const* traffic, io::memory_budget* memory);
     /// Opens the stores when they are not open; why one cannot be, naming it.
     std::optional<error> open_stores();
     void close_stores();
