@@ -240,6 +240,8 @@ void note_refs(audit_report& report, refs_snapshot const& refs) {
 
 void check_refs(audit_context& c, refs_snapshot const& refs) {
     c.report.problems.insert(c.report.problems.end(), refs.refused.begin(), refs.refused.end());
+    for (auto const& [name, why] : refs.unsettled) // an audit reads once: unreadable twice is a problem
+        c.report.problems.push_back(why);
     for (auto const& warning : refs.warnings)
         c.report.problems.push_back(make_error(sync_errc::refused_ref, warning));
     if (!refs.head_bytes) {

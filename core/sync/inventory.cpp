@@ -7,6 +7,8 @@
 #include "core/sync/limits.hpp"
 #include "core/sync/workers.hpp"
 
+#include <boost/asio/steady_timer.hpp>
+
 #include <algorithm>
 #include <set>
 
@@ -114,8 +116,8 @@ awaitable<result<path_sizes>> list_data_sizes(store::store& from, std::string da
     co_return files;
 }
 
-static void compare_with_refs_json(refs_snapshot& snapshot, std::string const& side) {
-    auto document = fdl::parse_refs_json(*snapshot.refs_json);
+static void compare_with_refs_json(refs_snapshot& snapshot, result<fdl::refs_document> const& document,
+                                   std::string const& side) {
     if (!document) {
         snapshot.warnings.push_back(side + ": " + document.error().message);
         return;
@@ -131,7 +133,7 @@ static void compare_with_refs_json(refs_snapshot& snapshot, std::string const& s
                                         " says " + id);
     }
     for (auto const& [name, id] : document->refs)
-        if (fdl::is_mirrored_ref(name) && !snapshot.refs.contains(name))
+        if (fdl::is_mirrored_ref(name) && !snapshot.refs.contains(name) && !snapshot.unsettled.contains(name))
             snapshot.warnings.push_back(side + ": refs.json names " + name + ", which refs/ does not hold");
 }
 
@@ -168,8 +170,30 @@ static void refuse_past_limit(refs_snapshot& snapshot, std::size_t over_limit, r
                                         std::to_string(over_limit) + " are not"));
 }
 
+/// Reads one ref file into `snapshot`. Its name when its bytes are no version id, with why
+/// in `unparsed` (the caller reads it again after a pause); nothing otherwise.
+static awaitable<result<void>> read_ref_file(store::store& from, refs_snapshot& snapshot, std::string name,
+                                             std::string const& side, std::map<std::string, error>& unparsed) {
+    auto bytes = co_await store::read_all(from, name, limits::ref_file);
+    if (!bytes) {
+        if (bytes.error().code == io::store_errc::not_found)
+            co_return result<void>(); // deleted since the listing
+        if (bytes.error().code == io::store_errc::too_large) {
+            snapshot.refused.push_back(make_error(sync_errc::refused_ref, side + ": " + bytes.error().message));
+            co_return result<void>();
+        }
+        co_return with_context(bytes.error(), side);
+    }
+    auto id = fdl::parse_ref_file(*bytes, name);
+    if (!id)
+        unparsed.insert_or_assign(std::move(name), make_error(sync_errc::refused_ref, side + ": " + id.error().message));
+    else
+        snapshot.refs.emplace(std::move(name), std::move(*id));
+    co_return result<void>();
+}
+
 static awaitable<result<void>> read_listed_refs(store::store& from, refs_snapshot& snapshot, std::string const& side,
-                                                ref_limits const& limits) {
+                                                ref_limits const& limits, std::map<std::string, error>& unparsed) {
     std::vector<std::string> names;
     std::function<result<void>(store::list_entry)> take = [&](store::list_entry entry) -> result<void> {
         names.push_back(std::move(entry.key));
@@ -185,57 +209,99 @@ static awaitable<result<void>> read_listed_refs(store::store& from, refs_snapsho
             continue; // refs/requests/* and anything else is the host's own
         if (!accept_ref_name(snapshot, name, limits, accepted, over_limit, side))
             continue;
-        auto bytes = co_await store::read_all(from, name, limits::ref_file);
-        if (!bytes) {
-            if (bytes.error().code == io::store_errc::not_found)
-                continue; // deleted since the listing
-            if (bytes.error().code == io::store_errc::too_large) {
-                snapshot.refused.push_back(make_error(sync_errc::refused_ref, side + ": " + bytes.error().message));
-                continue;
-            }
-            co_return with_context(bytes.error(), side);
-        }
-        auto id = fdl::parse_ref_file(*bytes, name);
-        if (!id) {
-            snapshot.refused.push_back(make_error(sync_errc::refused_ref, side + ": " + id.error().message));
-            continue;
-        }
-        snapshot.refs.emplace(std::move(name), std::move(*id));
+        if (auto read = co_await read_ref_file(from, snapshot, std::move(name), side, unparsed); !read)
+            co_return read.error();
     }
     refuse_past_limit(snapshot, over_limit, limits, side);
     co_return result<void>();
 }
 
-awaitable<result<refs_snapshot>> read_refs(store::store& from, std::string side, ref_limits limits) {
-    refs_snapshot snapshot;
+namespace {
+
+/// HEAD and refs.json as read, each parsed.
+struct root_files {
+    std::optional<std::string> head;
+    std::optional<result<fdl::head_value>> head_parsed;
+    std::optional<std::string> refs_json;
+    std::optional<result<fdl::refs_document>> refs_json_parsed;
+
+    bool parsed() const {
+        return (!head_parsed || *head_parsed) && (!refs_json_parsed || *refs_json_parsed);
+    }
+};
+
+} // namespace
+
+static awaitable<result<root_files>> read_root_files(store::store& from, std::string const& side) {
+    root_files out;
     auto head = co_await store::read_if_present(from, "HEAD", limits::ref_file);
     if (!head)
         co_return with_context(head.error(), side);
     if (*head) {
-        snapshot.head_bytes = **head;
-        auto parsed = fdl::parse_head(**head);
-        if (parsed)
-            snapshot.head = std::move(*parsed);
-        else
-            snapshot.warnings.push_back(side + ": " + parsed.error().message);
+        out.head_parsed = fdl::parse_head(**head);
+        out.head = std::move(**head);
     }
     auto refs_json = co_await store::read_if_present(from, "refs.json", limits::refs_json);
     if (!refs_json)
         co_return with_context(refs_json.error(), side);
-    snapshot.refs_json = std::move(*refs_json);
+    if (*refs_json) {
+        out.refs_json_parsed = fdl::parse_refs_json(**refs_json);
+        out.refs_json = std::move(**refs_json);
+    }
+    co_return out;
+}
 
-    if (from.caps().can_list) {
-        if (auto read = co_await read_listed_refs(from, snapshot, side, limits); !read)
+static awaitable<void> settle_pause() {
+    net::steady_timer pause(co_await net::this_coro::executor, limits::settle_pause);
+    co_await pause.async_wait(use_op);
+}
+
+awaitable<result<refs_snapshot>> read_refs(store::store& from, std::string side, ref_limits limits) {
+    refs_snapshot snapshot;
+    auto root = co_await read_root_files(from, side);
+    if (!root)
+        co_return root.error();
+    std::map<std::string, error> unparsed;
+    bool const listing = from.caps().can_list;
+    if (listing)
+        if (auto read = co_await read_listed_refs(from, snapshot, side, limits, unparsed); !read)
             co_return read.error();
-        if (snapshot.refs_json)
-            compare_with_refs_json(snapshot, side);
+
+    // A file that did not parse may have been caught mid-write by a publisher that rewrites
+    // in place: one pause, then a second look at each of them, before anything is reported.
+    if (!root->parsed() || !unparsed.empty()) {
+        co_await settle_pause();
+        if (!root->parsed()) {
+            auto again = co_await read_root_files(from, side);
+            if (!again)
+                co_return again.error();
+            root = std::move(again);
+        }
+        auto first_look = std::exchange(unparsed, {});
+        for (auto& [name, why] : first_look)
+            if (auto read = co_await read_ref_file(from, snapshot, name, side, unparsed); !read)
+                co_return read.error();
+        snapshot.unsettled = std::move(unparsed);
+    }
+
+    snapshot.head_bytes = root->head;
+    if (root->head_parsed) {
+        if (*root->head_parsed)
+            snapshot.head = std::move(**root->head_parsed);
+        else
+            snapshot.warnings.push_back(side + ": " + root->head_parsed->error().message);
+    }
+    snapshot.refs_json = root->refs_json;
+    if (listing) {
+        if (root->refs_json_parsed)
+            compare_with_refs_json(snapshot, *root->refs_json_parsed, side);
         co_return snapshot;
     }
     // A store that cannot list: refs.json is the list of refs.
-    if (!snapshot.refs_json)
+    if (!root->refs_json_parsed)
         co_return make_error(io::store_errc::not_found,
                              side + ": refs.json: not found, and " + from.describe() + " cannot be listed");
-    auto document = fdl::parse_refs_json(*snapshot.refs_json);
+    auto& document = *root->refs_json_parsed;
     if (!document)
         co_return with_context(document.error(), side);
     for (auto const& refused : document->refused)

@@ -57,6 +57,11 @@ struct refs_snapshot {
     std::optional<fdl::head_value> head;     ///< HEAD parsed, when valid
     std::optional<std::string> refs_json;    ///< refs.json as stored, when present
     std::vector<error> refused;              ///< refs whose name or content is refused
+    /// Refs listed whose content was no version id on two reads a moment apart (empty, cut
+    /// short, malformed), with why: a write in flight at the origin as likely as a broken
+    /// ref. Neither in `refs` nor in `refused`; the caller decides (sync_pass: a warning
+    /// until it persists across passes).
+    std::map<std::string, error> unsettled;
     std::vector<std::string> warnings;       ///< refs.json disagreeing with refs/, a bad HEAD
 };
 
@@ -70,7 +75,9 @@ struct ref_limits {
 /// Reads HEAD, refs/heads/*, refs/tags/* and refs.json. A store that can list is read
 /// through refs/ (authoritative) and refs.json is compared with it; one that cannot is
 /// read through refs.json. `side` ("origin", "mirror") prefixes messages. A ref refused
-/// (its name, its content, or past `limits`) is one entry of `refused`; the others stand.
+/// (its name, or past `limits`) is one entry of `refused`; the others stand. A file that
+/// does not parse (a ref, HEAD, refs.json) is read again after limits::settle_pause, once
+/// for all of them; a ref that still does not is `unsettled`.
 awaitable<result<refs_snapshot>> read_refs(store::store& from, std::string side, ref_limits limits = {});
 
 } // namespace mirror::sync

@@ -3,6 +3,7 @@
 // (store_errc::too_large): a hostile origin cannot make the mirror allocate without bound.
 // Catalogs and data files are never read into memory; they stream.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 
@@ -19,6 +20,10 @@ inline constexpr std::size_t files_json = 64 * 1024 * 1024;
 /// lists of data files, catalog copies in the scratch folder), roughly; one version is
 /// always gathered ahead, whatever it holds.
 inline constexpr std::uint64_t look_ahead_bytes = 16 * 1024 * 1024;
+/// How long a pass waits before it reads again a ref, HEAD or refs.json that did not parse:
+/// a publisher rewriting it in place (truncate, then write) is seen with it empty or cut
+/// short for a moment, and an origin that writes atomically never costs this wait.
+inline constexpr std::chrono::milliseconds settle_pause{50};
 /// Versions walked back from one ref in one pass; longer histories are refused.
 inline constexpr std::size_t history_length = 1'000'000;
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,9 @@ struct sync_report {
     std::vector<held_version> unverified;
     std::vector<error> violations;           ///< broken promises of the origin; mirror kept its copy
     std::vector<std::string> warnings;       ///< worth knowing, not a failure
+    /// Origin refs whose content was no version id on two reads a moment apart, this pass:
+    /// for the next pass's sync_options::unsettled_before.
+    std::set<std::string> unsettled_refs;
     /// Lines of the trusted keys' allowed_signers file that do not parse, skipped (each is
     /// also a warning): fdl_mirror_allowed_signers_problems.
     std::size_t allowed_signers_skipped = 0;

@@ -303,6 +303,22 @@ void note_trust(pass& p) {
         report.warnings.push_back(k);
 }
 
+/// Origin refs unreadable on two looks this pass: for a patient caller, a warning the first
+/// time (a publisher rewriting in place is seen so), a violation when the previous pass
+/// saw it too; for the others, a violation.
+void note_unsettled_refs(sync_report& report, refs_snapshot const& origin_refs, sync_options const& options) {
+    for (auto const& [name, why] : origin_refs.unsettled) {
+        report.unsettled_refs.insert(name);
+        if (!options.patient_with_unsettled_refs)
+            report.violations.push_back(why);
+        else if (options.unsettled_before.contains(name))
+            report.violations.push_back(error{why.code, why.message + " (at two passes in a row)"});
+        else
+            report.warnings.push_back(why.message + ": an origin inconsistency (a write in flight?), read twice; "
+                                                    "the mirror keeps its ref, and the next pass reads it again");
+    }
+}
+
 /// What a killed pass left unfinished (S3's incomplete multipart uploads) is invisible to
 /// readers but costs storage: discarded before this pass writes its own.
 awaitable<void> discard_left_over_writes(pass& p) {
@@ -405,6 +421,7 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
         co_return finish();
     }
     report.violations.insert(report.violations.end(), origin_refs->refused.begin(), origin_refs->refused.end());
+    note_unsettled_refs(report, *origin_refs, options);
     report.warnings.insert(report.warnings.end(), origin_refs->warnings.begin(), origin_refs->warnings.end());
     if (origin.caps().can_list) {
         auto listed = co_await list_versions(origin);

@@ -15,6 +15,8 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <set>
+#include <string>
 
 namespace mirror::sync {
 
@@ -29,6 +31,13 @@ struct sync_options {
     /// Null: only the look-ahead's own bound (limits::look_ahead_bytes).
     io::memory_budget* memory = nullptr;
     ref_limits refs;                      ///< how many origin refs, and how long a name, a pass takes
+    /// An origin ref whose content is no version id on two looks a moment apart (a publisher
+    /// rewriting it in place, or a broken ref) is a violation at once when false: `sync` by
+    /// hand, which has no next pass to wait for. When true (the daemon), it is a warning (an
+    /// origin inconsistency, retried next pass) unless `unsettled_before` names it.
+    bool patient_with_unsettled_refs = false;
+    /// The origin refs the previous pass could not read (its report's unsettled_refs).
+    std::set<std::string> unsettled_before;
     /// Re-examine the versions the mirror already published: follow late signatures, late
     /// catalogs and expiry, and compare each ref tip's version.json with the origin's
     /// bytes. An origin that can list is examined through its listing; one that cannot

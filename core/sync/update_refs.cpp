@@ -166,7 +166,7 @@ awaitable<void> update_refs(pass& p, refs_snapshot const& origin_refs, refs_snap
             if (name.starts_with("refs/tags/") == tags && !co_await update_one(p, name, target, held))
                 co_return;
     for (auto const& [name, id] : held)
-        if (!origin_refs.refs.contains(name))
+        if (!origin_refs.refs.contains(name) && !origin_refs.unsettled.contains(name))
             p.report.warnings.push_back(name + ": gone from the origin; the mirror keeps it at " + id);
     report_ref_states(p, origin_refs, held);
 
@@ -192,7 +192,8 @@ awaitable<void> update_refs(pass& p, refs_snapshot const& origin_refs, refs_snap
         p.report.warnings.push_back("HEAD: not written yet, what it names is not in the mirror");
     }
     // The origin publishes a HEAD no reader can follow: the mirror cannot copy it faithfully.
-    if (origin_refs.head && origin_refs.head->symbolic && !origin_refs.refs.contains(*origin_refs.head->symbolic))
+    if (origin_refs.head && origin_refs.head->symbolic && !origin_refs.refs.contains(*origin_refs.head->symbolic) &&
+        !origin_refs.unsettled.contains(*origin_refs.head->symbolic))
         p.report.violations.push_back(make_error(sync_errc::refused_ref, "HEAD: names " + *origin_refs.head->symbolic +
                                                                              ", which does not exist at the origin"));
 }

@@ -372,13 +372,19 @@ awaitable<std::optional<sync::sync_report>> repository_job::run_pass(config::dae
     options.shared_transfers = services_.transfers;
     options.stop_requested = [this] { return stopping_; };
     options.recheck_published = full_recheck; // else a quick pass: new versions and moved refs
+    options.patient_with_unsettled_refs = true; // a next pass comes: no page for a write in flight
+    options.unsettled_before = unsettled_refs_;
     services_.log->debug(name_, full_recheck ? "pass started: full recheck of the published versions"
                                              : "pass started: quick (new versions and moved refs)");
     lease_lost_in_pass_ = false;
     auto finished = co_await run_cuttable(sync::run_sync(*origin_, *mirror_, std::move(options), nullptr),
                                           r.settings.pass_timeout);
-    if (finished)
+    if (finished) {
+        // A pass that ended before it read the refs saw nothing: what was unsettled stays so.
+        if (!finished->fatal || !finished->unsettled_refs.empty())
+            unsettled_refs_ = finished->unsettled_refs;
         co_return std::move(*finished);
+    }
     // Cut (or, were it a bug, thrown): the engine's publish order kept the mirror
     // consistent; what was copied stays for the next pass.
     std::string why = cut_reason_.empty() ? "the pass stopped on an internal error" : cut_reason_;

@@ -23,6 +23,7 @@
 #include <functional>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 
 namespace mirror::store {
@@ -167,6 +168,8 @@ private:
     bool lease_lost_in_pass_ = false;
 
     repository_state state_;
+    /// Origin refs unreadable at the last pass that read them: a violation if still so.
+    std::set<std::string> unsettled_refs_;
     std::optional<std::chrono::milliseconds> next_wait_; ///< until the next pass, chosen when the last one ended
     std::mt19937_64 random_;
     double configured_at_ = 0; ///< unix seconds: when this job was made (start, or the reload that added it)

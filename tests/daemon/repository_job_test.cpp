@@ -286,3 +286,25 @@ TEST_CASE("repository_job: a lease lost to another daemon during a pass cuts the
     REQUIRE(lease.has_value());
     CHECK(lease->holder == "beta/life-2"); // not released over its new holder at stop
 }
+
+TEST_CASE("repository_job: an origin ref it cannot read is a warning at the first pass, a violation at the next") {
+    job_fixture f;
+    daemon::repository_job job(f.services(), f.config(), "repo");
+    bool broken = false;
+    std::string const violation = R"(fdl_mirror_immutability_violations_total{kind="refused_ref",repo="repo"} 1)";
+    f.run_until(job, [&] { return metric_has(f.stats, violation); }, [&] {
+        if (!broken && job.status().state.last_success > 0) {
+            f.origin->put("refs/heads/main", ""); // as a publisher rewriting in place leaves it, here for good
+            broken = true;
+        }
+    });
+    REQUIRE(metric_has(f.stats, violation));
+    auto const logs = f.logs();
+    auto const warned = logs.find("refs/heads/main: '' is not a lower-case UUIDv7 version id: an origin inconsistency");
+    auto const violated = logs.find("immutability violation: origin: refs/heads/main: ''");
+    REQUIRE(warned != std::string::npos);
+    REQUIRE(violated != std::string::npos);
+    CHECK(warned < violated); // a pass warned first: one bad read pages nobody
+    CHECK(logs.find("(at two passes in a row)", violated) != std::string::npos);
+    CHECK(f.mirror_object("refs/heads/main") == f.sample.main.back() + "\n"); // the mirror keeps its ref
+}

@@ -25,6 +25,16 @@ void write_file(fs::path const& path, std::string const& bytes) {
         throw std::runtime_error("cannot write " + path.string());
 }
 
+/// As origins should write what readers poll (refs, HEAD, refs.json): a temporary file
+/// renamed over the old one, so that a reader sees the old bytes or the new, never a part.
+/// The temporary file is in the root, outside refs/, where a listing of refs would see it.
+static void replace_file(fs::path const& root, fs::path const& path, std::string const& bytes) {
+    fs::path temporary = root / ".publishing";
+    write_file(temporary, bytes);
+    fs::create_directories(path.parent_path());
+    fs::rename(temporary, path);
+}
+
 std::string read_file(fs::path const& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in)
@@ -204,15 +214,15 @@ void publisher::sign_new_versions(fs::path key, std::string ns) {
 }
 
 void publisher::set_branch(std::string const& name, std::string const& id) {
-    write_file(root_ / "refs" / "heads" / name, id + "\n");
+    replace_file(root_, root_ / "refs" / "heads" / name, id + "\n");
 }
 
 void publisher::set_tag(std::string const& name, std::string const& id) {
-    write_file(root_ / "refs" / "tags" / name, id + "\n");
+    replace_file(root_, root_ / "refs" / "tags" / name, id + "\n");
 }
 
 void publisher::set_head(std::string const& branch) {
-    write_file(root_ / "HEAD", "ref: refs/heads/" + branch + "\n");
+    replace_file(root_, root_ / "HEAD", "ref: refs/heads/" + branch + "\n");
 }
 
 void publisher::write_refs_json() {
@@ -232,7 +242,7 @@ void publisher::write_refs_json() {
             head.pop_back();
         document["HEAD"] = head;
     }
-    write_file(root_ / "refs.json", json::serialize(document) + "\n");
+    replace_file(root_, root_ / "refs.json", json::serialize(document) + "\n");
 }
 
 void publisher::expire(std::string const& id, bool withdrawn) {
