@@ -68,6 +68,12 @@ struct sync_report {
     std::uint64_t pending_bytes = 0;
     std::optional<std::uint64_t> versions_in_mirror; ///< published versions after the pass, when known
     std::optional<error> fatal;              ///< the pass stopped early (refused or I/O)
+    /// What the pass saw of each side's medium: true once it read the origin's fdl.json and
+    /// refs (origin), or read the mirror and wrote what it had to without a failure of the
+    /// mirror (mirror); false when a request to that side failed as an I/O failure does
+    /// (is_io_failure); absent when the pass did not get to it. Monitors report only this.
+    std::optional<bool> origin_up;
+    std::optional<bool> mirror_up;
     bool io_failure = false;                 ///< an origin read or mirror write failed
     std::chrono::milliseconds elapsed{0};
 

@@ -70,10 +70,21 @@ namespace {
 
 using detail::pass;
 
+/// Notes in `up` what a request to one side said of its medium: down on an I/O failure
+/// (a later one overrides an earlier success), up on a success seen first.
+template <class T>
+void observe(std::optional<bool>& up, result<T> const& answer) {
+    if (!answer && is_io_failure(answer.error().code))
+        up = false;
+    else if (!up)
+        up = true;
+}
+
 /// Reads both fdl.json files and decides whether the mirror holds the same repository.
 /// Returns the origin's bytes when the mirror has no fdl.json yet (to be created).
 awaitable<result<std::optional<std::string>>> check_identity(pass& p) {
     auto origin_bytes = co_await store::read_all(p.origin, "fdl.json", limits::fdl_json);
+    observe(p.report.origin_up, origin_bytes);
     if (!origin_bytes)
         co_return with_context(origin_bytes.error(), "origin");
     auto settings = fdl::parse_repo_settings(*origin_bytes);
@@ -82,6 +93,7 @@ awaitable<result<std::optional<std::string>>> check_identity(pass& p) {
     p.settings = std::move(*settings);
 
     auto mirror_bytes = co_await store::read_if_present(p.mirror, "fdl.json", limits::fdl_json);
+    observe(p.report.mirror_up, mirror_bytes);
     if (!mirror_bytes)
         co_return with_context(mirror_bytes.error(), "mirror");
     if (!*mirror_bytes)
@@ -379,6 +391,8 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
     auto finish = [&]() -> sync_report {
         if (p.mirror_failure && !report.fatal)
             report.fatal = p.mirror_failure;
+        if (p.mirror_failure && is_io_failure(p.mirror_failure->code))
+            report.mirror_up = false;
         if (mirror_known) {
             std::uint64_t published = p.published_now.size();
             for (auto const& [id, files] : p.mirror_versions.versions)
@@ -416,6 +430,7 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
     co_await discard_left_over_writes(p);
     note_trust(p);
     auto origin_refs = co_await read_refs(origin, "origin", options.refs);
+    observe(report.origin_up, origin_refs);
     if (!origin_refs) {
         report.fatal = origin_refs.error();
         co_return finish();
@@ -425,6 +440,7 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
     report.warnings.insert(report.warnings.end(), origin_refs->warnings.begin(), origin_refs->warnings.end());
     if (origin.caps().can_list) {
         auto listed = co_await list_versions(origin);
+        observe(report.origin_up, listed);
         if (!listed) {
             report.fatal = with_context(listed.error(), "origin");
             co_return finish();
@@ -436,6 +452,8 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
     auto mirror_listed = co_await list_versions(mirror);
     // The mirror's refs are the pass's own writing: no limit, so that none is forgotten.
     auto mirror_refs = co_await read_refs(mirror, "mirror", {SIZE_MAX, SIZE_MAX});
+    observe(report.mirror_up, mirror_listed);
+    observe(report.mirror_up, mirror_refs);
     if (!mirror_listed || !mirror_refs) {
         report.fatal = with_context(mirror_listed ? mirror_refs.error() : mirror_listed.error(), "mirror");
         co_return finish();

@@ -53,7 +53,6 @@ struct finished_pass {
     pass_outcome outcome = pass_outcome::ok;
     double finished_at = 0;      ///< unix seconds
     double duration_seconds = 0;
-    bool origin_reached = true;  ///< false when the origin could not be read at all
     /// How long each ref has been out of sync, by ref name (0 when in sync); refs missing
     /// here count 0.
     std::vector<std::pair<std::string, double>> ref_lag_seconds;

@@ -102,7 +102,11 @@ void metrics::pass_finished(std::string const& repo, sync::sync_report const& re
     m.duration_of(repo).Observe(pass.duration_seconds);
     if (pass.outcome == pass_outcome::ok || pass.outcome == pass_outcome::held)
         m.last_success.Add(r).Set(pass.finished_at);
-    m.origin_up.Add(r).Set(pass.origin_reached ? 1 : 0);
+    // Only what this pass saw: a pass that failed at the mirror says nothing of the origin.
+    if (report.origin_up)
+        m.origin_up.Add(r).Set(*report.origin_up ? 1 : 0);
+    if (report.mirror_up)
+        m.mirror_up.Add(r).Set(*report.mirror_up ? 1 : 0);
     m.copied_bytes.Add(r).Increment(static_cast<double>(report.bytes_copied));
     m.copied_files.Add(r).Increment(static_cast<double>(report.files_copied));
     m.untrusted_keys.Add(r).Set(static_cast<double>(report.announced_keys.announced_not_trusted.size()));

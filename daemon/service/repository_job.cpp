@@ -37,15 +37,6 @@ pass_outcome outcome_of(sync::sync_report const& report) {
     }
 }
 
-/// False when the pass could not read the origin at all: it stopped before knowing any
-/// ref, on a failure of the origin's medium.
-bool origin_reached(sync::sync_report const& report) {
-    if (!report.refs.empty() || !report.fatal)
-        return true;
-    return report.fatal->code != job_errc::origin_unavailable &&
-           !(sync::is_io_failure(report.fatal->code) && report.fatal->message.starts_with("origin"));
-}
-
 config::repository_config const& repo_of(config::daemon_config const& cfg, std::string const& name) {
     for (auto const& r : cfg.repositories)
         if (r.name == name)
@@ -353,6 +344,8 @@ awaitable<std::optional<sync::sync_report>> repository_job::run_pass(config::dae
     }
     auto unopened = lease_refused.empty() ? open_stores() : make_error(job_errc::lease_refused, lease_refused);
     if (unopened) {
+        // What could not be opened is down; the other side was not reached, and stays as seen.
+        (unopened->code == job_errc::origin_unavailable ? report.origin_up : report.mirror_up) = false;
         report.fatal = std::move(unopened);
         report.io_failure = true; // exit 3, as for any pass that cannot reach its stores
         co_return report;
@@ -418,7 +411,6 @@ void repository_job::account_pass(config::repository_config const& r, sync::sync
     pass.outcome = cut_outcome.value_or(outcome_of(report));
     pass.finished_at = ended;
     pass.duration_seconds = ended - started;
-    pass.origin_reached = origin_reached(report);
     record_pass(state_.record, report, pass.outcome, ended);
     pass.ref_lag_seconds = ref_lags(state_.record, ended);
     services_.stats->pass_finished(name_, report, pass);

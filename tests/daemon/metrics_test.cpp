@@ -77,7 +77,9 @@ TEST_CASE("declared repositories get every watched series at 0, and build_info s
     CHECK(has_line(text, R"(fdl_mirror_signature_checks_total{repo="towns",result="invalid"} 0)"));
     CHECK(has_line(text, R"(fdl_mirror_immutability_violations_total{kind="tag_moved",repo="towns"} 0)"));
     CHECK(has_line(text, R"(fdl_mirror_integrity_failures_total{kind="sha256_mismatch",repo="towns"} 0)"));
-    CHECK(has_line(text, R"(fdl_mirror_origin_up{repo="towns"} 1)"));
+    // Up or down is only what a pass saw: nothing before the first.
+    CHECK(text.find(R"(fdl_mirror_origin_up{repo="towns"})") == std::string::npos);
+    CHECK(text.find(R"(fdl_mirror_mirror_up{repo="towns"})") == std::string::npos);
     CHECK(has_line(text, R"(fdl_mirror_pending_files{repo="towns"} 0)"));
     CHECK(has_line(text, R"(fdl_mirror_pending_bytes{repo="population"} 0)"));
     // Request series appear on first use: their labels are open-ended (no rule watches them).
@@ -89,7 +91,7 @@ TEST_CASE("a pass's report becomes drift, held versions, signature checks, integ
     daemon::metrics m({"0.1.0", "0.12.2", false});
     m.set_repositories({{"population", 60}});
     m.pass_started("population", 1000);
-    finished_pass pass{pass_outcome::held, 1042, 42, true, {{"refs/heads/main", 600}}};
+    finished_pass pass{pass_outcome::held, 1042, 42, {{"refs/heads/main", 600}}};
     m.pass_finished("population", troubled_report(), pass);
     auto text = m.text();
     INFO(text);
@@ -123,7 +125,7 @@ TEST_CASE("a pass's report becomes drift, held versions, signature checks, integ
     // The next pass finds everything in sync: held reasons drop to 0, counters stay.
     sync::sync_report clean;
     clean.refs.push_back({"refs/heads/main", "v5", std::string("v5"), 0});
-    m.pass_finished("population", clean, {pass_outcome::ok, 1100, 5, true, {}});
+    m.pass_finished("population", clean, {pass_outcome::ok, 1100, 5, {}});
     text = m.text();
     CHECK(has_line(text, R"(fdl_mirror_versions_held{reason="sha256_mismatch",repo="population"} 0)"));
     CHECK(has_line(text, R"(fdl_mirror_ref_in_sync{ref="refs/heads/main",repo="population"} 1)"));
@@ -135,17 +137,26 @@ TEST_CASE("a pass's report becomes drift, held versions, signature checks, integ
     CHECK(has_line(text, R"(fdl_mirror_pending_bytes{repo="population"} 0)"));
     CHECK(has_line(text, R"(fdl_mirror_versions_unverified{repo="population"} 0)"));
 
-    // A failed pass moves no success time and marks an unreachable origin.
-    m.pass_finished("population", sync::sync_report{}, {pass_outcome::failed, 1200, 1, false, {}});
+    // A failed pass moves no success time; it marks each side as it saw it, and only that.
+    sync::sync_report unreachable;
+    unreachable.origin_up = false;
+    m.pass_finished("population", unreachable, {pass_outcome::failed, 1200, 1, {}});
     text = m.text();
     CHECK(has_line(text, R"(fdl_mirror_last_success_timestamp_seconds{repo="population"} 1100)"));
     CHECK(has_line(text, R"(fdl_mirror_origin_up{repo="population"} 0)"));
+    CHECK(text.find(R"(fdl_mirror_mirror_up{repo="population"})") == std::string::npos);
+    sync::sync_report mirror_down; // failed at the mirror: says nothing of the origin
+    mirror_down.mirror_up = false;
+    m.pass_finished("population", mirror_down, {pass_outcome::failed, 1250, 1, {}});
+    text = m.text();
+    CHECK(has_line(text, R"(fdl_mirror_origin_up{repo="population"} 0)"));
+    CHECK(has_line(text, R"(fdl_mirror_mirror_up{repo="population"} 0)"));
 
     // It stopped before the refs and knew nothing pending: the last values stay.
-    m.pass_finished("population", troubled_report(), {pass_outcome::held, 1300, 1, true, {}});
+    m.pass_finished("population", troubled_report(), {pass_outcome::held, 1300, 1, {}});
     sync::sync_report stopped;
     stopped.fatal = make_error(io::store_errc::transient, "fdl.json: timed out");
-    m.pass_finished("population", stopped, {pass_outcome::failed, 1400, 1, false, {}});
+    m.pass_finished("population", stopped, {pass_outcome::failed, 1400, 1, {}});
     text = m.text();
     CHECK(has_line(text, R"(fdl_mirror_pending_files{repo="population"} 2)"));
     CHECK(has_line(text, R"(fdl_mirror_pending_bytes{repo="population"} 5000)"));
@@ -163,7 +174,7 @@ TEST_CASE("an origin with thousands of refs gets series for the most behind only
         r.refs.push_back({name, "v2", std::string(behind ? "v1" : "v2"), behind ? i : 0});
     }
     r.refs.push_back({"refs/heads/\x1b[31mred\u202eevil", "v2", std::string("v1"), 1});
-    m.pass_finished("many", r, {pass_outcome::ok, 1000, 1, true, {}});
+    m.pass_finished("many", r, {pass_outcome::ok, 1000, 1, {}});
     auto text = m.text();
     std::size_t in_sync_series = 0;
     for (std::size_t at = text.find("\nfdl_mirror_ref_in_sync{"); at != std::string::npos;
@@ -244,8 +255,8 @@ TEST_CASE("a removed repository loses its request series, and its observers coun
 TEST_CASE("a reload keeps the counters of unchanged repositories and drops those removed") {
     daemon::metrics m({"0.1.0", "0.12.2", true});
     m.set_repositories({{"population", 60}, {"towns", 60}});
-    m.pass_finished("population", troubled_report(), {pass_outcome::held, 10, 1, true, {}});
-    m.pass_finished("towns", troubled_report(), {pass_outcome::held, 10, 1, true, {}});
+    m.pass_finished("population", troubled_report(), {pass_outcome::held, 10, 1, {}});
+    m.pass_finished("towns", troubled_report(), {pass_outcome::held, 10, 1, {}});
     m.set_repositories({{"population", 120}});
     auto text = m.text();
     CHECK(has_line(text, "fdl_mirror_repositories 1"));
@@ -320,7 +331,7 @@ TEST_CASE("behind-since and held-since clocks come from the record, the oldest h
 TEST_CASE("promtool check metrics accepts the exposition") {
     daemon::metrics m({"0.1.0", "0.12.2", true});
     m.set_repositories({{"population", 60}});
-    m.pass_finished("population", troubled_report(), {pass_outcome::held, 1042, 42, true, {{"refs/heads/main", 6}}});
+    m.pass_finished("population", troubled_report(), {pass_outcome::held, 1042, 42, {{"refs/heads/main", 6}}});
     some_traffic(*m.request_observer("population", "origin"));
     auto promtool = test::find_program("promtool", FDL_MIRROR_PROMTOOL);
     if (promtool.empty())

@@ -174,6 +174,8 @@ TEST_CASE("repository_job: its first pass mirrors the origin, it reports the pas
     CHECK(f.mirror_object("refs/heads/main") == f.origin->objects.at("refs/heads/main").bytes);
     CHECK(f.mirror_object("versions/" + f.sample.main.back() + "/version.json").has_value());
     CHECK(metric_has(f.stats, "fdl_mirror_passes_total{repo=\"repo\",result=\"ok\"} 1"));
+    CHECK(metric_has(f.stats, "fdl_mirror_origin_up{repo=\"repo\"} 1"));
+    CHECK(metric_has(f.stats, "fdl_mirror_mirror_up{repo=\"repo\"} 1"));
     CHECK(job.unready_reason(1e12).empty());
 }
 
@@ -188,6 +190,7 @@ TEST_CASE("repository_job: an origin that cannot be opened fails the pass as job
     CHECK(status.state.record.last_error == "origin: mem://origin/: no credentials");
     CHECK(f.logs().find(R"("error_kind":"job.origin_unavailable")") != std::string::npos);
     CHECK(metric_has(f.stats, "fdl_mirror_origin_up{repo=\"repo\"} 0"));
+    CHECK(!metric_has(f.stats, "fdl_mirror_mirror_up{")); // not reached: not known
     CHECK(f.mirror->objects.empty()); // nothing written
     CHECK(job.unready_reason(1e12).find("last error: origin: mem://origin/: no credentials") != std::string::npos);
 }
@@ -307,4 +310,31 @@ TEST_CASE("repository_job: an origin ref it cannot read is a warning at the firs
     CHECK(warned < violated); // a pass warned first: one bad read pages nobody
     CHECK(logs.find("(at two passes in a row)", violated) != std::string::npos);
     CHECK(f.mirror_object("refs/heads/main") == f.sample.main.back() + "\n"); // the mirror keeps its ref
+}
+
+TEST_CASE("repository_job: a pass that fails at the mirror says the mirror is down, and nothing of an origin it "
+          "did not reach") {
+    job_fixture f;
+    f.unopenable.insert("mem://origin/");
+    daemon::repository_job job(f.services(), f.config(), "repo");
+    f.run_until(job, [&] { return metric_has(f.stats, "fdl_mirror_mirror_up{repo=\"repo\"} 0"); }, [&] {
+        if (metric_has(f.stats, "fdl_mirror_origin_up{repo=\"repo\"} 0")) { // the origin was seen down once
+            f.unopenable.erase("mem://origin/");
+            f.unopenable.insert("mem://mirror/"); // now the pass stops at the mirror, before reading the origin
+        }
+    });
+    CHECK(metric_has(f.stats, "fdl_mirror_mirror_up{repo=\"repo\"} 0"));
+    CHECK(metric_has(f.stats, "fdl_mirror_origin_up{repo=\"repo\"} 0")); // as last seen, not 1
+    CHECK(f.logs().find(R"("error_kind":"job.mirror_unavailable")") != std::string::npos);
+}
+
+TEST_CASE("repository_job: a mirror that stops answering is down while the origin it read is up") {
+    job_fixture f;
+    daemon::repository_job job(f.services(), f.config(), "repo");
+    f.run_until(job, [&] { return metric_has(f.stats, "fdl_mirror_mirror_up{repo=\"repo\"} 0"); }, [&] {
+        if (job.status().state.last_success > 0)
+            f.mirror->unreachable = true;
+    });
+    CHECK(metric_has(f.stats, "fdl_mirror_mirror_up{repo=\"repo\"} 0"));
+    CHECK(metric_has(f.stats, "fdl_mirror_origin_up{repo=\"repo\"} 1"));
 }

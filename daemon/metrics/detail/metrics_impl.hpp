@@ -159,7 +159,12 @@ struct metrics::impl {
                 "Problems of versions published anyway (files.json disagreeing with the catalog), by kind");
     Family<Gauge>& untrusted_keys = gauge("fdl_mirror_untrusted_announced_keys",
                                           "Keys the origin's fdl.json announces that are not configured here");
-    Family<Gauge>& origin_up = gauge("fdl_mirror_origin_up", "1 when the last pass could read the origin");
+    Family<Gauge>& origin_up =
+        gauge("fdl_mirror_origin_up", "1 when the last pass that reached for the origin read it, 0 when that failed; "
+                                      "absent until a pass did");
+    Family<Gauge>& mirror_up =
+        gauge("fdl_mirror_mirror_up", "1 when the last pass that reached for the mirror read and wrote it, 0 when "
+                                      "that failed; absent until a pass did");
     Family<Counter>& copied_bytes = counter("fdl_mirror_copied_bytes_total", "Bytes copied into the mirror");
     Family<Counter>& copied_files = counter("fdl_mirror_copied_files_total", "Files copied into the mirror");
     Family<Gauge>& pending_files =
@@ -243,7 +248,6 @@ struct metrics::impl {
         for (auto kind : violation_kinds)
             violations.Add({{"repo", repo}, {"kind", kind}});
         untrusted_keys.Add(r);
-        origin_up.Add(r).Set(1);
         copied_bytes.Add(r);
         copied_files.Add(r);
         pending_files.Add(r);
@@ -281,7 +285,7 @@ struct metrics::impl {
 
     void forget(std::string const& repo) {
         Labels r{{"repo", repo}};
-        for (auto* family : {&interval, &last_success, &last_attempt, &failing_since, &untrusted_keys, &origin_up, &pending_files,
+        for (auto* family : {&interval, &last_success, &last_attempt, &failing_since, &untrusted_keys, &origin_up, &mirror_up, &pending_files,
                              &pending_bytes, &versions_unverified, &allowed_signers_problems, &lease_held, &lease_anomaly,
                              &last_full_recheck, &last_origin_check, &scrub_period, &scrub_round_started, &scrub_round_completed,
                              &scrub_progress, &refs_total, &refs_out_of_sync})
