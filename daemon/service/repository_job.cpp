@@ -84,6 +84,12 @@ void repository_job::start(std::function<void()> on_finished) {
         // A state file from before failing_since was kept: the failures' clock starts now.
         if (state_.consecutive_failures > 0 && !state_.failing_since)
             state_.failing_since = record_now();
+        if (!state_.configured_since) { // new here (or a state file from before it was kept)
+            state_.configured_since = configured_at_;
+            // Saved as loaded (not save_state(): no origin is open yet to take its cache from).
+            if (auto saved = services_.state->save(name_, state_); !saved)
+                services_.log->warning(name_, "state not saved: " + saved.error().message);
+        }
         services_.stats->restore_times(name_, state_.last_success, state_.last_attempt);
         services_.stats->set_failing_since(name_, state_.failing_since);
         services_.stats->set_clocks(name_, state_.record);
@@ -152,9 +158,10 @@ std::string repository_job::unready_reason(double now) const {
     if (state_.last_success > 0 || (lease_ && !lease_->standing_by_for().empty()))
         return {}; // it completed a pass once (this run or an earlier one), or another daemon mirrors it
     double const grace = std::chrono::duration<double>(repo().settings.pass_timeout).count();
-    if (now - configured_at_ < grace)
+    double const configured = state_.configured_since.value_or(configured_at_); // across restarts
+    if (now - configured < grace)
         return {}; // its first pass may still be running
-    std::string why = name_ + ": no pass completed in the " + std::to_string(static_cast<long long>(now - configured_at_)) +
+    std::string why = name_ + ": no pass completed in the " + std::to_string(static_cast<long long>(now - configured)) +
                       " s since it was configured";
     if (!state_.record.last_error.empty())
         why += "; last error: " + state_.record.last_error;

@@ -172,7 +172,9 @@ private:
     std::set<std::string> unsettled_refs_;
     std::optional<std::chrono::milliseconds> next_wait_; ///< until the next pass, chosen when the last one ended
     std::mt19937_64 random_;
-    double configured_at_ = 0; ///< unix seconds: when this job was made (start, or the reload that added it)
+    /// Unix seconds: when this job was made (start, or the reload that added it). The state
+    /// folder keeps the first of these (repository_state::configured_since).
+    double configured_at_ = 0;
 };
 
 } // namespace mirror::daemon

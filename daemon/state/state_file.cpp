@@ -160,6 +160,8 @@ result<void> state_dir::save(std::string const& repo_name, repository_state cons
     o["consecutive_failures"] = state.consecutive_failures;
     if (state.failing_since && std::isfinite(*state.failing_since))
         o["failing_since"] = *state.failing_since;
+    if (state.configured_since && std::isfinite(*state.configured_since))
+        o["configured_since"] = *state.configured_since;
     o["origin"] = state.origin;
     json::array cache;
     for (auto const& object : state.origin_cache)
@@ -226,7 +228,8 @@ static std::variant<repository_state, std::string> parse_state(std::string_view 
     repository_state state;
     std::pair<char const*, std::optional<double>*> const times[] = {{"last_success", &state.last_success},
                                                                     {"last_attempt", &state.last_attempt},
-                                                                    {"failing_since", &state.failing_since}};
+                                                                    {"failing_since", &state.failing_since},
+                                                                    {"configured_since", &state.configured_since}};
     for (auto [name, into] : times) {
         if (auto const* v = o.if_contains(name)) {
             if (!v->is_number())

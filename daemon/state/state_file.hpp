@@ -27,6 +27,10 @@ struct repository_state {
     /// When the first of those failed passes started; unset while the last pass succeeded.
     /// Kept across restarts so that FdlMirrorPassesFailing fires whatever the backoff.
     std::optional<double> failing_since;
+    /// When this repository was first configured on this host (the first start or reload
+    /// that had it): /readyz's grace for a first pass counts from here, not from each
+    /// restart, so a repository that never completed a pass stays "not ready".
+    std::optional<double> configured_since;
     /// The origin origin_cache was read from (its store's describe()). Restore the cache
     /// only into a store of the same origin: another server's Last-Modified dates could
     /// answer 304 for bytes it never served.

@@ -6,6 +6,7 @@
 #include "daemon/service/repository_job.hpp"
 
 #include "daemon/service/coordinator.hpp"
+#include "daemon/state/state_file.hpp"
 
 #include "tests/daemon/captured_log.hpp"
 #include "tests/support/manual_clock.hpp"
@@ -337,4 +338,38 @@ TEST_CASE("repository_job: a mirror that stops answering is down while the origi
     });
     CHECK(metric_has(f.stats, "fdl_mirror_mirror_up{repo=\"repo\"} 0"));
     CHECK(metric_has(f.stats, "fdl_mirror_origin_up{repo=\"repo\"} 1"));
+}
+
+TEST_CASE("repository_job: a repository that never completed a pass stays not ready across restarts") {
+    job_fixture f;
+    f.unopenable.insert("mem://origin/");
+    auto state = daemon::state_dir::open(f.tmp.path() / "state");
+    REQUIRE(state.has_value());
+    // An earlier run configured it two hours ago, and failed since.
+    double const now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    daemon::repository_state earlier;
+    earlier.configured_since = now - 7200;
+    earlier.consecutive_failures = 3;
+    earlier.failing_since = now - 7000;
+    REQUIRE(state->save("repo", earlier).has_value());
+
+    auto services = f.services();
+    services.state = &*state;
+    daemon::repository_job job(services, f.config(), "repo"); // pass_timeout 1 h: the grace
+    f.run_until(job, [&] { return job.status().state.consecutive_failures > 3; });
+    auto const why = job.unready_reason(now + 1);
+    CHECK(why.find("repo: no pass completed in the 720") == 0); // 7200 s or so, not the seconds of this run
+    CHECK(why.find("last error: origin: mem://origin/: no credentials") != std::string::npos);
+    CHECK(state->load("repo", nullptr).configured_since == now - 7200); // kept, not moved to this start
+
+    // Configured for the first time: the grace counts from now, and is saved at once.
+    auto fresh = daemon::state_dir::open(f.tmp.path() / "fresh");
+    REQUIRE(fresh.has_value());
+    services.state = &*fresh;
+    daemon::repository_job other(services, f.config(), "repo");
+    f.run_until(other, [&] { return other.status().state.consecutive_failures > 0; });
+    CHECK(other.unready_reason(now + 1).empty()); // within its first pass_timeout
+    auto const saved = fresh->load("repo", nullptr).configured_since;
+    REQUIRE(saved.has_value());
+    CHECK(*saved >= now - 1);
 }
