@@ -310,8 +310,10 @@ std::variant<command, usage_error> parse_run(arg_reader& in) {
     return command(run_command{std::get<std::string>(config)});
 }
 
-std::variant<command, usage_error> parse_status(arg_reader& in) {
-    status_command cmd;
+/// status and trigger share their options: --config FILE, --repository NAME, --json.
+template <class Command>
+std::variant<command, usage_error> parse_daemon_query(arg_reader& in, std::string const& name) {
+    Command cmd;
     std::optional<usage_error> problem;
     while (!in.done() && !problem) {
         std::string const& arg = in.take();
@@ -323,13 +325,13 @@ std::variant<command, usage_error> parse_status(arg_reader& in) {
         } else if (arg == "--json") {
             cmd.json = true;
         } else {
-            problem = usage_error{"status: unexpected " + arg};
+            problem = usage_error{name + ": unexpected " + arg};
         }
     }
     if (problem)
         return *problem;
     if (cmd.config.empty())
-        return usage_error{"status needs --config FILE"};
+        return usage_error{name + " needs --config FILE"};
     return command(cmd);
 }
 
@@ -372,7 +374,9 @@ std::variant<command, usage_error> parse_command_line(std::vector<std::string> c
     if (first == "run")
         return parse_run(in);
     if (first == "status")
-        return parse_status(in);
+        return parse_daemon_query<status_command>(in, "status");
+    if (first == "trigger")
+        return parse_daemon_query<trigger_command>(in, "trigger");
     return usage_error{"unknown command '" + first + "'"};
 }
 

@@ -112,6 +112,14 @@ struct status_command {
     std::optional<std::string> repository; ///< --repository NAME: that one only
 };
 
+/// `trigger --config FILE [--repository NAME] [--json]`: asks the running daemon for a pass
+/// now (POST /trigger on its listen address).
+struct trigger_command {
+    std::string config; ///< --config FILE
+    bool json = false;
+    std::optional<std::string> repository; ///< --repository NAME: that one only
+};
+
 /// `--help`, `help [COMMAND]` or `COMMAND --help`: `command` empty for the general text.
 struct help_command {
     std::string command;
@@ -119,7 +127,8 @@ struct help_command {
 struct version_command {};
 
 using command = std::variant<help_command, version_command, sync_command, verify_command, check_signature_command,
-                             find_principals_command, check_config_command, run_command, status_command>;
+                             find_principals_command, check_config_command, run_command, status_command,
+                             trigger_command>;
 
 /// A usage error: the message, to print with the usage text; exit 2.
 struct usage_error {

@@ -112,6 +112,18 @@ constexpr command_help commands[] = {
      "  --repository NAME              that repository only\n"
      "exit status: 0 nothing needs attention; 1 a last pass failed or versions are held;\n"
      "2 an unknown repository or usage error; 78 the configuration does not load."},
+    {"trigger", "trigger --config FILE [--repository NAME] [--json]",
+     "ask the running daemon for a pass now, whatever its wait\n"
+     "                                            or backoff (POST /trigger)",
+     "Asks the daemon running with the configuration FILE, on its listen address over loopback,\n"
+     "for a pass now of every repository (or of NAME), bypassing the interval and the backoff,\n"
+     "and prints for each when its pass started (or that one is running and the next follows\n"
+     "it, or that another daemon holds its lease).\n"
+     "  --json                         the daemon's JSON answer instead of the text\n"
+     "  --repository NAME              that repository only\n"
+     "exit status: 0 every pass started or follows the one in hand; 1 one cannot start here\n"
+     "(standing by, stopping); 2 an unknown repository or usage error; 69 no daemon answers;\n"
+     "78 the configuration does not load."},
 };
 
 command_help const* find(std::string_view name) {

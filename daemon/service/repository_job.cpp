@@ -186,6 +186,19 @@ void repository_job::poll_now(std::string const& why) {
     wait_.cancel();
 }
 
+repository_job::trigger_result repository_job::trigger(std::string const& who) {
+    if (stopping_)
+        return trigger_result::stopping;
+    if (waiting_) {
+        services_.log->info(name_, "pass triggered by " + who + ": it starts now");
+        wait_.cancel();
+        return trigger_result::starting;
+    }
+    services_.log->info(name_, "pass triggered by " + who + ": it starts when the one in hand ends");
+    trigger_pending_ = true;
+    return trigger_result::queued;
+}
+
 void repository_job::cancel_pass(std::string why) {
     if (!in_pass_)
         return;
@@ -297,8 +310,12 @@ awaitable<void> repository_job::loop() {
         auto wait = next_wait_.value_or(next_wait(poll_of(repo().settings), state_.consecutive_failures,
                                                   std::uniform_real_distribution<double>(0, 1)(random_)));
         next_wait_.reset();
+        if (std::exchange(trigger_pending_, false))
+            continue; // triggered while busy: the next pass now, backoff or not
         wait_.expires_after(wait);
-        co_await wait_.async_wait(use_op); // cut short by stop() and reconfigure()
+        waiting_ = true;
+        co_await wait_.async_wait(use_op); // cut short by stop(), reconfigure() and trigger()
+        waiting_ = false;
     }
     if (lease_)
         co_await lease_->stop();

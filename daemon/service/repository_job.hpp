@@ -83,11 +83,22 @@ public:
     /// Starts a pass now rather than at the end of the wait in hand (nothing happens during
     /// a pass, or after stop()). `why` is logged.
     void poll_now(std::string const& why);
+    /// What trigger() did.
+    enum class trigger_result {
+        starting, ///< the job was waiting for its next pass: that pass starts now
+        queued,   ///< a pass (or the wait for a pass slot) is in hand: another starts right after it
+        stopping, ///< the daemon stops: no pass starts
+    };
+    /// A pass now, whatever the wait in hand (the interval, or the backoff after failures):
+    /// `fdl-mirror trigger` and POST /trigger. `who` is logged.
+    trigger_result trigger(std::string const& who);
     /// Cuts the pass in hand, if any: it ends at its next operation, leaving the mirror
     /// consistent (nothing is published that was not verified), and is not counted as a
     /// failure. `why` is logged.
     void cancel_pass(std::string why);
     bool in_pass() const { return in_pass_; }
+    /// In the wait between passes (neither in a pass nor waiting for a slot or a lease).
+    bool waiting() const { return waiting_; }
     /// Why this repository makes the daemon unready at `now` (unix seconds), "" when it
     /// does not: it has never completed a pass (in this run or, by its state file, an
     /// earlier one), was configured longer ago than its pass_timeout, and is not another
@@ -158,6 +169,8 @@ private:
     std::string cut_reason_;
     std::exception_ptr cut_failure_; ///< what the last cuttable work threw, if it did
     bool stopping_ = false;
+    bool waiting_ = false;          ///< in the wait between passes (what trigger() cuts short)
+    bool trigger_pending_ = false;  ///< a trigger came while busy: no wait after this pass
     bool retired_ = false;
     bool in_pass_ = false;
     bool settings_changed_ = false; ///< run the next pass at once

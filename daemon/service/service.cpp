@@ -6,6 +6,7 @@
 #include "daemon/common/log.hpp"
 #include "daemon/metrics/metrics.hpp"
 #include "daemon/service/notify.hpp"
+#include "daemon/service/on_call.hpp"
 #include "daemon/service/pass_setup.hpp"
 #include "daemon/service/repository_job.hpp"
 #include "daemon/state/state_file.hpp"
@@ -115,7 +116,8 @@ public:
                                    return stats_.text();
                                },
                                [this] { return not_ready(); },
-                               [this] { return status_json(); }};
+                               [this] { return status_json(); },
+                               [this](std::optional<std::string> repository) { return trigger(std::move(repository)); }};
         auto bound = status_server::bind(io_.get_executor(), cfg_->listen, std::move(sources));
         if (!bound) {
             log_.error({}, "cannot listen on " + config::to_string(cfg_->listen) + ": " + bound.error().message);
@@ -189,6 +191,23 @@ private:
             if (auto why = job->unready_reason(now); !why.empty())
                 out += (out.empty() ? "" : "\n") + why;
         return out;
+    }
+
+    /// POST /trigger: a pass now of `repository`, or of every one (daemon/service/on_call.hpp).
+    awaitable<control_answer> trigger(std::optional<std::string> repository) {
+        if (!ready_ || stopping_)
+            co_return refused_control(503, stopping_ ? "the daemon is stopping" : "the daemon is starting");
+        std::vector<std::string> names;
+        for (auto const& repo : cfg_->repositories)
+            if (!repository || repo.name == *repository)
+                names.push_back(repo.name);
+        if (names.empty())
+            co_return refused_control(404, "no repository '" + repository.value_or("") + "' is configured");
+        log_.info({}, "trigger: a pass now of " + (repository ? *repository : std::string("every repository")));
+        co_return co_await trigger_passes(std::move(names), [this](std::string const& name) -> repository_job* {
+            auto job = jobs_.find(name);
+            return job == jobs_.end() ? nullptr : job->second.get();
+        }, std::chrono::seconds(5));
     }
 
     /// What /status says: the configured repositories, in order, as their jobs know them.

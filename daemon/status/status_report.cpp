@@ -15,10 +15,7 @@ namespace mirror::daemon {
 
 namespace json = boost::json;
 
-namespace {
-
-/// "2026-12-02T10:03:04Z".
-std::string utc(double unix_seconds) {
+std::string utc_time(double unix_seconds) {
     std::time_t t = static_cast<std::time_t>(std::floor(unix_seconds));
     std::tm parts{};
     ::gmtime_r(&t, &parts);
@@ -26,6 +23,10 @@ std::string utc(double unix_seconds) {
     std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
     return text;
 }
+
+namespace {
+
+std::string utc(double unix_seconds) { return utc_time(unix_seconds); }
 
 /// "3h 12m", "45 s", "2d 4h": how long, for a person.
 std::string span(double seconds) {

@@ -20,6 +20,9 @@ struct repository_status {
     std::string lease_anomaly; ///< what is wrong with its lease as last read; empty when nothing (daemon only)
 };
 
+/// "2026-12-02T10:03:04Z": a time in UTC, to the second.
+std::string utc_time(double unix_seconds);
+
 /// The status as JSON text: {"time": now, "repositories": [...]}, `source` saying where it
 /// came from ("daemon" or "state_dir").
 std::string status_json(std::vector<repository_status> const& repositories, double now, std::string const& source);

@@ -7,6 +7,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/url/parse.hpp>
 
 #include <chrono>
 #include <exception>
@@ -32,7 +33,11 @@ bhttp::response<bhttp::string_body> answer(bhttp::request<bhttp::empty_body> con
     auto target = request.target();
     if (auto query = target.find('?'); query != beast::string_view::npos)
         target = target.substr(0, query);
-    if (request.method() != bhttp::verb::get && request.method() != bhttp::verb::head) {
+    if (target == "/trigger") { // a POST is answered by answer_control
+        out.result(bhttp::status::method_not_allowed);
+        out.set(bhttp::field::allow, "POST");
+        out.body() = "/trigger takes POST only\n";
+    } else if (request.method() != bhttp::verb::get && request.method() != bhttp::verb::head) {
         out.result(bhttp::status::method_not_allowed);
         out.set(bhttp::field::allow, "GET, HEAD");
         out.body() = "only GET and HEAD\n";
@@ -61,12 +66,58 @@ bhttp::response<bhttp::string_body> answer(bhttp::request<bhttp::empty_body> con
         out.body() = why.empty() ? "ready\n" : "not ready: " + why + "\n";
     } else {
         out.result(bhttp::status::not_found);
-        out.body() = "fdl-mirror serves /metrics, /status, /healthz and /readyz\n";
+        out.body() = "fdl-mirror serves /metrics, /status, /healthz, /readyz and POST /trigger\n";
     }
     out.prepare_payload();
     if (request.method() == bhttp::verb::head)
         out.body().clear(); // Content-Length stays that of the GET
     return out;
+}
+
+bool is_control(bhttp::request<bhttp::empty_body> const& request) {
+    auto target = request.target();
+    return request.method() == bhttp::verb::post && target.substr(0, target.find('?')) == "/trigger";
+}
+
+/// The value of `name` in the request's query, percent-decoded; nullopt when absent or the
+/// target does not parse.
+std::optional<std::string> query_value(beast::string_view target, std::string_view name) {
+    auto parsed = boost::urls::parse_origin_form(std::string_view(target.data(), target.size()));
+    if (!parsed)
+        return std::nullopt;
+    auto params = parsed->params();
+    auto found = params.find(name);
+    if (found == params.end() || !(*found).has_value)
+        return std::nullopt;
+    return std::string((*found).value);
+}
+
+awaitable<bhttp::response<bhttp::string_body>> answer_control(bhttp::request<bhttp::empty_body> const& request,
+                                                              status_sources const& sources,
+                                                              net::ip::address const& peer) {
+    bhttp::response<bhttp::string_body> out;
+    out.version(request.version());
+    out.keep_alive(request.keep_alive());
+    out.set(bhttp::field::server, "fdl-mirror");
+    out.set(bhttp::field::content_type, "text/plain; charset=utf-8");
+    auto const origin = request.find(bhttp::field::origin);
+    auto refusal = control_refusal(peer, request[bhttp::field::host],
+                                   origin == request.end() ? std::string_view() : std::string_view(origin->value()),
+                                   origin != request.end());
+    if (!refusal.empty()) {
+        out.result(bhttp::status::forbidden);
+        out.body() = refusal + "\n";
+    } else if (!sources.trigger) {
+        out.result(bhttp::status::service_unavailable);
+        out.body() = "no trigger here\n";
+    } else {
+        auto answered = co_await sources.trigger(query_value(request.target(), "repository"));
+        out.result(static_cast<bhttp::status>(answered.status));
+        out.set(bhttp::field::content_type, "application/json");
+        out.body() = std::move(answered.json);
+    }
+    out.prepare_payload();
+    co_return out;
 }
 
 awaitable<void> serve(tcp::socket socket, status_sources sources) {
@@ -82,7 +133,11 @@ awaitable<void> serve(tcp::socket socket, status_sources sources) {
         auto [read_ec, n] = co_await bhttp::async_read(stream, buffer, parser, use_op);
         if (read_ec)
             co_return; // closed, timed out, or not HTTP: nothing to answer
-        auto out = answer(parser.get(), sources, status_allowed);
+        bhttp::response<bhttp::string_body> out;
+        if (is_control(parser.get())) // (not a ?: around co_await: GCC 12, docs/development.md)
+            out = co_await answer_control(parser.get(), sources, peer.address());
+        else
+            out = answer(parser.get(), sources, status_allowed);
         bool keep = out.keep_alive();
         stream.expires_after(request_deadline);
         auto [write_ec, written] = co_await bhttp::async_write(stream, out, use_op);
@@ -121,6 +176,26 @@ bool names_this_host(std::string_view host) {
     boost::system::error_code ec;
     auto address = net::ip::make_address(name, ec);
     return !ec && serves_status_to(address);
+}
+
+std::string control_refusal(net::ip::address const& peer, std::string_view host, std::string_view origin,
+                            bool has_origin) {
+    if (!serves_status_to(peer))
+        return "fdl-mirror takes control requests from clients on this host only";
+    if (!names_this_host(host))
+        return "fdl-mirror takes control requests for Host: localhost or a loopback address only";
+    if (has_origin) {
+        // A browser's cross-site POST carries the page's origin ("http://evil.example",
+        // "null"): only a page of this host itself may act.
+        std::string_view rest = origin;
+        for (std::string_view scheme : {"http://", "https://"})
+            if (rest.starts_with(scheme))
+                rest.remove_prefix(scheme.size());
+        if (rest.size() == origin.size() || rest.empty() || !names_this_host(rest))
+            return "fdl-mirror takes no control request from a page of another site (Origin: " +
+                   std::string(origin.substr(0, 100)) + ")";
+    }
+    return {};
 }
 
 bool serves_status_to(net::ip::address const& peer) {

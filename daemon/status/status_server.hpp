@@ -1,8 +1,9 @@
 #pragma once
 // The daemon's own HTTP server (Boost.Beast): GET /metrics (the Prometheus exposition),
 // /status (JSON: status_report.hpp), /healthz (the process answers) and /readyz (every
-// repository has completed a pass or is within its grace: docs/operations.md). It
-// serves nothing else, reads no body and holds no connection longer than a deadline.
+// repository has completed a pass or is within its grace: docs/operations.md), and POST
+// /trigger (a pass now: the on-call's control, under /status's access rules). It serves
+// nothing else, reads no body and holds no connection longer than a deadline.
 
 #include "config/listen_address.hpp"
 #include "core/io/net.hpp"
@@ -13,10 +14,17 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace mirror::daemon {
+
+/// The answer to a control request (POST /trigger): an HTTP status and a JSON body.
+struct control_answer {
+    unsigned status = 200;
+    std::string json;
+};
 
 /// What the server shows, asked for at each request (on the I/O thread).
 struct status_sources {
@@ -24,12 +32,21 @@ struct status_sources {
     /// What /readyz says: "" when ready (200), else why not (503, the text as the body).
     std::function<std::string()> not_ready;
     std::function<std::string()> status; ///< /status: JSON text
+    /// POST /trigger[?repository=NAME]: a pass now of that repository (of every one without
+    /// it). The name is the query's, decoded; nullopt when absent.
+    std::function<awaitable<control_answer>(std::optional<std::string> repository)> trigger;
 };
 
 /// Whether /status answers a client at `peer`: only on this host (loopback, IPv4-mapped
 /// included), whatever `listen` says, since it carries each repository's last error (hosts,
 /// buckets, paths). /metrics, /healthz and /readyz answer anyone the listener reaches.
 bool serves_status_to(net::ip::address const& peer);
+
+/// Whether a control request (POST) may act: from this host (serves_status_to), naming
+/// this host (names_this_host), and without an Origin header naming another (a page's form
+/// on this host's browser, which no Host check stops). "" when it may, else why not.
+std::string control_refusal(net::ip::address const& peer, std::string_view host, std::string_view origin,
+                            bool has_origin);
 
 /// Whether a request's Host header names this host: localhost (or a name under
 /// .localhost), or a loopback address, with any port; a request without one too. /status

@@ -12,11 +12,11 @@ _fdl_mirror_options() {
     check-signature) echo "-f -I -n -s --verify-time --help" ;;
     find-principals) echo "-f -s -n --verify-time --help" ;;
     run | check-config) echo "--config --help" ;;
-    status) echo "--config --json --repository --help" ;;
+    status | trigger) echo "--config --json --repository --help" ;;
   esac
 }
 
-# The repository names of the configuration given with --config, for status --repository.
+# The repository names of the configuration given with --config, for status, trigger and verify --repository.
 _fdl_mirror_repositories() {
   local i config=
   for ((i = 1; i < ${#COMP_WORDS[@]} - 1; i++)); do
@@ -29,7 +29,7 @@ _fdl_mirror_repositories() {
 
 _fdl_mirror() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-  local commands='sync verify check-signature find-principals run check-config status help'
+  local commands='sync verify check-signature find-principals run check-config status trigger help'
   if [ "$COMP_CWORD" -eq 1 ]; then
     mapfile -t COMPREPLY < <(compgen -W "$commands --help --version" -- "$cur")
     return
@@ -37,7 +37,7 @@ _fdl_mirror() {
   local command=${COMP_WORDS[1]}
   case $prev in
     --signatures) mapfile -t COMPREPLY < <(compgen -W 'required if-present off' -- "$cur"); return ;;
-    --repository) mapfile -t COMPREPLY < <(compgen -W "$(_fdl_mirror_repositories)" -- "$cur"); return ;; # status, verify
+    --repository) mapfile -t COMPREPLY < <(compgen -W "$(_fdl_mirror_repositories)" -- "$cur"); return ;; # status, trigger, verify
     --config | --allowed-signers | --ca-bundle | -f | -s)
       mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
     --concurrency | --max-refs | --max-ref-name-length | --memory-limit | --deadline | --namespace | --max-requests-per-second | \

@@ -114,6 +114,22 @@ TEST_CASE("/status answers clients on this host only: it carries each repository
     CHECK_FALSE(daemon::serves_status_to(at("fe80::1")));
 }
 
+TEST_CASE("control requests (POST /trigger) act for this host only, and never for another site's page") {
+    auto const here = net::ip::make_address("127.0.0.1");
+    CHECK(daemon::control_refusal(here, "127.0.0.1:9464", "", false).empty()); // curl, fdl-mirror trigger
+    CHECK(daemon::control_refusal(here, "localhost:9464", "http://localhost:9464", true).empty());
+    CHECK(daemon::control_refusal(here, "[::1]:9464", "http://[::1]:9464", true).empty());
+    // A page of another site, in a browser on this host: its form posts to 127.0.0.1.
+    for (char const* origin : {"http://evil.example", "https://evil.example:443", "null", "", "file://", "127.0.0.1"}) {
+        CAPTURE(origin);
+        CHECK(daemon::control_refusal(here, "127.0.0.1:9464", origin, true).find("page of another site") !=
+              std::string::npos);
+    }
+    CHECK(daemon::control_refusal(here, "rebind.example:9464", "", false).find("Host: localhost") != std::string::npos);
+    CHECK(daemon::control_refusal(net::ip::make_address("10.0.0.7"), "127.0.0.1", "", false).find("this host only") !=
+          std::string::npos);
+}
+
 TEST_CASE("/status answers only requests whose Host names this host: no DNS rebinding") {
     for (char const* host : {"localhost", "LOCALHOST:9464", "localhost.", "app.localhost:1", "127.0.0.1", "127.0.0.1:9464",
                              "[::1]:9464", "::1", ""}) {
