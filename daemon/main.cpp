@@ -12,6 +12,7 @@
 #include "daemon/service/service.hpp"
 #include "daemon/cli/signature_commands.hpp"
 #include "daemon/cli/status_command.hpp"
+#include "daemon/cli/pause_command.hpp"
 #include "daemon/cli/trigger_command.hpp"
 #include "daemon/cli/sync_lease.hpp"
 #include "daemon/common/terminal_text.hpp"
@@ -350,6 +351,8 @@ int main(int argc, char** argv) {
             return daemon::run_status(*s);
         if (auto const* t = std::get_if<daemon::trigger_command>(&cmd))
             return daemon::run_trigger(*t);
+        if (auto const* p = std::get_if<daemon::pause_command>(&cmd))
+            return daemon::run_pause(*p);
         return run_verify_command(std::get<daemon::verify_command>(cmd));
     } catch (std::exception const& e) {
         std::fprintf(stderr, "fdl-mirror: internal error: %s\n", e.what());

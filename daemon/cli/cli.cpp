@@ -335,6 +335,33 @@ std::variant<command, usage_error> parse_daemon_query(arg_reader& in, std::strin
     return command(cmd);
 }
 
+std::variant<command, usage_error> parse_pause(arg_reader& in, bool resume) {
+    std::string const name = resume ? "resume" : "pause";
+    pause_command cmd;
+    cmd.resume = resume;
+    std::optional<usage_error> problem;
+    while (!in.done() && !problem) {
+        std::string const& arg = in.take();
+        if (arg == "--config") {
+            if (auto value = in.value_for(arg, problem))
+                cmd.config = *value;
+        } else if (arg == "--repository") {
+            if (auto value = in.value_for(arg, problem))
+                cmd.repository = *value;
+        } else if (arg == "--reason" && !resume) {
+            if (auto value = in.value_for(arg, problem))
+                cmd.reason = *value;
+        } else {
+            problem = usage_error{name + ": unexpected " + arg};
+        }
+    }
+    if (problem)
+        return *problem;
+    if (cmd.config.empty() || cmd.repository.empty())
+        return usage_error{name + " needs --config FILE and --repository NAME"};
+    return command(cmd);
+}
+
 } // namespace
 
 std::variant<command, usage_error> parse_command_line(std::vector<std::string> const& args) {
@@ -377,6 +404,8 @@ std::variant<command, usage_error> parse_command_line(std::vector<std::string> c
         return parse_daemon_query<status_command>(in, "status");
     if (first == "trigger")
         return parse_daemon_query<trigger_command>(in, "trigger");
+    if (first == "pause" || first == "resume")
+        return parse_pause(in, first == "resume");
     return usage_error{"unknown command '" + first + "'"};
 }
 

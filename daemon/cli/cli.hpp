@@ -120,6 +120,15 @@ struct trigger_command {
     std::optional<std::string> repository; ///< --repository NAME: that one only
 };
 
+/// `pause --config FILE --repository NAME [--reason TEXT]` and `resume --config FILE
+/// --repository NAME`: the operator's pause, kept in the repository's mirror.
+struct pause_command {
+    std::string config;     ///< --config FILE
+    std::string repository; ///< --repository NAME (required)
+    std::string reason;     ///< --reason TEXT
+    bool resume = false;    ///< `resume`: lift the pause
+};
+
 /// `--help`, `help [COMMAND]` or `COMMAND --help`: `command` empty for the general text.
 struct help_command {
     std::string command;
@@ -128,7 +137,7 @@ struct version_command {};
 
 using command = std::variant<help_command, version_command, sync_command, verify_command, check_signature_command,
                              find_principals_command, check_config_command, run_command, status_command,
-                             trigger_command>;
+                             trigger_command, pause_command>;
 
 /// A usage error: the message, to print with the usage text; exit 2.
 struct usage_error {

@@ -124,6 +124,22 @@ constexpr command_help commands[] = {
      "exit status: 0 every pass started or follows the one in hand; 1 one cannot start here\n"
      "(standing by, stopping); 2 an unknown repository or usage error; 69 no daemon answers;\n"
      "78 the configuration does not load."},
+    {"pause", "pause --config FILE --repository NAME [--reason TEXT]",
+     "stop the passes of one repository on every daemon, kept\n"
+     "                                            in its mirror until `resume` (no need to edit FILE)",
+     "Writes .fdl-mirror/paused into the mirror of NAME (with the time, USER@HOST and TEXT).\n"
+     "Every daemon mirroring it reads it before each pass and runs none while it is there; it\n"
+     "shows in status and fdl_mirror_paused, and the shipped rules silence the repository's\n"
+     "standing alerts. A daemon on this host is asked to look at once (POST /trigger).\n"
+     "  --reason TEXT                  why, for the next person to read status\n"
+     "exit status: 0 paused; 2 an unknown repository or usage error; 3 the mirror cannot be\n"
+     "written; 78 the configuration does not load."},
+    {"resume", "resume --config FILE --repository NAME",
+     "lift the pause of one repository (`pause`)",
+     "Deletes .fdl-mirror/paused from the mirror of NAME: passes run again, from each daemon's\n"
+     "next poll (at once on this host's daemon, which is asked to look).\n"
+     "exit status: 0 resumed (or was not paused); 2 an unknown repository or usage error; 3 the\n"
+     "mirror cannot be written; 78 the configuration does not load."},
 };
 
 command_help const* find(std::string_view name) {

@@ -75,6 +75,8 @@ public:
     /// Whether `repo`'s lease, as last read, claimed longer than it may (a wrong clock or a
     /// forged lease): fdl_mirror_lease_anomaly.
     void lease_anomaly(std::string const& repo, bool found);
+    /// Whether `repo` is paused (fdl-mirror pause), as the last poll read: fdl_mirror_paused.
+    void set_paused(std::string const& repo, bool paused);
     /// A reload (SIGHUP) at `when` (unix seconds) was applied, or refused (the old
     /// configuration runs on).
     void reload_finished(bool applied, double when);

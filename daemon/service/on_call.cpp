@@ -29,6 +29,10 @@ json::object outcome(repository_job const* job, double asked) {
     auto const status = job->status();
     if (status.state.last_attempt && *status.state.last_attempt >= asked)
         return {{"result", "started"}, {"pass_started_at", utc_time(*status.state.last_attempt)}};
+    if (job->waiting() && status.state.paused)
+        return {{"result", "paused"},
+                {"detail", "paused" + (status.state.paused->by.empty() ? std::string() : " by " + status.state.paused->by) +
+                               ": no pass runs until `fdl-mirror resume`"}};
     if (job->waiting() && !status.standing_by.empty())
         return {{"result", "standing_by"},
                 {"detail", status.standing_by + "; that daemon mirrors it (trigger it there)"}};

@@ -5,6 +5,7 @@
 #include "daemon/service/job_errors.hpp"
 #include "daemon/service/pass_log.hpp"
 
+#include "core/coord/pause.hpp"
 #include "core/io/errors.hpp"
 #include "core/store/open_store.hpp"
 #include "core/store/throttled_store.hpp"
@@ -92,6 +93,7 @@ void repository_job::start(std::function<void()> on_finished) {
         }
         services_.stats->restore_times(name_, state_.last_success, state_.last_attempt);
         services_.stats->set_failing_since(name_, state_.failing_since);
+        services_.stats->set_paused(name_, state_.paused.has_value());
         services_.stats->set_clocks(name_, state_.record);
         services_.stats->set_audits(name_, state_.record.audits);
     }
@@ -150,11 +152,14 @@ repository_status repository_job::status() const {
     out.state.last_attempt = state_.last_attempt;
     out.state.consecutive_failures = state_.consecutive_failures;
     out.state.failing_since = state_.failing_since;
+    out.state.paused = state_.paused;
     out.state.record = state_.record; // not the origin's cache: large, and not shown
     return out;
 }
 
 std::string repository_job::unready_reason(double now) const {
+    if (state_.paused)
+        return {}; // off on purpose: its alerts are silenced too
     if (state_.last_success > 0 || (lease_ && !lease_->standing_by_for().empty()))
         return {}; // it completed a pass once (this run or an earlier one), or another daemon mirrors it
     double const grace = std::chrono::duration<double>(repo().settings.pass_timeout).count();
@@ -322,7 +327,30 @@ awaitable<void> repository_job::loop() {
     close_stores();
 }
 
+awaitable<bool> repository_job::paused_now() {
+    if (open_stores())
+        co_return state_.paused.has_value(); // the pass reports why the mirror cannot be opened
+    auto read = co_await coord::read_pause(*mirror_);
+    if (!read)
+        co_return state_.paused.has_value(); // unread: as last known (the pass reports the failure)
+    if (*read != state_.paused) {
+        if (*read)
+            services_.log->warning(name_, "paused" + ((*read)->by.empty() ? std::string() : " by " + (*read)->by) +
+                                              ((*read)->reason.empty() ? std::string() : ": " + (*read)->reason) +
+                                              "; no pass runs until `fdl-mirror resume`");
+        else
+            services_.log->info(name_, "resumed: passes run again");
+        state_.paused = *read;
+        services_.stats->set_paused(name_, state_.paused.has_value());
+        save_state();
+    }
+    co_return state_.paused.has_value();
+}
+
 awaitable<void> repository_job::one_pass() {
+    bool const paused = co_await paused_now(); // (named: GCC 12 and `if (co_await …)`)
+    if (paused)
+        co_return; // the operator's pause: no lease taken, nothing counted
     std::string lease_refused;
     if (lease_) {
         auto gate = co_await lease_->take(lease_refused);

@@ -132,6 +132,9 @@ private:
     awaitable<std::optional<Result>> run_cuttable(awaitable<Result> work,
                                                   std::optional<std::chrono::milliseconds> limit = {});
     awaitable<void> one_pass();
+    /// Whether the operator paused the repository (`.fdl-mirror/paused` in its mirror, read
+    /// before each pass and kept in the state); logs and exports each change.
+    awaitable<bool> paused_now();
     /// The sync pass itself, with the options of `r`: its report, or nullopt when it was cut
     /// by a lost lease or a shutdown (nothing to count). `cut_outcome` is set when a
     /// deadline cut it.

@@ -162,6 +162,8 @@ result<void> state_dir::save(std::string const& repo_name, repository_state cons
         o["failing_since"] = *state.failing_since;
     if (state.configured_since && std::isfinite(*state.configured_since))
         o["configured_since"] = *state.configured_since;
+    if (state.paused)
+        o["paused"] = json::parse(coord::render_pause(*state.paused));
     o["origin"] = state.origin;
     json::array cache;
     for (auto const& object : state.origin_cache)
@@ -242,6 +244,8 @@ static std::variant<repository_state, std::string> parse_state(std::string_view 
         failures->get_int64() > UINT_MAX)
         return std::string("consecutive_failures: not a count");
     state.consecutive_failures = static_cast<unsigned>(failures->get_int64());
+    if (auto const* paused = o.if_contains("paused"); paused != nullptr && paused->is_object())
+        state.paused = coord::parse_pause(json::serialize(*paused));
     state.origin = string_of(o, "origin").value_or("");
     auto const* cache = o.if_contains("origin_cache");
     if (cache == nullptr || !cache->is_array())

@@ -5,6 +5,7 @@
 // pass checks the origin again, and a remembered object is served only on the origin's
 // own 304 for the validator remembered with it.
 
+#include "core/coord/pause.hpp"
 #include "core/store/remembered_object.hpp"
 #include "daemon/state/mirror_lock.hpp"
 #include "daemon/state/pass_record.hpp"
@@ -31,6 +32,9 @@ struct repository_state {
     /// that had it): /readyz's grace for a first pass counts from here, not from each
     /// restart, so a repository that never completed a pass stays "not ready".
     std::optional<double> configured_since;
+    /// The operator's pause (`fdl-mirror pause`) as the last poll read it from the mirror:
+    /// kept here so that `status` shows it without reading the mirror.
+    std::optional<coord::pause_record> paused;
     /// The origin origin_cache was read from (its store's describe()). Restore the cache
     /// only into a store of the same origin: another server's Last-Modified dates could
     /// answer 304 for bytes it never served.

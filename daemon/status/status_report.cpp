@@ -67,6 +67,13 @@ json::object repository_json(repository_status const& r, double now) {
     o["in_pass"] = r.in_pass;
     o["standing_by_for"] = r.standing_by.empty() ? json::value(nullptr) : json::value(r.standing_by);
     o["lease_anomaly"] = r.lease_anomaly.empty() ? json::value(nullptr) : json::value(r.lease_anomaly);
+    if (state.paused)
+        o["paused"] = json::object{{"since", time_or_null(state.paused->since > 0 ? std::optional(state.paused->since)
+                                                                                    : std::nullopt)},
+                                   {"by", state.paused->by},
+                                   {"reason", state.paused->reason}};
+    else
+        o["paused"] = nullptr;
     for (auto& ref : o["refs"].as_array()) {
         auto& j = ref.as_object();
         bool const behind = !j["behind_since"].is_null();
@@ -112,6 +119,12 @@ std::string status_text(std::vector<repository_status> const& repositories, doub
         if (r.in_pass)
             out += "; a pass is running";
         out += "\n";
+        if (state.paused)
+            out += "  paused:        " +
+                   (state.paused->since > 0 ? "since " + when(state.paused->since, now) : std::string("yes")) +
+                   (state.paused->by.empty() ? std::string() : " by " + terminal_safe(state.paused->by, false)) +
+                   (state.paused->reason.empty() ? std::string() : ": " + terminal_safe(state.paused->reason, false)) +
+                   " (no pass runs until `fdl-mirror resume`)\n";
         if (state.last_success && record.last_result != "ok" && record.last_result != "held")
             out += "  last success:  " + when(*state.last_success, now) + "\n";
         if (!record.last_error.empty())

@@ -13,6 +13,8 @@ _fdl_mirror_options() {
     find-principals) echo "-f -s -n --verify-time --help" ;;
     run | check-config) echo "--config --help" ;;
     status | trigger) echo "--config --json --repository --help" ;;
+    pause) echo "--config --repository --reason --help" ;;
+    resume) echo "--config --repository --help" ;;
   esac
 }
 
@@ -29,7 +31,7 @@ _fdl_mirror_repositories() {
 
 _fdl_mirror() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-  local commands='sync verify check-signature find-principals run check-config status trigger help'
+  local commands='sync verify check-signature find-principals run check-config status trigger pause resume help'
   if [ "$COMP_CWORD" -eq 1 ]; then
     mapfile -t COMPREPLY < <(compgen -W "$commands --help --version" -- "$cur")
     return
@@ -37,7 +39,7 @@ _fdl_mirror() {
   local command=${COMP_WORDS[1]}
   case $prev in
     --signatures) mapfile -t COMPREPLY < <(compgen -W 'required if-present off' -- "$cur"); return ;;
-    --repository) mapfile -t COMPREPLY < <(compgen -W "$(_fdl_mirror_repositories)" -- "$cur"); return ;; # status, trigger, verify
+    --repository) mapfile -t COMPREPLY < <(compgen -W "$(_fdl_mirror_repositories)" -- "$cur"); return ;; # status, trigger, pause, resume, verify
     --config | --allowed-signers | --ca-bundle | -f | -s)
       mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
     --concurrency | --max-refs | --max-ref-name-length | --memory-limit | --deadline | --namespace | --max-requests-per-second | \

@@ -37,6 +37,8 @@ repository_state sample_state() {
     s.last_attempt = 1700000300.5;
     s.consecutive_failures = 3;
     s.failing_since = 1699999000.75;
+    s.configured_since = 1690000000.5;
+    s.paused = coord::pause_record{1700000400.5, "alice@ops-1", "origin migration"};
     s.origin = "https://example.org/population/";
     s.origin_cache = {{"fdl.json", "If-None-Match", "\"65a1-1f\"", "{\"fdl\": \"0.1\"}\n"},
                       {"HEAD", "If-Modified-Since", "Tue, 14 Nov 2023 22:13:20 GMT", "ref: refs/heads/main\n"},
@@ -101,6 +103,7 @@ TEST_CASE("state_dir: a saved state loads back equal, and a second save replaces
     state.consecutive_failures = 0;
     state.failing_since.reset();
     state.last_success.reset();
+    state.paused.reset();
     state.origin_cache.pop_back();
     REQUIRE(dir.save("population", state).has_value());
     CHECK(dir.load("population", nullptr) == state);

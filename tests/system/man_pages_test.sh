@@ -51,6 +51,7 @@ expect_rows run "--config FILE" "--help, -h" SIGHUP "SIGTERM, SIGINT" SIGPIPE 0 
 expect_rows check-config "--config FILE" "--help, -h" 0 2 70 78
 expect_rows status "--config FILE" --json "--repository NAME" "--help, -h" 0 1 2 70 78
 expect_rows trigger "--config FILE" --json "--repository NAME" "--help, -h" 0 1 2 69 70 78
+expect_rows pause "--config FILE" "--repository NAME" "--reason TEXT" "--help, -h" 0 2 3 70 78
 # And every exit status that `COMMAND --help` gives (": 0 after a stop; 78 …").
 for command in run check-config status trigger; do
   statuses=$("$FDL_MIRROR" "$command" --help | tr '\n' ' ' | sed -n 's/.*exit status:\(.*\)/\1/p' |

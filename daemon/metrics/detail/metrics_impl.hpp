@@ -174,6 +174,9 @@ struct metrics::impl {
     Family<Gauge>& lease_held =
         gauge("fdl_mirror_lease_held", "1 while this daemon may write the repository's mirror (it holds the "
                                        "repository's lease, or the mirror is a folder this daemon has locked)");
+    Family<Gauge>& paused =
+        gauge("fdl_mirror_paused", "1 while the repository is paused (fdl-mirror pause): no pass runs, and the rules "
+                                   "silence its standing alerts");
     Family<Gauge>& lease_anomaly =
         gauge("fdl_mirror_lease_anomaly", "1 while the repository's lease, as this daemon last read it, claims to "
                                           "last longer than lease_duration + max_clock_skew: a holder with a wrong "
@@ -254,6 +257,7 @@ struct metrics::impl {
         pending_bytes.Add(r);
         lease_held.Add(r).Set(1);
         lease_anomaly.Add(r);
+        paused.Add(r);
         lease_takeovers.Add(r);
         leases_lost.Add(r);
         last_full_recheck.Add(r);
@@ -286,7 +290,7 @@ struct metrics::impl {
     void forget(std::string const& repo) {
         Labels r{{"repo", repo}};
         for (auto* family : {&interval, &last_success, &last_attempt, &failing_since, &untrusted_keys, &origin_up, &mirror_up, &pending_files,
-                             &pending_bytes, &versions_unverified, &allowed_signers_problems, &lease_held, &lease_anomaly,
+                             &pending_bytes, &versions_unverified, &allowed_signers_problems, &lease_held, &lease_anomaly, &paused,
                              &last_full_recheck, &last_origin_check, &scrub_period, &scrub_round_started, &scrub_round_completed,
                              &scrub_progress, &refs_total, &refs_out_of_sync})
             remove_repo(*family, repo, {r});

@@ -1,0 +1,31 @@
+// The operator's pause object (.fdl-mirror/paused): what `fdl-mirror pause` writes reads
+// back the same, and whatever else is there still pauses, shown safely.
+
+#include "core/coord/pause.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace mirror;
+
+TEST_CASE("pause: a rendered pause parses back equal") {
+    coord::pause_record const record{1796450000.5, "alice@ops-1", "origin migration, ticket OPS-42"};
+    CHECK(coord::parse_pause(coord::render_pause(record)) == record);
+}
+
+TEST_CASE("pause: an object that does not parse still pauses, and says why") {
+    for (char const* text : {"", "not json", "[1,2]", "{\"paused_since\":", "\xff\xfe"}) {
+        CAPTURE(text);
+        auto const record = coord::parse_pause(text);
+        CHECK(record.reason == "the pause object does not parse as a JSON object");
+        CHECK(record.since == 0);
+    }
+}
+
+TEST_CASE("pause: fields of the wrong type are left out, and text is made printable and short") {
+    auto const record = coord::parse_pause(R"({"paused_since":"yesterday","by":["x"],"reason":"line\u001b[31mred\nnext"})");
+    CHECK(record.since == 0);
+    CHECK(record.by.empty());
+    CHECK(record.reason == "line [31mred next");
+    auto const long_reason = coord::parse_pause("{\"reason\":\"" + std::string(5000, 'x') + "\"}");
+    CHECK(long_reason.reason.size() == 300);
+}
