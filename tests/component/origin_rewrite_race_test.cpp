@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <atomic>
 #include <fstream>
+#include <random>
 #include <thread>
 
 using namespace mirror;
@@ -130,19 +131,23 @@ TEST_CASE_FIXTURE(racing_origin, "passes over an origin whose publisher rewrites
     fs::path ref = tmp / "origin" / "refs" / "heads" / "main";
     std::string const bytes = sample.main.back() + "\n";
     std::thread rewriter([&] {
+        // Irregular, as a publisher is: a writer with a fixed period can keep in step with
+        // the pass's second look (50 ms later) and show it the same empty file.
+        std::minstd_rand random(std::random_device{}());
+        std::uniform_int_distribution<int> pause_us(3000, 8000);
         while (!done) {
             {
                 std::ofstream out(ref, std::ios::binary | std::ios::trunc);
                 out.flush();
-                std::this_thread::sleep_for(std::chrono::microseconds(200)); // the empty window
+                std::this_thread::sleep_for(std::chrono::microseconds(100)); // the empty window
                 out << bytes;
             }
-            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            std::this_thread::sleep_for(std::chrono::microseconds(pause_us(random)));
         }
     });
     std::vector<std::string> found;
     std::set<std::string> unsettled;
-    for (int i = 0; i < 40; ++i) {
+    for (int i = 0; i < 150; ++i) { // on main, at 2 % a read, one read in 150 passes was caught empty
         sync::sync_options options;
         options.recheck_published = false;
         options.patient_with_unsettled_refs = true;
