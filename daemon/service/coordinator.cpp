@@ -68,6 +68,11 @@ bool coordinator::assigned(std::string const& repo) const {
     return it == owner_.end() || it->second == instance_;
 }
 
+std::string coordinator::assignee(std::string const& repo) const {
+    auto it = owner_.find(repo);
+    return members_ && it != owner_.end() ? it->second : std::string();
+}
+
 void coordinator::start(std::unique_ptr<store::store> members) {
     if (!members)
         return;

@@ -42,6 +42,8 @@ public:
     /// Whether `repo` is this daemon's to mirror: always without `members`, else by the
     /// assignment over the live members last seen (this daemon always among them).
     bool assigned(std::string const& repo) const;
+    /// The instance `repo` is assigned to, as last seen; "" when none is known (no members).
+    std::string assignee(std::string const& repo) const;
 
     /// Whether the repositories are spread among daemons by their heartbeats (a `members`
     /// location is in use), rather than every daemon wanting every lease.

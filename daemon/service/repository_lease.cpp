@@ -107,13 +107,19 @@ awaitable<bool> repository_lease::probe(std::string& problem) {
     co_return true;
 }
 
+std::string repository_lease::assigned_elsewhere() const {
+    auto const owner = context_.coord->assignee(context_.repository);
+    return owner.empty() ? std::string("the repository is assigned to another daemon")
+                         : "the repository is assigned to daemon '" + owner + "'";
+}
+
 awaitable<void> repository_lease::release_if_held() {
     if (!lease_ || !lease_->held() || busy_)
         co_return;
     busy_ = true;
     co_await lease_->release();
     busy_ = false;
-    note(lease_change_kind::released, "the repository is assigned to another daemon");
+    note(lease_change_kind::released, assigned_elsewhere());
 }
 
 awaitable<repository_lease::gate> repository_lease::take(std::string& problem) {
@@ -135,7 +141,7 @@ awaitable<repository_lease::gate> repository_lease::take(std::string& problem) {
         co_return gate::refuse;
     if (!context_.coord->assigned(context_.repository)) {
         co_await release_if_held();
-        note(lease_change_kind::standby, "the repository is assigned to another daemon");
+        note(lease_change_kind::standby, assigned_elsewhere());
         co_return gate::stand_by;
     }
     if (lease_->covers(context_.coord->write_margin()))

@@ -91,6 +91,8 @@ public:
     coord::lease const* lease() const { return lease_.get(); }
 
 private:
+    /// "the repository is assigned to daemon 'beta'": whom a standby defers to.
+    std::string assigned_elsewhere() const;
     /// Opens the lease's store and makes the lease, the first time; false when the mirror
     /// takes no lease (or cannot be opened: the pass says why).
     bool open_lease();
