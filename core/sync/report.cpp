@@ -6,6 +6,24 @@ namespace mirror::sync {
 
 sync_observer::~sync_observer() = default;
 
+problem_subject subject_of(error const& problem) {
+    std::string_view text = problem.message;
+    for (std::string_view side : {"origin: ", "mirror: "})
+        if (text.starts_with(side))
+            text.remove_prefix(side.size());
+    problem_subject out;
+    auto const object = text.substr(0, text.find(": "));
+    if (object.starts_with("refs/")) {
+        out.ref = std::string(object);
+    } else if (object.starts_with("versions/")) {
+        auto id = object.substr(9);
+        out.version = std::string(id.substr(0, id.find('/')));
+    } else if (object.starts_with("HEAD")) {
+        out.ref = "HEAD";
+    }
+    return out;
+}
+
 bool is_io_failure(boost::system::error_code const& code) noexcept {
     using io::store_errc;
     return code == store_errc::transient || code == store_errc::io_error || code == store_errc::access_denied ||

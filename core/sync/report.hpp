@@ -90,6 +90,15 @@ public:
     virtual void copied(std::string const& key, std::uint64_t bytes) = 0;
 };
 
+/// The ref and the version a problem of this engine is about, as its message names them
+/// first ("refs/tags/v1: …", "origin: refs/heads/main: …", "versions/<id>/version.json:
+/// …"): for the fields of log lines. Empty where the message names neither.
+struct problem_subject {
+    std::string ref;
+    std::string version;
+};
+problem_subject subject_of(error const& problem);
+
 /// True when `code` says the medium failed (exit 3) rather than the content (exit 1).
 bool is_io_failure(boost::system::error_code const& code) noexcept;
 

@@ -59,7 +59,8 @@ std::string pass_summary(sync::sync_report const& report, finished_pass const& p
     return out;
 }
 
-void log_pass(logger const& log, std::string const& repo, sync::sync_report const& report, finished_pass const& pass) {
+void log_pass(logger const& log, std::string const& repo, sync::sync_report const& report, finished_pass const& pass,
+              std::set<std::string> const& known_violations) {
     using config::log_level;
     using field = log_field;
     for (auto const& id : report.published)
@@ -85,8 +86,17 @@ void log_pass(logger const& log, std::string const& repo, sync::sync_report cons
     for (auto const& unverified : report.unverified)
         with_kind(log_level::error, unverified.id,
                   "in the mirror, but its signature is not accepted now: " + unverified.why.message, unverified.why);
-    for (auto const& violation : report.violations)
-        with_kind(log_level::error, {}, "immutability violation: " + violation.message, violation);
+    for (auto const& violation : report.violations) {
+        auto const subject = sync::subject_of(violation);
+        std::string const kind = sync::kind_of(violation.code);
+        bool const known = known_violations.contains(violation.message);
+        std::vector<field> fields{{"error_kind", std::string_view(kind)}};
+        if (!subject.ref.empty())
+            fields.push_back({"ref", std::string_view(subject.ref)});
+        log.write({known ? log_level::debug : log_level::error, repo, subject.version,
+                   (known ? "immutability violation, still: " : "immutability violation: ") + violation.message,
+                   fields});
+    }
     for (auto const& warning : report.warnings)
         log.write({log_level::warning, repo, {}, warning});
     log_level level = log_level::info;

@@ -7,6 +7,7 @@
 #include "daemon/common/log.hpp"
 #include "daemon/metrics/metrics.hpp"
 
+#include <set>
 #include <string>
 
 namespace mirror::daemon {
@@ -15,6 +16,11 @@ namespace mirror::daemon {
 /// "pass held in …", "pass failed in …: why", "pass timeout in …: why".
 std::string pass_summary(sync::sync_report const& report, finished_pass const& pass);
 
-void log_pass(logger const& log, std::string const& repo, sync::sync_report const& report, finished_pass const& pass);
+/// Logs the pass. A violation whose message is in `known_violations` (those the previous
+/// pass logged) is logged at debug, as still there: an error line once per finding, not
+/// every pass. Each violation line carries the ref and the version it is about
+/// (sync::subject_of) besides its kind.
+void log_pass(logger const& log, std::string const& repo, sync::sync_report const& report, finished_pass const& pass,
+              std::set<std::string> const& known_violations = {});
 
 } // namespace mirror::daemon

@@ -42,7 +42,7 @@ template awaitable<std::optional<sync::sync_report>>
 repository_job::run_cuttable(awaitable<sync::sync_report>, std::optional<std::chrono::milliseconds>);
 
 awaitable<void> repository_job::audits_if_due() {
-    if (!mirror_ || !origin_ || (lease_ && lease_->in_force() && !lease_->held()))
+    if (!last_pass_completed_ || !mirror_ || !origin_ || (lease_ && lease_->in_force() && !lease_->held()))
         co_return; // the last pass did not complete, or another daemon mirrors it
     // The audits' own copy of the configuration: a reload during one replaces cfg_, and a
     // reference into the old one would dangle across the awaits (seen under ASan).

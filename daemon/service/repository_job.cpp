@@ -348,6 +348,7 @@ awaitable<bool> repository_job::paused_now() {
 }
 
 awaitable<void> repository_job::one_pass() {
+    last_pass_completed_ = false; // until this one does
     bool const paused = co_await paused_now(); // (named: GCC 12 and `if (co_await …)`)
     if (paused)
         co_return; // the operator's pause: no lease taken, nothing counted
@@ -456,6 +457,17 @@ awaitable<std::optional<sync::sync_report>> repository_job::run_pass(config::dae
     co_return report;
 }
 
+void repository_job::remember_violations(sync::sync_report const& report, bool full_recheck) {
+    if (report.fatal && report.violations.empty())
+        return; // it stopped before it could see them: they stand as known
+    // A quick pass does not re-examine the published versions: what a full recheck found
+    // there stays known until the next full recheck no longer finds it.
+    if (full_recheck)
+        logged_violations_.clear();
+    for (auto const& violation : report.violations)
+        logged_violations_.insert(violation.message);
+}
+
 void repository_job::account_pass(config::repository_config const& r, sync::sync_report const& report,
                                   std::optional<pass_outcome> cut_outcome, double started, bool full_recheck) {
     double const ended = record_now();
@@ -467,8 +479,10 @@ void repository_job::account_pass(config::repository_config const& r, sync::sync
     pass.ref_lag_seconds = ref_lags(state_.record, ended);
     services_.stats->pass_finished(name_, report, pass);
     services_.stats->set_clocks(name_, state_.record);
-    log_pass(*services_.log, name_, report, pass);
-    if (pass.outcome == pass_outcome::ok || pass.outcome == pass_outcome::held) {
+    log_pass(*services_.log, name_, report, pass, logged_violations_);
+    remember_violations(report, full_recheck);
+    last_pass_completed_ = pass.outcome == pass_outcome::ok || pass.outcome == pass_outcome::held;
+    if (last_pass_completed_) {
         state_.last_success = ended;
         state_.consecutive_failures = 0;
         state_.failing_since.reset();

@@ -145,6 +145,7 @@ private:
     /// What a pass that ended leaves: its record, metrics, log line, state and next wait.
     void account_pass(config::repository_config const& r, sync::sync_report const& report,
                       std::optional<pass_outcome> cut_outcome, double started, bool full_recheck);
+    void remember_violations(sync::sync_report const& report, bool full_recheck);
     /// Opens the store at `location` with its `stores:` entry's settings, its requests
     /// counted as `traffic` ("origin", "mirror", "coordination"), buffers from `memory`.
     result<std::unique_ptr<store::store>> open_store_at(std::string const& location, store::store_role role,
@@ -172,6 +173,7 @@ private:
     std::string cut_reason_;
     std::exception_ptr cut_failure_; ///< what the last cuttable work threw, if it did
     bool stopping_ = false;
+    bool last_pass_completed_ = false; ///< ok or held: the audits run after such a pass only
     bool waiting_ = false;          ///< in the wait between passes (what trigger() cuts short)
     bool trigger_pending_ = false;  ///< a trigger came while busy: no wait after this pass
     bool retired_ = false;
@@ -186,6 +188,9 @@ private:
     repository_state state_;
     /// Origin refs unreadable at the last pass that read them: a violation if still so.
     std::set<std::string> unsettled_refs_;
+    /// The violations already logged as errors (their messages): a finding is logged once,
+    /// then at debug while it stands (remember_violations keeps this).
+    std::set<std::string> logged_violations_;
     std::optional<std::chrono::milliseconds> next_wait_; ///< until the next pass, chosen when the last one ended
     std::mt19937_64 random_;
     /// Unix seconds: when this job was made (start, or the reload that added it). The state

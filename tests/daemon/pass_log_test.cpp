@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <set>
 #include <string>
 
 using namespace mirror;
@@ -17,11 +18,11 @@ namespace {
 
 /// What log_pass writes, through a real FILE.
 std::string logged(sync::sync_report const& report, finished_pass const& pass, config::log_level level,
-                   config::log_format format = config::log_format::plain) {
+                   config::log_format format = config::log_format::plain, std::set<std::string> const& known = {}) {
     std::FILE* out = std::tmpfile();
     REQUIRE(out != nullptr);
     daemon::logger log(config::log_settings{format, level}, out, daemon::log_sink::journald);
-    daemon::log_pass(log, "population", report, pass);
+    daemon::log_pass(log, "population", report, pass, known);
     std::fflush(out);
     std::rewind(out);
     std::string text;
@@ -115,4 +116,24 @@ TEST_CASE("the log's fields name the kind of a published version's problem and o
     auto text = logged(r, finished_pass{}, config::log_level::info, config::log_format::json);
     CHECK(text.find("\"error_kind\":\"catalog.index_disagrees\"") != std::string::npos);
     CHECK(text.find("\"error_kind\":\"verify.missing_signature\"") != std::string::npos);
+}
+
+TEST_CASE("a violation's log line names its ref or version, and is an error once per finding") {
+    sync::sync_report r;
+    r.violations.push_back(make_error(sync::sync_errc::tag_moved, "refs/tags/v1: the origin's tag now names v2"));
+    r.violations.push_back(make_error(sync::sync_errc::version_rewritten,
+                                      "versions/019a-v1/version.json: the origin changed it (the mirror keeps its copy)"));
+    r.violations.push_back(make_error(sync::sync_errc::refused_ref, "origin: refs/heads/x..y: contains '..'"));
+    auto text = logged(r, finished_pass{}, config::log_level::info, config::log_format::json);
+    CHECK(text.find(R"("error_kind":"tag_moved","ref":"refs/tags/v1")") != std::string::npos);
+    CHECK(text.find(R"("version":"019a-v1")") != std::string::npos);
+    CHECK(text.find(R"("ref":"refs/heads/x..y")") != std::string::npos);
+
+    // The next pass finds the tag still moved: no second error line for it.
+    std::set<std::string> const known{r.violations[0].message};
+    auto again = logged(r, finished_pass{}, config::log_level::info, config::log_format::plain, known);
+    CHECK(again.find("immutability violation: refs/tags/v1") == std::string::npos);
+    CHECK(again.find("immutability violation: versions/019a-v1/version.json") != std::string::npos);
+    auto debug = logged(r, finished_pass{}, config::log_level::debug, config::log_format::plain, known);
+    CHECK(debug.find("<7>repo=population immutability violation, still: refs/tags/v1") != std::string::npos);
 }
