@@ -44,6 +44,15 @@ void metrics::set_clocks(std::string const& repo, pass_record const& record) {
         m.ref_behind_since.Add(labels).Set(ref->behind_since.value_or(0));
         made.push_back(std::move(labels));
     }
+    if (m.intervals.contains(repo)) { // the kinds' series exist from set_repositories, at 0
+        std::map<std::string, double> by_kind{{"refused_ref", 0}}; // made on first use, reset like the rest
+        for (auto kind : m.violation_kinds)
+            by_kind[kind] = 0;
+        for (auto const& violation : record.violations)
+            by_kind[violation.kind] += 1;
+        for (auto const& [kind, count] : by_kind)
+            m.violations_known.Add({{"repo", repo}, {"kind", kind}}).Set(count);
+    }
     for (auto const* held : oldest_held(record.held, max_held_series)) {
         Labels labels{{"repo", repo}, {"version", held->version}, {"reason", held->reason}};
         m.version_held_since.Add(labels).Set(held->since);

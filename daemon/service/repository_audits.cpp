@@ -116,6 +116,9 @@ awaitable<void> repository_job::origin_check(config::repository_config const& r)
                                        std::to_string(finished->violations.size()) + " violation(s)");
     }
     services_.stats->origin_check(name_, *finished, audits);
+    // Known until a complete check no longer finds them: FdlMirrorImmutabilityViolation.
+    record_origin_check(state_.record, finished->violations, record_now(), !finished->failure);
+    services_.stats->set_clocks(name_, state_.record);
     save_state();
 }
 

@@ -475,7 +475,7 @@ void repository_job::account_pass(config::repository_config const& r, sync::sync
     pass.outcome = cut_outcome.value_or(outcome_of(report));
     pass.finished_at = ended;
     pass.duration_seconds = ended - started;
-    record_pass(state_.record, report, pass.outcome, ended);
+    record_pass(state_.record, report, pass.outcome, ended, full_recheck);
     pass.ref_lag_seconds = ref_lags(state_.record, ended);
     services_.stats->pass_finished(name_, report, pass);
     services_.stats->set_clocks(name_, state_.record);

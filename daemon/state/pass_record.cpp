@@ -20,7 +20,42 @@ double record_now() {
     return record_time(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
 }
 
-void record_pass(pass_record& record, sync::sync_report const& report, pass_outcome outcome, double now) {
+namespace {
+
+/// The violations `finder` found at `now` replace those it found before (when `decides`;
+/// else they are added), each keeping the time it was first found; the other finder's stay.
+void take_violations(pass_record& record, std::vector<error> const& found, double now, bool decides,
+                     std::string const& finder) {
+    std::map<std::string, violation_record> known;
+    std::vector<violation_record> violations;
+    for (auto& violation : record.violations) {
+        if (violation.found_by == finder)
+            known.emplace(violation.message, std::move(violation));
+        else
+            violations.push_back(std::move(violation));
+    }
+    for (auto const& problem : found) {
+        auto it = known.find(problem.message);
+        if (it != known.end()) {
+            violations.push_back(std::move(it->second));
+            known.erase(it);
+            continue;
+        }
+        auto const subject = sync::subject_of(problem);
+        violations.push_back({sync::kind_of(problem.code), problem.message, subject.ref, subject.version, now, finder});
+    }
+    if (!decides) // what only a full look decides stays known until the next one
+        for (auto& [message, violation] : known)
+            violations.push_back(std::move(violation));
+    if (violations.size() > pass_record::max_violations)
+        violations.resize(pass_record::max_violations);
+    record.violations = std::move(violations);
+}
+
+} // namespace
+
+void record_pass(pass_record& record, sync::sync_report const& report, pass_outcome outcome, double now,
+                 bool full_recheck) {
     record.last_result = to_string(outcome);
     record.last_finished = now;
     bool const completed = outcome == pass_outcome::ok || outcome == pass_outcome::held;
@@ -56,6 +91,12 @@ void record_pass(pass_record& record, sync::sync_report const& report, pass_outc
                         known == held_since.end() ? now : known->second});
     }
     record.held = std::move(held);
+
+    take_violations(record, report.violations, now, full_recheck, "pass");
+}
+
+void record_origin_check(pass_record& record, std::vector<error> const& found, double now, bool complete) {
+    take_violations(record, found, now, complete, "origin_check");
 }
 
 std::vector<std::pair<std::string, double>> ref_lags(pass_record const& record, double now) {
@@ -88,6 +129,15 @@ json::object to_json(pass_record const& record) {
                                     {"message", version.message},
                                     {"since", version.since}});
     o["held"] = std::move(held);
+    json::array violations;
+    for (auto const& v : record.violations)
+        violations.push_back(json::object{{"kind", v.kind},
+                                          {"message", v.message},
+                                          {"ref", v.ref.empty() ? json::value(nullptr) : json::value(v.ref)},
+                                          {"version", v.version.empty() ? json::value(nullptr) : json::value(v.version)},
+                                          {"since", v.since},
+                                          {"found_by", v.found_by}});
+    o["violations"] = std::move(violations);
     auto const& audits = record.audits;
     json::object scrub{{"after", audits.scrub.after},
                        {"round_started", audits.scrub.round_started},
@@ -252,6 +302,31 @@ std::optional<pass_record> pass_record_of(json::value const& value, std::string&
             return std::nullopt;
         h.since = *since;
         record.held.push_back(std::move(h));
+    }
+    if (auto const* v = o->if_contains("violations"); v != nullptr) { // absent from older daemons' files
+        auto const* violations = list("violations");
+        if (violations == nullptr)
+            return std::nullopt;
+        for (std::size_t i = 0; i < violations->size(); ++i) {
+            auto where = "violations[" + std::to_string(i) + "].";
+            auto const* entry = (*violations)[i].if_object();
+            if (entry == nullptr) {
+                why = where.substr(0, where.size() - 1) + ": not an object";
+                return std::nullopt;
+            }
+            reader in_entry{*entry, where, why};
+            violation_record r;
+            std::optional<double> since;
+            if (!in_entry.text("kind", r.kind) || !in_entry.text("message", r.message) ||
+                !in_entry.time("since", since, false))
+                return std::nullopt;
+            for (auto [name, into] :
+                 {std::pair{"ref", &r.ref}, std::pair{"version", &r.version}, std::pair{"found_by", &r.found_by}})
+                if (auto const* field = entry->if_contains(name); field != nullptr && field->is_string())
+                    *into = std::string(field->get_string());
+            r.since = *since;
+            record.violations.push_back(std::move(r));
+        }
     }
     return record;
 }

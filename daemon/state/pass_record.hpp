@@ -45,6 +45,21 @@ struct held_record {
     friend bool operator==(held_record const&, held_record const&) = default;
 };
 
+/// An immutability violation the passes found and still find (a moved tag, a rewritten
+/// file): what status and fdl_mirror_violations show, once per finding.
+struct violation_record {
+    std::string kind;    ///< sync::kind_of ("tag_moved")
+    std::string message; ///< the error's message, which names the object
+    std::string ref;     ///< the ref it is about (sync::subject_of), "" when none
+    std::string version; ///< the version it is about, "" when none
+    double since = 0;    ///< unix seconds: the first pass that found it
+    /// What found it, and so what decides when it is gone: "pass" (record_pass), or
+    /// "origin_check" (record_origin_check: the origin's data files, compared daily).
+    std::string found_by = "pass";
+
+    friend bool operator==(violation_record const&, violation_record const&) = default;
+};
+
 /// The scheduled audits' part of the record.
 struct audit_record {
     std::optional<double> last_full_recheck; ///< unix seconds: the last pass that re-examined published versions
@@ -67,10 +82,19 @@ struct pass_record {
     std::optional<double> next_pass;     ///< unix seconds: when the next pass was due, as scheduled
     std::vector<ref_record> refs;
     std::vector<held_record> held;
+    /// Violations known now: those of the last full recheck and of the quick passes since
+    /// (a quick pass does not re-examine published versions: it adds, never clears).
+    std::vector<violation_record> violations;
+    static constexpr std::size_t max_violations = 100; ///< a hostile origin cannot grow the file past this
     audit_record audits;
 
     friend bool operator==(pass_record const&, pass_record const&) = default;
 };
+
+/// Takes the violations a check of the origin's data files found at `now` into `record`:
+/// they replace those the previous check found (each keeping its first sight), and leave
+/// the passes' own alone. `complete` false (a check stopped early): it only adds.
+void record_origin_check(pass_record& record, std::vector<error> const& found, double now, bool complete);
 
 /// `t` (unix seconds) as the record keeps it: to the millisecond, so that a time read
 /// back from the state file is, to the last bit, the time written (Boost.JSON 1.81's
@@ -81,9 +105,11 @@ double record_now();
 
 /// Takes a pass that ended at `now` with `outcome` into `record`, keeping the "since" times
 /// of refs still behind and of versions still held. A pass that stopped before it reached
-/// the refs (its report has none) keeps the refs and held versions last known: it did not
-/// look.
-void record_pass(pass_record& record, sync::sync_report const& report, pass_outcome outcome, double now);
+/// the refs (its report has none) keeps the refs, held versions and violations last known:
+/// it did not look. A violation keeps the "since" of the first pass that found it; a quick
+/// pass (`full_recheck` false) adds violations and forgets none.
+void record_pass(pass_record& record, sync::sync_report const& report, pass_outcome outcome, double now,
+                 bool full_recheck = true);
 
 /// Each ref's lag at `now` (0 when in sync), for fdl_mirror_ref_lag_seconds.
 std::vector<std::pair<std::string, double>> ref_lags(pass_record const& record, double now);

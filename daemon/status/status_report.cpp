@@ -92,6 +92,7 @@ json::object repository_json(repository_status const& r, double now) {
 bool needs_attention(repository_status const& repository) {
     auto const& record = repository.state.record;
     return record.last_result == "failed" || record.last_result == "timeout" || !record.held.empty() ||
+           !record.violations.empty() ||
            !record.audits.scrub_findings.empty() || !repository.lease_anomaly.empty();
 }
 
@@ -158,6 +159,9 @@ std::string status_text(std::vector<repository_status> const& repositories, doub
         for (auto const& held : record.held)
             out += "  held " + terminal_safe(held.version, false) + " since " + when(held.since, now) + ": " + held.reason + ": " +
                    terminal_safe(held.message, false) + "\n";
+        for (auto const& violation : record.violations)
+            out += "  violation " + violation.kind + " since " + when(violation.since, now) + ": " +
+                   terminal_safe(violation.message, false) + "\n";
     }
     return out;
 }

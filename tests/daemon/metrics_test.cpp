@@ -354,3 +354,25 @@ TEST_CASE("failing_since is when the failures in a row began, 0 once a pass comp
     m.set_repositories({});
     CHECK(m.text().find("fdl_mirror_failing_since_timestamp_seconds{") == std::string::npos);
 }
+
+TEST_CASE("fdl_mirror_violations is the count of the violations known now, by kind, and drops when they go") {
+    daemon::metrics m({"0.1.0", "0.12.2", true});
+    m.set_repositories({{"population", 60}});
+    CHECK(has_line(m.text(), R"(fdl_mirror_violations{kind="tag_moved",repo="population"} 0)"));
+    daemon::pass_record record;
+    record.violations = {{"tag_moved", "refs/tags/v1: moved", "refs/tags/v1", "", 10},
+                         {"tag_moved", "refs/tags/v2: moved", "refs/tags/v2", "", 20},
+                         {"refused_ref", "origin: refs/heads/a..b: contains '..'", "refs/heads/a..b", "", 20}};
+    m.set_clocks("population", record);
+    auto text = m.text();
+    CHECK(has_line(text, R"(fdl_mirror_violations{kind="tag_moved",repo="population"} 2)"));
+    CHECK(has_line(text, R"(fdl_mirror_violations{kind="refused_ref",repo="population"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_violations{kind="version_rewritten",repo="population"} 0)"));
+    record.violations.clear();
+    m.set_clocks("population", record);
+    text = m.text();
+    CHECK(has_line(text, R"(fdl_mirror_violations{kind="tag_moved",repo="population"} 0)"));
+    CHECK(has_line(text, R"(fdl_mirror_violations{kind="refused_ref",repo="population"} 0)"));
+    m.set_repositories({});
+    CHECK(m.text().find("fdl_mirror_violations{") == std::string::npos); // forgotten with the repository
+}

@@ -98,6 +98,8 @@ TEST_CASE("the record survives its JSON, and damaged JSON is refused with the me
     record.audits.scrub = {"main/t/ducklake-1.parquet", 1100, 4096, 900.5};
     record.audits.next_scrub = 4700;
     record.audits.scrub_findings = {"mirror: data/main/t/ducklake-0.parquet: sha256 is …"};
+    record.violations = {{"tag_moved", "refs/tags/v1: moved", "refs/tags/v1", "", 1100.25},
+                         {"version_rewritten", "versions/v3/version.json: changed", "", "v3", 1200.5}};
     std::string why;
     auto back = daemon::pass_record_of(boost::json::parse(boost::json::serialize(daemon::to_json(record))), why);
     REQUIRE_MESSAGE(back, why);
@@ -144,4 +146,51 @@ TEST_CASE("times read back from the state file are the times written, to the las
             ++differing;
     }
     CHECK(differing == 0);
+}
+
+TEST_CASE("a violation is known since the first pass that found it; quick passes add, a full recheck decides") {
+    auto moved = make_error(sync::sync_errc::tag_moved, "refs/tags/v1: the origin's tag now names v2");
+    auto rewritten = make_error(sync::sync_errc::version_rewritten, "versions/v3/version.json: the origin changed it");
+    pass_record record;
+    auto found = report_with({ref("refs/heads/main", true)});
+    found.violations = {moved, rewritten};
+    daemon::record_pass(record, found, pass_outcome::held, 100, true);
+    REQUIRE(record.violations.size() == 2);
+    CHECK(record.violations[0].kind == "tag_moved");
+    CHECK(record.violations[0].ref == "refs/tags/v1");
+    CHECK(record.violations[1].version == "v3");
+    CHECK(record.violations[1].since == 100);
+
+    // A quick pass re-examines no published version: it sees the tag only, and forgets nothing.
+    auto quick = report_with({ref("refs/heads/main", true)});
+    quick.violations = {moved};
+    daemon::record_pass(record, quick, pass_outcome::held, 200, false);
+    REQUIRE(record.violations.size() == 2);
+    CHECK(record.violations[0].since == 100); // still the first sight
+
+    // A pass that stopped before the refs saw nothing: nothing changes.
+    daemon::record_pass(record, sync::sync_report{}, pass_outcome::failed, 250, true);
+    CHECK(record.violations.size() == 2);
+
+    // The next full recheck finds the file put back: only the tag stays, since its first sight.
+    daemon::record_pass(record, quick, pass_outcome::held, 300, true);
+    REQUIRE(record.violations.size() == 1);
+    CHECK(record.violations[0].message == moved.message);
+    CHECK(record.violations[0].since == 100);
+    daemon::record_pass(record, report_with({ref("refs/heads/main", true)}), pass_outcome::ok, 400, true);
+    CHECK(record.violations.empty());
+}
+
+TEST_CASE("the origin check's violations stand until a complete check no longer finds them, whatever the passes find") {
+    auto resized = make_error(sync::sync_errc::data_file_changed_at_origin, "origin: data/t/a.parquet: resized");
+    pass_record record;
+    daemon::record_origin_check(record, {resized}, 100, true);
+    REQUIRE(record.violations.size() == 1);
+    CHECK(record.violations[0].found_by == "origin_check");
+    daemon::record_pass(record, report_with({ref("refs/heads/main", true)}), pass_outcome::ok, 200, true);
+    REQUIRE(record.violations.size() == 1); // a full recheck does not look at the data files
+    daemon::record_origin_check(record, {}, 300, false); // stopped early: decides nothing
+    CHECK(record.violations.size() == 1);
+    daemon::record_origin_check(record, {}, 400, true);
+    CHECK(record.violations.empty());
 }

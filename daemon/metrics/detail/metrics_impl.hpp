@@ -174,6 +174,9 @@ struct metrics::impl {
     Family<Gauge>& lease_held =
         gauge("fdl_mirror_lease_held", "1 while this daemon may write the repository's mirror (it holds the "
                                        "repository's lease, or the mirror is a folder this daemon has locked)");
+    Family<Gauge>& violations_known =
+        gauge("fdl_mirror_violations", "Immutability violations the passes found and still find, by kind (a state: it "
+                                       "drops when the finding is gone)");
     Family<Gauge>& paused =
         gauge("fdl_mirror_paused", "1 while the repository is paused (fdl-mirror pause): no pass runs, and the rules "
                                    "silence its standing alerts");
@@ -248,8 +251,10 @@ struct metrics::impl {
             signature_checks.Add({{"repo", repo}, {"result", result}});
         for (auto kind : integrity_kinds)
             integrity_failures.Add({{"repo", repo}, {"kind", kind}});
-        for (auto kind : violation_kinds)
+        for (auto kind : violation_kinds) {
             violations.Add({{"repo", repo}, {"kind", kind}});
+            violations_known.Add({{"repo", repo}, {"kind", kind}});
+        }
         untrusted_keys.Add(r);
         copied_bytes.Add(r);
         copied_files.Add(r);
@@ -313,6 +318,7 @@ struct metrics::impl {
             violation_seen[repo].insert(kind);
         for (auto const& kind : integrity_seen[repo])
             integrity.push_back({{"repo", repo}, {"kind", kind}});
+        violation_seen[repo].insert("refused_ref"); // fdl_mirror_violations has it from set_clocks
         for (auto const& kind : violation_seen[repo])
             violated.push_back({{"repo", repo}, {"kind", kind}});
         for (auto const& ref : refs_seen[repo])
@@ -325,6 +331,7 @@ struct metrics::impl {
         remove_repo(signature_checks, repo, signatures);
         remove_repo(integrity_failures, repo, integrity);
         remove_repo(violations, repo, violated);
+        remove_repo(violations_known, repo, violated);
         remove_repo(version_problems, repo, problems);
         for (auto* family : {&ref_in_sync, &ref_behind, &ref_lag})
             remove_repo(*family, repo, refs);
