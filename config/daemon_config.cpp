@@ -4,6 +4,8 @@
 #include "config/detail/yaml_documents.hpp"
 #include "config/detail/yaml_reader.hpp"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <fstream>
 #include <iterator>
@@ -102,6 +104,39 @@ load_result parse_config(std::string_view text, std::string_view file_name) {
         return problems.take();
     cfg.file = file;
     return cfg;
+}
+
+std::filesystem::path state_dir_hint(std::filesystem::path const& path) {
+    std::filesystem::path out = daemon_config{}.state_dir;
+    std::error_code ec;
+    auto const size = std::filesystem::file_size(path, ec);
+    if (ec || size > max_file_size)
+        return out;
+    try {
+        auto const top = YAML::LoadFile(path.string());
+        if (top.IsMap() && top["state_dir"] && top["state_dir"].IsScalar()) {
+            std::filesystem::path given = top["state_dir"].Scalar();
+            if (!given.empty())
+                out = given.is_absolute() ? given : std::filesystem::absolute(path).parent_path() / given;
+        }
+    } catch (YAML::Exception const&) {
+        // Broken YAML: a top-level `state_dir: PATH` line is still what the author meant.
+        std::ifstream in(path);
+        for (std::string line; std::getline(in, line);) {
+            if (!line.starts_with("state_dir:"))
+                continue;
+            std::string value = line.substr(10);
+            value = value.substr(0, value.find(" #"));
+            auto const first = value.find_first_not_of(" \t\"'");
+            auto const last = value.find_last_not_of(" \t\r\"'");
+            if (first == std::string::npos)
+                break;
+            std::filesystem::path given = value.substr(first, last - first + 1);
+            out = given.is_absolute() ? given : std::filesystem::absolute(path).parent_path() / given;
+            break;
+        }
+    }
+    return out;
 }
 
 load_result load_config(std::filesystem::path const& path) {

@@ -171,6 +171,11 @@ load_result parse_config(std::string_view text, std::string_view file_name);
 /// `path` as the file name. A file that cannot be read is one problem at line 0.
 load_result load_config(std::filesystem::path const& path);
 
+/// Where the file at `path` puts the state folder, read leniently for `status` when the
+/// file has problems: its top-level `state_dir` if the YAML parses that far (relative to
+/// the file's folder), else the default. Never fails.
+std::filesystem::path state_dir_hint(std::filesystem::path const& path);
+
 /// How one memory limit is shared, the daemon's `memory_limit` and a command's
 /// `--memory-limit` alike: each of `readers` DuckDB databases gets a quarter of it among
 /// them (at least 16 MiB each), unless the limit per reader is given...

@@ -153,6 +153,14 @@ repository_status repository_job::status() const {
     out.state.consecutive_failures = state_.consecutive_failures;
     out.state.failing_since = state_.failing_since;
     out.state.paused = state_.paused;
+    if (state_.paused)
+        out.role = "paused";
+    else if (!lease_ || !lease_->in_force())
+        out.role = "alone";
+    else if (lease_->held())
+        out.role = "holder";
+    else
+        out.role = out.standing_by.empty() ? "taking" : "standing_by";
     out.state.record = state_.record; // not the origin's cache: large, and not shown
     return out;
 }

@@ -216,7 +216,7 @@ private:
         for (auto const& repo : cfg_->repositories)
             if (auto job = jobs_.find(repo.name); job != jobs_.end())
                 all.push_back(job->second->status());
-        return daemon::status_json(all, unix_seconds(), "daemon");
+        return daemon::status_json(all, unix_seconds(), "daemon", last_reload_);
     }
 
     std::string status_text() const {
@@ -309,11 +309,13 @@ private:
             for (auto const& problem : *problems)
                 log_.error({}, "reload refused, the running configuration stays: " + problem);
             stats_.reload_finished(false, unix_seconds());
+            last_reload_ = reload_summary{unix_seconds(), false, *problems};
             tell_systemd("READY=1\nSTATUS=reload refused; " + status_text());
             return;
         }
         apply(std::get<config_ptr>(loaded));
         stats_.reload_finished(true, unix_seconds());
+        last_reload_ = reload_summary{unix_seconds(), true, {}};
         tell_systemd("READY=1\nSTATUS=" + status_text());
     }
 
@@ -463,6 +465,7 @@ private:
     bool coordination_stopped_ = false;
     std::map<std::string, std::unique_ptr<repository_job>> jobs_;
     std::map<std::string, std::unique_ptr<repository_job>> retiring_; ///< removed, their pass being cut
+    std::optional<reload_summary> last_reload_; ///< what /status says of the last SIGHUP
     bool ready_ = false;
     bool stopping_ = false;
     bool finished_ = false;

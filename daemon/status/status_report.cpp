@@ -65,6 +65,7 @@ json::object repository_json(repository_status const& r, double now) {
     o["consecutive_failures"] = state.consecutive_failures;
     o["failing_since"] = time_or_null(state.failing_since);
     o["in_pass"] = r.in_pass;
+    o["role"] = r.role.empty() ? json::value(nullptr) : json::value(r.role);
     o["standing_by_for"] = r.standing_by.empty() ? json::value(nullptr) : json::value(r.standing_by);
     o["lease_anomaly"] = r.lease_anomaly.empty() ? json::value(nullptr) : json::value(r.lease_anomaly);
     if (state.paused)
@@ -96,11 +97,24 @@ bool needs_attention(repository_status const& repository) {
            !record.audits.scrub_findings.empty() || !repository.lease_anomaly.empty();
 }
 
-std::string status_json(std::vector<repository_status> const& repositories, double now, std::string const& source) {
+std::string status_json(std::vector<repository_status> const& repositories, double now, std::string const& source,
+                        std::optional<reload_summary> const& last_reload) {
     json::array list;
     for (auto const& r : repositories)
         list.push_back(repository_json(r, now));
     json::object o{{"time", now}, {"source", source}};
+    if (source == "daemon") {
+        if (last_reload) {
+            json::array problems;
+            for (auto const& problem : last_reload->problems)
+                problems.push_back(json::value(problem));
+            o["last_reload"] = json::object{{"at", last_reload->at},
+                                            {"result", last_reload->applied ? "applied" : "refused"},
+                                            {"problems", std::move(problems)}};
+        } else {
+            o["last_reload"] = nullptr;
+        }
+    }
     o["repositories"] = std::move(list);
     return json::serialize(o) + "\n";
 }

@@ -6,6 +6,7 @@
 
 #include "daemon/state/state_file.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,18 @@ struct repository_status {
     bool in_pass = false;    ///< a pass runs now (daemon only)
     std::string standing_by; ///< the daemon holding its lease, when this one stands by (daemon only)
     std::string lease_anomaly; ///< what is wrong with its lease as last read; empty when nothing (daemon only)
+    /// What this daemon is to the repository (daemon only): "holder" (it holds the lease),
+    /// "standing_by" (another daemon does, standing_by says which), "taking" (it holds no
+    /// lease yet), "alone" (no lease: coordination off, or a folder mirror and its lock),
+    /// "paused"; "" from the state folder.
+    std::string role;
+};
+
+/// The daemon's last reload (SIGHUP), for /status.
+struct reload_summary {
+    double at = 0;                      ///< unix seconds
+    bool applied = true;                ///< false: refused, the previous configuration runs
+    std::vector<std::string> problems;  ///< why it was refused, one a line
 };
 
 /// "2026-12-02T10:03:04Z": a time in UTC, to the second.
@@ -25,7 +38,8 @@ std::string utc_time(double unix_seconds);
 
 /// The status as JSON text: {"time": now, "repositories": [...]}, `source` saying where it
 /// came from ("daemon" or "state_dir").
-std::string status_json(std::vector<repository_status> const& repositories, double now, std::string const& source);
+std::string status_json(std::vector<repository_status> const& repositories, double now, std::string const& source,
+                        std::optional<reload_summary> const& last_reload = std::nullopt);
 
 /// The same for a terminal: one block per repository, full version ids, times in UTC with
 /// their age. Text from the origin (errors, ref names) is made terminal-safe.

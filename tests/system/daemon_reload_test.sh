@@ -37,6 +37,16 @@ wait_for_log 10 "the refused reload logged as an error naming the problem at fil
 running "$daemon_pid" && pass || fail "the daemon exited on a broken configuration"
 scrape
 expect_metric 'fdl_mirror_config_reload_success' == 0 "a refused reload sets the success gauge to 0"
+# /status says so too, with the problems, and what this daemon is to each repository.
+curl -fsS --max-time 5 "$(url /status)" >"$work/status.json"
+"$python" - "$work/status.json" "interval 'soon'" <<'PY' && pass || fail "/status lacks the refused reload: $(cat "$work/status.json")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+reload = s["last_reload"]
+assert reload["result"] == "refused" and reload["at"] > 0, reload
+assert any(sys.argv[2] in p for p in reload["problems"]), reload
+assert {r["name"]: r["role"] for r in s["repositories"]} == {"alpha": "alone", "beta": "alone"}, s["repositories"]
+PY
 # The shipped rule on the value the daemon now exports, held for ten minutes.
 rules_test_preamble "$work/alerts/reload.test.yml"
 cat >>"$work/alerts/reload.test.yml" <<YAML

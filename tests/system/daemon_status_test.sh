@@ -93,4 +93,15 @@ wait_for_metric 'fdl_mirror_passes_total{repo="population",result="ok"}' == 1 30
 stop_daemon TERM 10
 expect_status 0 "status once all is mirrored" -- "$FDL_MIRROR" status --config "$work/mirror.yaml"
 expect_output "population: last pass ok" "the ok pass"
+
+# Someone breaks the file: status still shows what the state folder holds, and says so.
+cp "$work/mirror.yaml" "$work/broken.yaml"
+echo "  - { name: typo, interval: soon" >>"$work/broken.yaml"
+# (exit 1: the folder still holds 'broken', which failed, from the first run)
+expect_status 1 "status with a configuration that does not load" -- "$FDL_MIRROR" status --config "$work/broken.yaml"
+expect_output "has problems (above); the daemon runs the configuration it last loaded" "says the file is broken"
+expect_output "population: last pass ok" "shows the repositories of the state folder"
+printf 'not: [yaml\n' >"$work/garbage.yaml"
+expect_status 78 "status with a file that names no state folder that has any state" -- \
+  "$FDL_MIRROR" status --config "$work/garbage.yaml"
 finish
