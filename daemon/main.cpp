@@ -262,6 +262,7 @@ int run_verify_command(daemon::verify_command const& cmd) {
     }
     auto progress = cmd.json ? nullptr : daemon::tty_progress::create();
     sync::audit_options options{std::move(audit.trust), cmd.without_keys};
+    options.only_version = cmd.only_version;
     options.concurrency = audit.concurrency;
     options.catalogs.memory_limit = daemon::duckdb_memory_limit(memory_shares.duckdb);
     // One version at a time, each within half of what is left for data in flight, as sync.

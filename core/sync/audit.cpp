@@ -305,6 +305,16 @@ awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, i
             report.problems.push_back(noted(c, ledger.error()));
     }
 
+    if (c.options.only_version) {
+        version_audit audited{*c.options.only_version};
+        for (auto const& [name, target] : refs->refs)
+            if (target == audited.id)
+                audited.reached_from.push_back(name);
+        co_await audit_version(c, audited);
+        report.versions.push_back(std::move(audited));
+        summarise_trust(c);
+        co_return finish();
+    }
     std::map<std::string, std::size_t, std::less<>> index_of;
     std::map<std::string, std::optional<std::string>, std::less<>> parents; ///< of audited versions
     for (auto const& [name, target] : refs->refs) {

@@ -128,6 +128,10 @@ struct audit_options {
     /// sync's gathering takes them. Past it the file is hashed but not parsed, and the
     /// version has the problem over_memory_limit. 0: no limit but the fixed ones.
     std::uint64_t version_memory = 0;
+    /// Audits this version only (`verify --version`): re-verify one version on demand
+    /// without walking every ref's history. The repository's own files (fdl.json, the
+    /// refs, HEAD) are still checked; a version that is not there is its problem.
+    std::optional<std::string> only_version;
 };
 
 struct audit_report {

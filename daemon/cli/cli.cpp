@@ -1,5 +1,7 @@
 #include "daemon/cli/cli.hpp"
 
+#include "core/fdl/ids.hpp"
+
 #include "config/units.hpp"
 
 #include <algorithm>
@@ -195,7 +197,13 @@ std::variant<command, usage_error> parse_verify(arg_reader& in) {
             take_memory_limit(in, cmd.memory_limit, problem);
         else if (arg == "--deadline")
             take_deadline(in, cmd.deadline, problem);
-        else if (arg == "--without-key") {
+        else if (arg == "--version") {
+            if (auto value = in.value_for(arg, problem)) {
+                if (!fdl::is_version_id(*value))
+                    problem = usage_error{"--version: '" + value->substr(0, 64) + "' is not a lower-case UUIDv7 version id"};
+                cmd.only_version = *value;
+            }
+        } else if (arg == "--without-key") {
             if (auto value = in.value_for(arg, problem)) {
                 if (!value->starts_with("SHA256:"))
                     problem = usage_error{"--without-key: '" + *value + "' is not a SHA256:… fingerprint"};

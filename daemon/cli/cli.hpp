@@ -67,6 +67,9 @@ struct verify_command {
     bool json = false;
     bool full_digests = false; ///< --full-digests: the summary prints whole digests and every file examined
     std::vector<std::string> without_keys; ///< --without-key FINGERPRINT, repeatable
+    /// --version ID: that one version only (its files, signature, catalog and data files),
+    /// instead of every version the refs reach.
+    std::optional<std::string> only_version;
     /// --concurrency N: data files checked at once (unset: default_concurrency; with
     /// --config, refused: the repository's `concurrency` applies)
     std::optional<std::size_t> concurrency;

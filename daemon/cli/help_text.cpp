@@ -28,6 +28,7 @@ constexpr char const* verify_options = R"(verify options:
                                  the repository's concurrency)
   --memory-limit SIZE            DuckDB and read buffers stay within SIZE (default 48MiB)
   --deadline DURATION            cut the whole audit after DURATION (30s, 10m, 2h; exit 3)
+  --version ID                   audit that one version only (and the repository's own files)
   --without-key FINGERPRINT      show which versions would lose their trusted signature if that
                                  key were revoked (repeatable)
   --config FILE --repository NAME

@@ -8,7 +8,7 @@ _fdl_mirror_shared='--json --allowed-signers --signatures --namespace --ca-bundl
 _fdl_mirror_options() {
   case $1 in
     sync) echo "--allow-rewind --concurrency --quick --max-refs --max-ref-name-length --memory-limit --deadline $_fdl_mirror_shared" ;;
-    verify) echo "--concurrency --memory-limit --deadline --without-key --full-digests --config --repository --origin $_fdl_mirror_shared" ;;
+    verify) echo "--concurrency --memory-limit --deadline --version --without-key --full-digests --config --repository --origin $_fdl_mirror_shared" ;;
     check-signature) echo "-f -I -n -s --verify-time --help" ;;
     find-principals) echo "-f -s -n --verify-time --help" ;;
     run | check-config) echo "--config --help" ;;
@@ -43,7 +43,7 @@ _fdl_mirror() {
     --config | --allowed-signers | --ca-bundle | -f | -s)
       mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
     --concurrency | --max-refs | --max-ref-name-length | --memory-limit | --deadline | --namespace | --max-requests-per-second | \
-      --max-bytes-per-second | --allow-redirect-to | --without-key | --verify-time | -I | -n)
+      --max-bytes-per-second | --allow-redirect-to | --without-key | --version | --verify-time | -I | -n)
       return ;; # a value of the user's own
   esac
   if [ "$command" = help ]; then
