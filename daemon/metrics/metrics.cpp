@@ -99,6 +99,11 @@ void metrics::lease_changed(std::string const& repo, lease_event event) {
     }
 }
 
+void metrics::standing_by(std::string const& repo) {
+    if (impl_->intervals.contains(repo)) // else removed by a reload meanwhile
+        impl_->standing_by(repo);
+}
+
 void metrics::set_paused(std::string const& repo, bool paused) {
     if (impl_->intervals.contains(repo)) // else removed by a reload meanwhile
         impl_->paused.Add({{"repo", repo}}).Set(paused ? 1 : 0);

@@ -75,6 +75,10 @@ public:
     /// Whether `repo`'s lease, as last read, claimed longer than it may (a wrong clock or a
     /// forged lease): fdl_mirror_lease_anomaly.
     void lease_anomaly(std::string const& repo, bool found);
+    /// `repo` stands by for another daemon's lease: its pass gauges (drift, held versions,
+    /// origin_up and mirror_up, pending, the clocks, violations) leave this daemon's
+    /// exposition, until a pass of its own brings them back.
+    void standing_by(std::string const& repo);
     /// Whether `repo` is paused (fdl-mirror pause), as the last poll read: fdl_mirror_paused.
     void set_paused(std::string const& repo, bool paused);
     /// A reload (SIGHUP) at `when` (unix seconds) was applied, or refused (the old

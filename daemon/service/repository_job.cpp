@@ -366,6 +366,7 @@ awaitable<void> repository_job::one_pass() {
         if (lease_->mirror_needs_rewrap())
             reopen_stores_ = true;
         if (gate == repository_lease::gate::stand_by) {
+            services_.stats->standing_by(name_); // the holder exports the repository's state
             // Ours by the assignment, but another daemon still holds the lease: it gives
             // it up at its next renewal, so look again then, not a whole interval later.
             if (services_.coord->spreads() && services_.coord->assigned(name_))

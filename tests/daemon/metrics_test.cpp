@@ -376,3 +376,33 @@ TEST_CASE("fdl_mirror_violations is the count of the violations known now, by ki
     m.set_repositories({});
     CHECK(m.text().find("fdl_mirror_violations{") == std::string::npos); // forgotten with the repository
 }
+
+TEST_CASE("a daemon standing by exports no pass gauges of the repository: the holder does") {
+    daemon::metrics m({"0.1.0", "0.12.2", true});
+    m.set_repositories({{"population", 60}});
+    sync::sync_report report = troubled_report();
+    report.origin_up = true;
+    report.mirror_up = true;
+    m.pass_finished("population", report, {pass_outcome::held, 1042, 42, {{"refs/heads/main", 600}}});
+    daemon::pass_record record;
+    record.refs = {{"refs/heads/main", "v5", std::string("v1"), 4, 442.0}};
+    record.violations = {{"tag_moved", "refs/tags/v1: moved", "refs/tags/v1", "", 10}};
+    m.set_clocks("population", record);
+    REQUIRE(has_line(m.text(), R"(fdl_mirror_ref_in_sync{ref="refs/heads/main",repo="population"} 0)"));
+    REQUIRE(has_line(m.text(), R"(fdl_mirror_violations{kind="tag_moved",repo="population"} 1)"));
+
+    m.standing_by("population");
+    auto text = m.text();
+    INFO(text);
+    CHECK(text.find("fdl_mirror_ref_in_sync{") == std::string::npos);
+    CHECK(text.find("fdl_mirror_ref_behind_since_timestamp_seconds{") == std::string::npos);
+    CHECK(text.find("fdl_mirror_versions_held{") == std::string::npos);
+    CHECK(text.find(R"(fdl_mirror_origin_up{repo="population"})") == std::string::npos);
+    CHECK(text.find(R"(fdl_mirror_pending_files{repo="population"})") == std::string::npos);
+    CHECK(has_line(text, R"(fdl_mirror_violations{kind="tag_moved",repo="population"} 0)"));
+    // What is the daemon's own stays: its counters, its lease gauge.
+    CHECK(has_line(text, R"(fdl_mirror_passes_total{repo="population",result="held"} 1)"));
+
+    m.pass_finished("population", report, {pass_outcome::held, 1100, 42, {{"refs/heads/main", 600}}});
+    CHECK(has_line(m.text(), R"(fdl_mirror_ref_in_sync{ref="refs/heads/main",repo="population"} 0)")); // back as holder
+}

@@ -292,6 +292,30 @@ struct metrics::impl {
         clock_series.erase(repo);
     }
 
+    /// What a daemon standing by for another's lease must not export: its last pass's view
+    /// of the repository (drift, held versions, the stores' health, violations), which the
+    /// holder exports fresh; a dashboard summing them would count it twice.
+    void standing_by(std::string const& repo) {
+        Labels r{{"repo", repo}};
+        for (auto* family : {&origin_up, &mirror_up, &pending_files, &pending_bytes, &refs_total, &refs_out_of_sync})
+            remove_repo(*family, repo, {r});
+        std::vector<Labels> refs, held;
+        for (auto const& ref : refs_seen[repo])
+            refs.push_back({{"repo", repo}, {"ref", ref}});
+        for (auto const& reason : held_seen[repo])
+            held.push_back({{"repo", repo}, {"reason", reason}});
+        for (auto* family : {&ref_in_sync, &ref_behind, &ref_lag})
+            remove_repo(*family, repo, refs);
+        remove_repo(versions_held, repo, held);
+        refs_seen.erase(repo);
+        held_seen.erase(repo);
+        remove_clocks(repo);
+        for (auto kind : violation_kinds)
+            violations_known.Add({{"repo", repo}, {"kind", kind}}).Set(0);
+        if (violations_known.Has({{"repo", repo}, {"kind", "refused_ref"}}))
+            violations_known.Add({{"repo", repo}, {"kind", "refused_ref"}}).Set(0);
+    }
+
     void forget(std::string const& repo) {
         Labels r{{"repo", repo}};
         for (auto* family : {&interval, &last_success, &last_attempt, &failing_since, &untrusted_keys, &origin_up, &mirror_up, &pending_files,
