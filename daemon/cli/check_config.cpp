@@ -106,6 +106,24 @@ std::vector<std::string> check_named_files(config::daemon_config const& cfg, std
     return problems;
 }
 
+std::optional<config::daemon_config> load_for_command(std::string const& path) {
+    auto loaded = config::load_config(path);
+    if (loaded)
+        return std::move(*loaded);
+    for (auto const& problem : loaded.error())
+        std::fprintf(stderr, "%s\n", problem.text().c_str());
+    return std::nullopt;
+}
+
+config::repository_config const* repository_for_command(config::daemon_config const& cfg, std::string const& name,
+                                                        std::string const& command, std::string const& file) {
+    for (auto const& r : cfg.repositories)
+        if (r.name == name)
+            return &r;
+    print_error(command + ": no repository named '" + name + "' in " + file);
+    return nullptr;
+}
+
 int run_check_config(std::string const& path) {
     auto loaded = config::load_config(path);
     if (!loaded) {

@@ -4,6 +4,7 @@
 
 #include "config/daemon_config.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,16 @@ inline constexpr int exit_config = 78;
 std::vector<std::string> check_named_files(config::daemon_config const& cfg,
                                            std::vector<std::string>* warnings = nullptr,
                                            bool before_service_start = false);
+
+/// The configuration at `path` for a command that needs it whole (trigger, pause, verify
+/// --config): nullopt, with every problem printed to stderr as `file:line:col: message`,
+/// when it does not load (the command then exits exit_config).
+std::optional<config::daemon_config> load_for_command(std::string const& path);
+
+/// The repository named `name` in `cfg`; null, with `COMMAND: no repository named 'NAME'
+/// in FILE` printed, when there is none (the command then exits 2).
+config::repository_config const* repository_for_command(config::daemon_config const& cfg, std::string const& name,
+                                                        std::string const& command, std::string const& file);
 
 /// Loads `path`, prints every problem to stderr as `file:line:col: message` (then the
 /// problems of check_named_files) and returns exit_config; or prints each warning to

@@ -318,56 +318,66 @@ std::variant<command, usage_error> parse_run(arg_reader& in) {
     return command(run_command{std::get<std::string>(config)});
 }
 
-/// status and trigger share their options: --config FILE, --repository NAME, --json.
-template <class Command>
-std::variant<command, usage_error> parse_daemon_query(arg_reader& in, std::string const& name) {
-    Command cmd;
+/// The options of the commands that act on the daemon's repositories: --config FILE,
+/// --repository NAME, and --json (status, trigger) or --reason TEXT (pause).
+struct daemon_options {
+    std::string config;
+    std::optional<std::string> repository;
+    bool json = false;
+    std::optional<std::string> reason;
+};
+
+std::variant<daemon_options, usage_error> parse_daemon_options(arg_reader& in, std::string const& name,
+                                                               bool takes_json, bool takes_reason) {
+    daemon_options out;
     std::optional<usage_error> problem;
     while (!in.done() && !problem) {
         std::string const& arg = in.take();
         if (arg == "--config") {
             if (auto value = in.value_for(arg, problem))
-                cmd.config = *value;
+                out.config = *value;
         } else if (arg == "--repository") {
-            cmd.repository = in.value_for(arg, problem);
-        } else if (arg == "--json") {
-            cmd.json = true;
+            out.repository = in.value_for(arg, problem);
+        } else if (arg == "--json" && takes_json) {
+            out.json = true;
+        } else if (arg == "--reason" && takes_reason) {
+            out.reason = in.value_for(arg, problem);
         } else {
             problem = usage_error{name + ": unexpected " + arg};
         }
     }
     if (problem)
         return *problem;
-    if (cmd.config.empty())
+    return out;
+}
+
+/// status and trigger: --config FILE [--repository NAME] [--json].
+template <class Command>
+std::variant<command, usage_error> parse_daemon_query(arg_reader& in, std::string const& name) {
+    auto parsed = parse_daemon_options(in, name, true, false);
+    if (auto const* problem = std::get_if<usage_error>(&parsed))
+        return *problem;
+    auto& options = std::get<daemon_options>(parsed);
+    if (options.config.empty())
         return usage_error{name + " needs --config FILE"};
+    Command cmd;
+    cmd.config = std::move(options.config);
+    cmd.repository = std::move(options.repository);
+    cmd.json = options.json;
     return command(cmd);
 }
 
+/// pause: --config FILE --repository NAME [--reason TEXT]; resume without --reason.
 std::variant<command, usage_error> parse_pause(arg_reader& in, bool resume) {
     std::string const name = resume ? "resume" : "pause";
-    pause_command cmd;
-    cmd.resume = resume;
-    std::optional<usage_error> problem;
-    while (!in.done() && !problem) {
-        std::string const& arg = in.take();
-        if (arg == "--config") {
-            if (auto value = in.value_for(arg, problem))
-                cmd.config = *value;
-        } else if (arg == "--repository") {
-            if (auto value = in.value_for(arg, problem))
-                cmd.repository = *value;
-        } else if (arg == "--reason" && !resume) {
-            if (auto value = in.value_for(arg, problem))
-                cmd.reason = *value;
-        } else {
-            problem = usage_error{name + ": unexpected " + arg};
-        }
-    }
-    if (problem)
+    auto parsed = parse_daemon_options(in, name, false, !resume);
+    if (auto const* problem = std::get_if<usage_error>(&parsed))
         return *problem;
-    if (cmd.config.empty() || cmd.repository.empty())
+    auto& options = std::get<daemon_options>(parsed);
+    if (options.config.empty() || !options.repository)
         return usage_error{name + " needs --config FILE and --repository NAME"};
-    return command(cmd);
+    return command(pause_command{std::move(options.config), std::move(*options.repository),
+                                 options.reason.value_or(""), resume});
 }
 
 } // namespace

@@ -4,26 +4,17 @@
 #include "daemon/service/pass_setup.hpp"
 #include "daemon/common/terminal_text.hpp"
 
-#include <cstdio>
 
 namespace mirror::daemon {
 
 std::variant<configured_audit, int> configured_audit_of(verify_command const& cmd) {
-    auto loaded = config::load_config(*cmd.config);
-    if (!loaded) {
-        for (auto const& problem : loaded.error())
-            std::fprintf(stderr, "%s\n", problem.text().c_str());
+    auto loaded = load_for_command(*cmd.config);
+    if (!loaded)
         return exit_config;
-    }
     auto const& cfg = *loaded;
-    config::repository_config const* repo = nullptr;
-    for (auto const& r : cfg.repositories)
-        if (r.name == *cmd.configured_repository)
-            repo = &r;
-    if (repo == nullptr) {
-        print_error("verify: no repository named '" + *cmd.configured_repository + "' in " + *cmd.config);
+    auto const* repo = repository_for_command(cfg, *cmd.configured_repository, "verify", *cmd.config);
+    if (repo == nullptr)
         return 2;
-    }
     auto trust = load_trust(*repo);
     if (!trust) {
         print_error(*cmd.config + ": repository '" + repo->name + "': " + trust.error().message);

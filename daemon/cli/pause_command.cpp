@@ -64,21 +64,13 @@ result<void> apply_blocking(store::store& mirror, pause_command const& cmd, coor
 
 int run_pause(pause_command const& cmd) {
     std::string const name = cmd.resume ? "resume" : "pause";
-    auto loaded = config::load_config(cmd.config);
-    if (!loaded) {
-        for (auto const& problem : loaded.error())
-            std::fprintf(stderr, "%s\n", problem.text().c_str());
+    auto loaded = load_for_command(cmd.config);
+    if (!loaded)
         return exit_config;
-    }
     auto const& cfg = *loaded;
-    config::repository_config const* repo = nullptr;
-    for (auto const& r : cfg.repositories)
-        if (r.name == cmd.repository)
-            repo = &r;
-    if (repo == nullptr) {
-        print_error(name + ": no repository named '" + cmd.repository + "' in " + cmd.config);
+    auto const* repo = repository_for_command(cfg, cmd.repository, name, cmd.config);
+    if (repo == nullptr)
         return 2;
-    }
     net::io_context io(1);
     io::blocking_pool pool(1);
     throttle_registry throttles;

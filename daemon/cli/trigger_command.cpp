@@ -42,12 +42,9 @@ std::pair<std::string, bool> line_of(json::object const& entry) {
 } // namespace
 
 int run_trigger(trigger_command const& cmd) {
-    auto loaded = config::load_config(cmd.config);
-    if (!loaded) {
-        for (auto const& problem : loaded.error())
-            std::fprintf(stderr, "%s\n", problem.text().c_str());
+    auto loaded = load_for_command(cmd.config);
+    if (!loaded)
         return exit_config;
-    }
     std::string target = "/trigger";
     if (cmd.repository)
         target += "?repository=" + boost::urls::encode(*cmd.repository, boost::urls::unreserved_chars);
