@@ -229,12 +229,17 @@ TEST_CASE("each catalog that crashed DuckDB in-process is now a held version, an
         INFO(describe(r));
         CHECK(r.exit_code() == 1);
         auto reason = catalog::reader_address_space("256MB") == 0 ? catalog_errc::reader_crashed : held_for;
-        bool sandbox_stopped_it = held_because(r, victim, reason, "") ||
-                                  (reason != held_for && held_because(r, victim, held_for, ""));
-        CHECK(sandbox_stopped_it);
+        // For 314, which comes first, the allocator's refusal at the address space limit or a
+        // SIGSEGV of DuckDB on its way there, varies from run to run (one run in six crashed,
+        // 2026-12-05): both are the sandbox stopping it.
+        auto stopped = [&](auto found) {
+            return found(reason) || (reason != held_for && found(held_for)) ||
+                   (held_for == catalog_errc::reader_limit && found(catalog_errc::reader_crashed));
+        };
+        CHECK(stopped([&](catalog_errc why) { return held_because(r, victim, why, ""); }));
         CHECK(r.published.size() == 3);
         CHECK(!fs::exists(tmp / "mirror" / "versions" / victim / "version.json"));
         auto audit = audit_folder(repo);
-        CHECK((audit_finds(audit, victim, reason, "") || audit_finds(audit, victim, held_for, "")));
+        CHECK(stopped([&](catalog_errc why) { return audit_finds(audit, victim, why, ""); }));
     }
 }

@@ -148,7 +148,7 @@ TEST_CASE("times read back from the state file are the times written, to the las
     CHECK(differing == 0);
 }
 
-TEST_CASE("a violation is known since the first pass that found it; quick passes add, a full recheck decides") {
+TEST_CASE("a violation is known since the first pass that found it, quick passes add and a full recheck decides") {
     auto moved = make_error(sync::sync_errc::tag_moved, "refs/tags/v1: the origin's tag now names v2");
     auto rewritten = make_error(sync::sync_errc::version_rewritten, "versions/v3/version.json: the origin changed it");
     pass_record record;
