@@ -154,3 +154,36 @@ install_promtool() {
   rm -rf "$work"
   "$promtool_dir/promtool" --version >/dev/null
 }
+
+# Alertmanager and amtool, for the test of the shipped inhibition rules
+# (tests/system/alertmanager_inhibit_test.sh), unpacked from Debian's package
+# prometheus-alertmanager into build/deps/alertmanager when not installed.
+alertmanager_dir=${FDL_MIRROR_ALERTMANAGER_DIR:-$PWD/$build_dir/deps/alertmanager}
+install_alertmanager() {
+  if command -v amtool >/dev/null && command -v prometheus-alertmanager >/dev/null; then
+    log_step "alertmanager: $(command -v prometheus-alertmanager) is installed"
+    return 0
+  fi
+  if [ -x "$alertmanager_dir/amtool" ] && [ -x "$alertmanager_dir/alertmanager" ] &&
+    [ -f "$alertmanager_dir/templates/default.tmpl" ]; then
+    log_step "alertmanager: unpacked already in $alertmanager_dir"
+    return 0
+  fi
+  local work
+  work=$(mktemp -d)
+  log_step "alertmanager: unpacking it from Debian's package prometheus-alertmanager into $alertmanager_dir"
+  if ! (cd "$work" && apt-get -o APT::Sandbox::User=root -qq download prometheus-alertmanager 2>/dev/null); then
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    (cd "$work" && apt-get -o APT::Sandbox::User=root -qq download prometheus-alertmanager)
+  fi
+  dpkg-deb -x "$work"/prometheus-alertmanager_*.deb "$work/root"
+  mkdir -p "$alertmanager_dir"
+  cp "$work/root/usr/bin/prometheus-alertmanager" "$alertmanager_dir/alertmanager"
+  cp "$work/root/usr/bin/amtool" "$alertmanager_dir/amtool"
+  # Its default templates, which Debian's build reads from /usr/share/prometheus/alertmanager:
+  # the test gives them to it there in a mount namespace of its own.
+  mkdir -p "$alertmanager_dir/templates"
+  cp "$work"/root/usr/share/prometheus/alertmanager/*.tmpl "$alertmanager_dir/templates/"
+  rm -rf "$work"
+  "$alertmanager_dir/amtool" --version >/dev/null 2>&1
+}

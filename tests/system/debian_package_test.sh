@@ -117,6 +117,7 @@ done <<'EOF'
 lib/sysusers.d/fdl-mirror.conf systemd/fdl-mirror.sysusers
 lib/tmpfiles.d/fdl-mirror.conf systemd/fdl-mirror.tmpfiles
 share/fdl-mirror/grafana/fdl-mirror.json systemd/fdl-mirror.grafana.json
+share/fdl-mirror/fdl-mirror.alertmanager.yml systemd/fdl-mirror.alertmanager.yml
 share/doc/fdl-mirror/config.example.yaml systemd/config.example.yaml
 share/doc/fdl-mirror/operations.md docs/operations.md
 EOF
