@@ -364,7 +364,7 @@ awaitable<void> repository_job::one_pass() {
     if (lease_) {
         auto gate = co_await lease_->take(lease_refused);
         if (lease_->mirror_needs_rewrap())
-            reopen_stores_ = true;
+            mirror_.reset(); // opened again in its fence (the origin, and its remembered objects, stay)
         if (gate == repository_lease::gate::stand_by) {
             services_.stats->standing_by(name_); // the holder exports the repository's state
             // Ours by the assignment, but another daemon still holds the lease: it gives
