@@ -67,15 +67,13 @@ int run_status(status_command const& cmd) {
                                          "cannot be read by this user)");
     std::vector<repository_status> shown;
     for (auto const& name : names) {
-        config::repository_config repo;
-        repo.name = name;
-        if (cmd.repository && repo.name != *cmd.repository)
+        if (cmd.repository && name != *cmd.repository)
             continue;
         std::string warning;
-        repository_status status{repo.name, state_dir::peek(folder, repo.name, &warning), false, {}};
+        repository_status status{name, state_dir::peek(folder, name, &warning), false, {}};
         status.state.origin_cache.clear(); // not shown
         if (!warning.empty())
-            print_error("repository '" + repo.name + "': " + warning);
+            print_error("repository '" + name + "': " + warning);
         shown.push_back(std::move(status));
     }
     if (cmd.repository && shown.empty()) {
