@@ -26,13 +26,6 @@ std::filesystem::path absolute_or_as_is(std::filesystem::path const& path) {
     return (ec ? path : out).lexically_normal();
 }
 
-/// A system message as ours are written: "permission denied", not "Permission denied".
-std::string lower_first(std::string text) {
-    if (!text.empty() && text.front() >= 'A' && text.front() <= 'Z')
-        text.front() = static_cast<char>(text.front() - 'A' + 'a');
-    return text;
-}
-
 } // namespace
 
 std::string_view to_string(log_format format) noexcept { return format == log_format::json ? "json" : "plain"; }
@@ -69,33 +62,13 @@ std::string_view to_string(coordination_mode mode) noexcept {
 load_result parse_config(std::string_view text, std::string_view file_name) {
     detail::problem_list problems{std::string(file_name)};
     std::filesystem::path const file = absolute_or_as_is(std::filesystem::path(std::string(file_name)));
-    detail::yaml_documents documents;
-    try {
-        documents = detail::load_documents(std::string(text));
-    } catch (YAML::Exception const& e) {
-        // yaml-cpp's own text ("end of map not found", "illegal map value"), at its place.
-        problems.add(e.mark, "invalid YAML: " + e.msg);
+    auto const root = detail::load_root(std::string(text), "the configuration",
+                                        "the configuration is empty: it needs at least 'repositories'", problems);
+    if (!root)
         return problems.take();
-    }
-    if (documents.stuck) {
-        problems.add(*documents.stuck, "invalid YAML: nothing can be read from here on");
-        return problems.take();
-    }
-    if (documents.first.IsNull()) {
-        problems.add_whole_file("the configuration is empty: it needs at least 'repositories'");
-        return problems.take();
-    }
-    if (documents.second)
-        problems.add(*documents.second, "a second YAML document: the configuration is one document");
-    auto const& root = documents.first;
-    if (!root.IsMap()) {
-        problems.add(root.Mark(),
-                     "the configuration must be a mapping of keys, not " + std::string(detail::kind_of(root)));
-        return problems.take();
-    }
     daemon_config cfg;
     try {
-        cfg = detail::read_daemon_config(root, file.parent_path(), problems);
+        cfg = detail::read_daemon_config(*root, file.parent_path(), problems);
     } catch (YAML::Exception const& e) {
         // Not expected: the reader asks only what a node's type allows. Reported, not thrown.
         problems.add(e.mark, "cannot read this node: " + e.msg);
@@ -140,28 +113,11 @@ std::filesystem::path state_dir_hint(std::filesystem::path const& path) {
 }
 
 load_result load_config(std::filesystem::path const& path) {
-    std::string const name = path.string();
-    auto problem = [&](std::string message) { return config_problems{{name, 0, 0, std::move(message)}}; };
-    std::error_code ec;
-    auto const status = std::filesystem::status(path, ec);
-    if (status.type() == std::filesystem::file_type::not_found)
-        return problem("cannot read: no such file");
-    if (ec)
-        return problem("cannot read: " + lower_first(ec.message()));
-    if (!std::filesystem::is_regular_file(status))
-        return problem("cannot read: not a regular file");
-    auto const size = std::filesystem::file_size(path, ec);
-    if (ec)
-        return problem("cannot read: " + lower_first(ec.message()));
-    if (size > max_file_size)
-        return problem("cannot read: larger than 4MiB, too large for a configuration");
-    std::ifstream in(path, std::ios::binary);
-    if (!in.is_open())
-        return problem("cannot read: cannot open it");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad())
-        return problem("cannot read: the read failed");
-    return parse_config(text, name);
+    detail::problem_list problems{path.string()};
+    auto const text = detail::read_config_file(path, max_file_size, "a configuration", problems);
+    if (!text)
+        return problems.take();
+    return parse_config(*text, path.string());
 }
 
 std::uint64_t default_duckdb_limit(std::uint64_t memory_limit, std::uint32_t readers) noexcept {

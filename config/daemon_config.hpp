@@ -134,6 +134,9 @@ struct store_entry {
 struct daemon_config {
     std::filesystem::path file; ///< the configuration file, absolute
     listen_address listen{"127.0.0.1", 9464};
+    /// The endpoints' TLS and basic authentication (config/web_config.hpp), absolute; nullopt:
+    /// plain HTTP. The command line's --web.config.file overrides it.
+    std::optional<std::filesystem::path> web_config_file;
     std::filesystem::path state_dir = "/var/lib/fdl-mirror";
     log_settings log;
     std::uint32_t max_transfers = 64; ///< transfers at once across all repositories, 1..65536

@@ -345,9 +345,9 @@ int main(int argc, char** argv) {
         if (auto const* f = std::get_if<daemon::find_principals_command>(&cmd))
             return daemon::run_find_principals(*f);
         if (auto const* c = std::get_if<daemon::check_config_command>(&cmd))
-            return daemon::run_check_config(c->config);
+            return daemon::run_check_config(c->config, c->web_config_file);
         if (auto const* r = std::get_if<daemon::run_command>(&cmd))
-            return daemon::run_service(r->config);
+            return daemon::run_service(r->config, r->web_config_file);
         if (auto const* s = std::get_if<daemon::status_command>(&cmd))
             return daemon::run_status(*s);
         if (auto const* t = std::get_if<daemon::trigger_command>(&cmd))

@@ -199,6 +199,7 @@ daemon_config read_daemon_config(YAML::Node const& root, std::filesystem::path c
                                             " is not host:port with a port from 0 to 65535 (such as 127.0.0.1:9464, "
                                             "or \"[::1]:9464\" for IPv6)");
     }
+    cfg.web_config_file = read_path(top, "web_config_file", base);
     cfg.state_dir = read_path(top, "state_dir", base).value_or(cfg.state_dir);
     cfg.log = read_log(top, problems);
     cfg.max_transfers = static_cast<std::uint32_t>(top.count("max_transfers", 65536).value_or(cfg.max_transfers));

@@ -5,8 +5,12 @@
 // memory runs out (fixed upstream after 0.8.0: jbeder/yaml-cpp#1318 and #1319; Debian 12
 // has 0.7.0). Private to config/.
 
+#include "config/detail/yaml_reader.hpp"
+
 #include <yaml-cpp/yaml.h>
 
+#include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -24,5 +28,17 @@ struct yaml_documents {
 /// the one before did), `stuck` says where, and the text is not YAML yaml-cpp can read.
 /// Throws YAML::Exception for a syntax error, as YAML::Load does.
 yaml_documents load_documents(std::string const& text);
+
+/// The text of the file at `path`, or nullopt with why not in `problems` (as a whole-file
+/// problem: "cannot read: no such file", "…: larger than 4MiB, too large for `kind`").
+std::optional<std::string> read_config_file(std::filesystem::path const& path, std::uintmax_t max_size,
+                                            std::string_view kind, problem_list& problems);
+
+/// The top-level mapping of a one-document file, or nullopt with the reason in `problems`:
+/// a syntax error, text yaml-cpp cannot read, an empty file (`if_empty`), or a root that is
+/// not a mapping ("`what` must be a mapping of keys"). A second document is recorded as a
+/// problem, and the first is still returned so that its problems are found too.
+std::optional<YAML::Node> load_root(std::string const& text, std::string_view what, std::string_view if_empty,
+                                    problem_list& problems);
 
 } // namespace mirror::config::detail

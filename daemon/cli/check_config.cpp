@@ -1,5 +1,7 @@
 #include "daemon/cli/check_config.hpp"
 
+#include "daemon/status/web_security.hpp"
+
 #include "core/http/tls_roots.hpp"
 #include "core/s3/aws_config.hpp"
 #include "daemon/service/pass_setup.hpp"
@@ -103,7 +105,31 @@ std::vector<std::string> check_named_files(config::daemon_config const& cfg, std
                 problems.push_back(where + "credentials_file: " + resolved.error().message);
         }
     }
+    if (cfg.web_config_file) {
+        // Loaded as the endpoints will serve it: the YAML, then the certificate, key and CA.
+        auto web = load_web_settings(*cfg.web_config_file);
+        if (auto const* found = std::get_if<std::vector<std::string>>(&web))
+            for (auto const& problem : *found)
+                problems.push_back("web_config_file: " + problem);
+    }
     return problems;
+}
+
+std::string endpoint_security(config::daemon_config const& cfg) {
+    if (!cfg.web_config_file)
+        return "plain HTTP";
+    auto web = load_web_settings(*cfg.web_config_file);
+    auto const* settings = std::get_if<0>(&web);
+    if (settings == nullptr)
+        return "web configuration " + cfg.web_config_file->string() + " does not load";
+    auto const& loaded = (*settings)->config;
+    std::string out = loaded.tls ? "TLS" : "plain HTTP";
+    if (loaded.tls && loaded.tls->client_auth_type != config::client_auth::none)
+        out += std::string(", client certificates (") + std::string(config::to_string(loaded.tls->client_auth_type)) + ")";
+    if (!loaded.users.empty())
+        out += ", basic authentication (" + std::to_string(loaded.users.size()) + " user" +
+               (loaded.users.size() == 1 ? "" : "s") + ")";
+    return out;
 }
 
 std::optional<config::daemon_config> load_for_command(std::string const& path) {
@@ -124,7 +150,7 @@ config::repository_config const* repository_for_command(config::daemon_config co
     return nullptr;
 }
 
-int run_check_config(std::string const& path) {
+int run_check_config(std::string const& path, std::optional<std::string> const& web_config_file) {
     auto loaded = config::load_config(path);
     if (!loaded) {
         for (auto const& problem : loaded.error())
@@ -133,6 +159,8 @@ int run_check_config(std::string const& path) {
                      loaded.error().size() == 1 ? "" : "s");
         return exit_config;
     }
+    if (web_config_file) // --web.config.file, as `run` takes it
+        loaded->web_config_file = std::filesystem::absolute(*web_config_file).lexically_normal();
     std::vector<std::string> warnings;
     auto problems = check_named_files(*loaded, &warnings, true);
     for (auto const& warning : warnings)
@@ -147,9 +175,10 @@ int run_check_config(std::string const& path) {
     std::string names;
     for (auto const& repo : loaded->repositories)
         names += (names.empty() ? "" : ", ") + repo.name;
-    std::printf("%s: valid; %zu repositor%s (%s); listening on %s; state in %s\n", path.c_str(),
+    std::printf("%s: valid; %zu repositor%s (%s); listening on %s (%s); state in %s\n", path.c_str(),
                 loaded->repositories.size(), loaded->repositories.size() == 1 ? "y" : "ies", names.c_str(),
-                config::to_string(loaded->listen).c_str(), loaded->state_dir.c_str());
+                config::to_string(loaded->listen).c_str(), endpoint_security(*loaded).c_str(),
+                loaded->state_dir.c_str());
     // What the unit's MemoryMax= must allow for this configuration (docs/configuration.md).
     std::printf("%s: memory: at most %llu MiB with the catalog readers (MemoryMax=%lluM)\n", path.c_str(),
                 static_cast<unsigned long long>(config::service_memory(*loaded) >> 20),

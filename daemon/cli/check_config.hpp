@@ -32,6 +32,10 @@ std::vector<std::string> check_named_files(config::daemon_config const& cfg,
 /// when it does not load (the command then exits exit_config).
 std::optional<config::daemon_config> load_for_command(std::string const& path);
 
+/// How the endpoints are served under `cfg`: "plain HTTP", or "TLS, client certificates
+/// (RequireAndVerifyClientCert), basic authentication (2 users)".
+std::string endpoint_security(config::daemon_config const& cfg);
+
 /// The repository named `name` in `cfg`; null, with `COMMAND: no repository named 'NAME'
 /// in FILE` printed, when there is none (the command then exits 2).
 config::repository_config const* repository_for_command(config::daemon_config const& cfg, std::string const& name,
@@ -39,7 +43,8 @@ config::repository_config const* repository_for_command(config::daemon_config co
 
 /// Loads `path`, prints every problem to stderr as `file:line:col: message` (then the
 /// problems of check_named_files) and returns exit_config; or prints each warning to
-/// stderr, a one-line summary to stdout, and returns 0.
-int run_check_config(std::string const& path);
+/// stderr, a one-line summary to stdout, and returns 0. `web_config_file`
+/// (--web.config.file) stands for the file's web_config_file.
+int run_check_config(std::string const& path, std::optional<std::string> const& web_config_file = std::nullopt);
 
 } // namespace mirror::daemon

@@ -284,38 +284,50 @@ std::variant<command, usage_error> parse_find_principals(arg_reader& in) {
     return command(cmd);
 }
 
-/// The --config FILE of `check-config` and `run`, their only option.
-std::variant<std::string, usage_error> parse_config_option(arg_reader& in, std::string const& name) {
+/// The options of `check-config` and `run`: --config FILE and --web.config.file FILE.
+struct config_options {
     std::string config;
+    std::optional<std::string> web_config_file;
+};
+
+std::variant<config_options, usage_error> parse_config_options(arg_reader& in, std::string const& name) {
+    config_options out;
     std::optional<usage_error> problem;
     while (!in.done() && !problem) {
         std::string const& arg = in.take();
         if (arg == "--config") {
             if (auto value = in.value_for(arg, problem))
-                config = *value;
+                out.config = *value;
+        } else if (arg == "--web.config.file") {
+            if (auto value = in.value_for(arg, problem))
+                out.web_config_file = *value;
         } else {
             problem = usage_error{name + ": unexpected " + arg};
         }
     }
     if (problem)
         return *problem;
-    if (config.empty())
+    if (out.config.empty())
         return usage_error{name + " needs --config FILE"};
-    return config;
+    if (out.web_config_file && out.web_config_file->empty())
+        return usage_error{name + ": --web.config.file needs a file"};
+    return out;
 }
 
 std::variant<command, usage_error> parse_check_config(arg_reader& in) {
-    auto config = parse_config_option(in, "check-config");
-    if (auto const* problem = std::get_if<usage_error>(&config))
+    auto options = parse_config_options(in, "check-config");
+    if (auto const* problem = std::get_if<usage_error>(&options))
         return *problem;
-    return command(check_config_command{std::get<std::string>(config)});
+    auto& given = std::get<config_options>(options);
+    return command(check_config_command{given.config, given.web_config_file});
 }
 
 std::variant<command, usage_error> parse_run(arg_reader& in) {
-    auto config = parse_config_option(in, "run");
-    if (auto const* problem = std::get_if<usage_error>(&config))
+    auto options = parse_config_options(in, "run");
+    if (auto const* problem = std::get_if<usage_error>(&options))
         return *problem;
-    return command(run_command{std::get<std::string>(config)});
+    auto& given = std::get<config_options>(options);
+    return command(run_command{given.config, given.web_config_file});
 }
 
 /// The options of the commands that act on the daemon's repositories: --config FILE,

@@ -99,12 +99,14 @@ struct find_principals_command {
 
 /// `check-config --config FILE`: validate the daemon's configuration without starting it.
 struct check_config_command {
-    std::string config; ///< --config FILE
+    std::string config;                         ///< --config FILE
+    std::optional<std::string> web_config_file; ///< --web.config.file FILE: over the file's web_config_file
 };
 
 /// `run --config FILE`: the daemon.
 struct run_command {
-    std::string config; ///< --config FILE
+    std::string config;                         ///< --config FILE
+    std::optional<std::string> web_config_file; ///< --web.config.file FILE: over the file's web_config_file
 };
 
 /// `status --config FILE [--json] [--repository NAME]`: what the daemon's passes found, from

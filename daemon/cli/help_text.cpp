@@ -90,18 +90,22 @@ constexpr command_help commands[] = {
      "Prints, one a line, the principals of ALLOWED_SIGNERS whose key made SIGNATURE_FILE (and\n"
      "that allow NAMESPACE, when given) at the verify time.\n"
      "exit status: 0 one or more found; 1 none, or a file cannot be read; 2 usage error."},
-    {"run", "run --config FILE",
+    {"run", "run --config FILE [--web.config.file FILE]",
      "run as a service: poll every configured repository, serve\n"
      "                                            /metrics; SIGHUP reloads, SIGTERM stops (docs/operations.md)",
      "The daemon: passes for every repository of the configuration FILE (fdl-mirror.yaml(5)),\n"
      "/metrics, /status, /healthz and /readyz on its listen address. SIGHUP reloads the\n"
      "configuration; SIGTERM and SIGINT stop it, letting copies in flight end.\n"
+     "  --web.config.file FILE         TLS and basic authentication for the endpoints: the\n"
+     "                                 exporter-toolkit web configuration (over web_config_file)\n"
      "exit status: 0 after a stop; 78 configuration problems; 73 state_dir unusable or taken;\n"
      "69 the listen address cannot be bound."},
-    {"check-config", "check-config --config FILE",
+    {"check-config", "check-config --config FILE [--web.config.file FILE]",
      "validate the daemon's configuration (exit 78 when wrong)",
-     "Checks FILE as the daemon would (the YAML, and the allowed_signers, ca_bundle and\n"
-     "credentials_file files it names), printing every problem; starts nothing.\n"
+     "Checks FILE as the daemon would (the YAML, and the allowed_signers, ca_bundle,\n"
+     "credentials_file and web configuration files it names), printing every problem; starts\n"
+     "nothing.\n"
+     "  --web.config.file FILE         check this web configuration, as `run` would take it\n"
      "exit status: 0 valid; 78 problems; 2 usage error."},
     {"status", "status --config FILE [--json] [--repository NAME]",
      "what the daemon's passes found: results, errors, lag,\n"
@@ -120,11 +124,14 @@ constexpr command_help commands[] = {
      "for a pass now of every repository (or of NAME), bypassing the interval and the backoff,\n"
      "and prints for each when its pass started (or that one is running and the next follows\n"
      "it, or that another daemon holds its lease).\n"
+     "Under a web_config_file it speaks TLS, trusting the daemon's own certificate, with the\n"
+     "credentials of $FDL_MIRROR_WEB_USER and $FDL_MIRROR_WEB_PASSWORD and the client\n"
+     "certificate of $FDL_MIRROR_WEB_CLIENT_CERT and $FDL_MIRROR_WEB_CLIENT_KEY.\n"
      "  --json                         the daemon's JSON answer instead of the text\n"
      "  --repository NAME              that repository only\n"
      "exit status: 0 every pass started or follows the one in hand; 1 one cannot start here\n"
      "(standing by, stopping); 2 an unknown repository or usage error; 69 no daemon answers;\n"
-     "78 the configuration does not load."},
+     "78 the configuration does not load, or the credentials it asks for are not set."},
     {"pause", "pause --config FILE --repository NAME [--reason TEXT]",
      "stop the passes of one repository on every daemon, kept\n"
      "                                            in its mirror until `resume` (no need to edit FILE)",

@@ -95,7 +95,7 @@ int run_pause(pause_command const& cmd) {
                     utc_time(now).c_str());
     // A daemon on this host looks now rather than at its next poll (best effort: the pause
     // object is what counts, and every daemon reads it before each pass).
-    auto looked = post_to_daemon(cfg.listen, "/trigger?repository=" +
+    auto looked = post_to_daemon(cfg, "/trigger?repository=" +
                                                  boost::urls::encode(cmd.repository, boost::urls::unreserved_chars));
     if (looked && looked->status == 200)
         std::printf("the daemon on this host took it into account now\n");

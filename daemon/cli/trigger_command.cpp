@@ -3,6 +3,7 @@
 #include "config/daemon_config.hpp"
 #include "daemon/cli/check_config.hpp"
 #include "daemon/cli/daemon_client.hpp"
+#include "core/io/errors.hpp"
 #include "daemon/common/terminal_text.hpp"
 
 #include <boost/json.hpp>
@@ -48,7 +49,11 @@ int run_trigger(trigger_command const& cmd) {
     std::string target = "/trigger";
     if (cmd.repository)
         target += "?repository=" + boost::urls::encode(*cmd.repository, boost::urls::unreserved_chars);
-    auto answer = post_to_daemon(loaded->listen, target);
+    auto answer = post_to_daemon(*loaded, target);
+    if (!answer && answer.error().code == make_error_code(io::store_errc::rejected)) {
+        print_error("trigger: " + answer.error().message); // what to set, before any connection
+        return exit_config;
+    }
     if (!answer) {
         print_error("trigger: " + answer.error().message + ": is `fdl-mirror run --config " + cmd.config +
                     "` running on this host?");

@@ -45,7 +45,8 @@ using config_ptr = std::shared_ptr<config::daemon_config const>;
 
 /// Loads and checks the configuration as check-config does; the problems, one per line,
 /// when it is refused.
-std::variant<config_ptr, std::vector<std::string>> load_checked(std::string const& path) {
+std::variant<config_ptr, std::vector<std::string>> load_checked(std::string const& path,
+                                                                 std::optional<std::string> const& web_config_file) {
     auto loaded = config::load_config(path);
     std::vector<std::string> problems;
     if (!loaded) {
@@ -53,6 +54,8 @@ std::variant<config_ptr, std::vector<std::string>> load_checked(std::string cons
             problems.push_back(problem.text());
         return problems;
     }
+    if (web_config_file) // --web.config.file: over the file's web_config_file
+        loaded->web_config_file = std::filesystem::absolute(*web_config_file).lexically_normal();
     for (auto const& problem : check_named_files(*loaded))
         problems.push_back(path + ": " + problem);
     if (!problems.empty())
@@ -93,8 +96,8 @@ std::optional<std::chrono::microseconds> watchdog_period() {
 /// The daemon, once its configuration is loaded and its state folder open.
 class service {
 public:
-    service(config_ptr cfg, state_dir state)
-        : cfg_(std::move(cfg)), log_(cfg_->log), state_(std::move(state)),
+    service(config_ptr cfg, state_dir state, std::optional<std::string> web_config_override)
+        : web_config_override_(std::move(web_config_override)), cfg_(std::move(cfg)), log_(cfg_->log), state_(std::move(state)),
           pool_(config::blocking_threads(*cfg_)), memory_(config::transfer_memory(*cfg_)),
           catalog_readers_(make_catalog_readers(*cfg_)),
           stats_(build_facts{FDL_MIRROR_VERSION, verify::libssh_version(), catalog::reader_available(),
@@ -118,7 +121,10 @@ public:
                                [this] { return not_ready(); },
                                [this] { return status_json(); },
                                [this](std::optional<std::string> repository) { return trigger(std::move(repository)); }};
-        auto bound = status_server::bind(io_.get_executor(), cfg_->listen, std::move(sources));
+        auto security = make_web_security();
+        if (!security)
+            return exit_config;
+        auto bound = status_server::bind(io_.get_executor(), cfg_->listen, std::move(sources), security);
         if (!bound) {
             log_.error({}, "cannot listen on " + config::to_string(cfg_->listen) + ": " + bound.error().message);
             return exit_unavailable;
@@ -126,7 +132,7 @@ public:
         server_ = std::move(*bound);
         server_->start();
         log_.info({}, "listening on " + cfg_->listen.host + ":" + std::to_string(server_->port()) +
-                          " (/metrics, /status, /healthz, /readyz)");
+                          " (/metrics, /status, /healthz, /readyz; " + endpoint_security(*cfg_) + ")");
         stats_.set_repositories(infos_of(*cfg_));
         if (!start_coordination())
             return exit_unavailable;
@@ -143,6 +149,43 @@ public:
     }
 
 private:
+    /// The endpoints' TLS and authentication, or null (logged) when the web configuration
+    /// no longer loads (it did when the configuration was checked a moment ago).
+    std::shared_ptr<web_security> make_web_security() {
+        auto log = [this](bool error, std::string const& message) {
+            error ? log_.error({}, message) : log_.info({}, message);
+        };
+        std::shared_ptr<web_settings const> settings;
+        if (cfg_->web_config_file) {
+            auto loaded = load_web_settings(*cfg_->web_config_file);
+            if (auto const* problems = std::get_if<std::vector<std::string>>(&loaded)) {
+                for (auto const& problem : *problems)
+                    log_.error({}, "web_config_file: " + problem);
+                return nullptr;
+            }
+            settings = std::get<0>(std::move(loaded));
+        }
+        web_security_ = std::make_shared<web_security>(cfg_->web_config_file, std::move(settings), log);
+        return web_security_;
+    }
+
+    /// A reload naming another web configuration (or none): the next connections use it.
+    void use_web_config(config::daemon_config const& next) {
+        std::shared_ptr<web_settings const> settings;
+        if (next.web_config_file) {
+            auto loaded = load_web_settings(*next.web_config_file);
+            if (auto const* problems = std::get_if<std::vector<std::string>>(&loaded)) {
+                for (auto const& problem : *problems) // changed since the check: the old one stays
+                    log_.error({}, "web_config_file: not taken: " + problem);
+                return;
+            }
+            settings = std::get<0>(std::move(loaded));
+        }
+        web_security_->use(next.web_config_file, std::move(settings));
+        log_.info({}, "web_config_file: now " + (next.web_config_file ? next.web_config_file->string() : "none") +
+                          " (" + endpoint_security(next) + ")");
+    }
+
     job_services services() {
         return job_services{io_.get_executor(), &pool_, &stats_, &log_, &state_, transfers_, passes_.get(),
                             &throttles_, &coord_, &memory_, &catalog_readers_};
@@ -304,7 +347,7 @@ private:
             return;
         tell_systemd(notifier::reloading_message());
         log_.info({}, "reloading " + cfg_->file.string());
-        auto loaded = load_checked(cfg_->file.string());
+        auto loaded = load_checked(cfg_->file.string(), web_config_override_);
         if (auto const* problems = std::get_if<std::vector<std::string>>(&loaded)) {
             for (auto const& problem : *problems)
                 log_.error({}, "reload refused, the running configuration stays: " + problem);
@@ -326,6 +369,8 @@ private:
             log_.warning({}, "listen: the new address takes effect at the next start");
         if (next->state_dir != cfg_->state_dir)
             log_.warning({}, "state_dir: the new folder takes effect at the next start");
+        if (next->web_config_file != cfg_->web_config_file)
+            use_web_config(*next);
         log_.set(next->log);
         transfers_->resize(next->max_transfers);
         passes_->resize(next->max_passes);
@@ -442,6 +487,7 @@ private:
 
     // Declared in the order they must be built; destroyed in reverse: jobs (and their
     // stores) before the pool and the io_context they use.
+    std::optional<std::string> web_config_override_; ///< --web.config.file, kept across reloads
     config_ptr cfg_;
     logger log_;
     state_dir state_;
@@ -456,6 +502,7 @@ private:
     throttle_registry throttles_;
     notifier notify_;
     bool notify_warned_ = false;
+    std::shared_ptr<web_security> web_security_;
     std::unique_ptr<status_server> server_;
     net::signal_set signals_;
     net::steady_timer watchdog_;
@@ -473,8 +520,8 @@ private:
 
 } // namespace
 
-int run_service(std::string const& config_path) {
-    auto loaded = load_checked(config_path);
+int run_service(std::string const& config_path, std::optional<std::string> const& web_config_file) {
+    auto loaded = load_checked(config_path, web_config_file);
     if (auto const* problems = std::get_if<std::vector<std::string>>(&loaded)) {
         for (auto const& problem : *problems)
             std::fprintf(stderr, "%s\n", problem.c_str());
@@ -490,7 +537,7 @@ int run_service(std::string const& config_path) {
     }
     // A peer that closes a connection must not kill the process.
     std::signal(SIGPIPE, SIG_IGN);
-    service daemon(std::move(cfg), std::move(*state));
+    service daemon(std::move(cfg), std::move(*state), web_config_file);
     return daemon.run();
 }
 

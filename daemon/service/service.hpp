@@ -3,6 +3,7 @@
 // binds /metrics, runs one job per repository, tells systemd how it is doing, reloads on
 // SIGHUP and stops cleanly on SIGTERM or SIGINT.
 
+#include <optional>
 #include <string>
 
 namespace mirror::daemon {
@@ -13,6 +14,7 @@ inline constexpr int exit_cannot_create = 73;
 inline constexpr int exit_unavailable = 69;
 
 /// Runs the daemon until SIGTERM or SIGINT; returns the process's exit status.
-int run_service(std::string const& config_path);
+/// `web_config_file` (--web.config.file) stands for the configuration's web_config_file.
+int run_service(std::string const& config_path, std::optional<std::string> const& web_config_file = std::nullopt);
 
 } // namespace mirror::daemon

@@ -7,6 +7,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <boost/url/parse.hpp>
 
 #include <chrono>
@@ -120,32 +121,83 @@ awaitable<bhttp::response<bhttp::string_body>> answer_control(bhttp::request<bht
     co_return out;
 }
 
-awaitable<void> serve(tcp::socket socket, status_sources sources) {
-    boost::system::error_code peer_ec;
-    auto const peer = socket.remote_endpoint(peer_ec);
-    bool const status_allowed = !peer_ec && serves_status_to(peer.address());
-    beast::tcp_stream stream(std::move(socket));
+bhttp::response<bhttp::string_body> unauthorized(bhttp::request<bhttp::empty_body> const& request) {
+    bhttp::response<bhttp::string_body> out{bhttp::status::unauthorized, request.version()};
+    out.keep_alive(request.keep_alive());
+    out.set(bhttp::field::server, "fdl-mirror");
+    out.set(bhttp::field::content_type, "text/plain; charset=utf-8");
+    out.set(bhttp::field::www_authenticate, "Basic realm=\"fdl-mirror\", charset=\"UTF-8\"");
+    out.body() = "fdl-mirror: this endpoint needs basic authentication (basic_auth_users of the web configuration)\n";
+    out.prepare_payload();
+    return out;
+}
+
+/// Answers the requests of one connection, plain or TLS, until it closes, stalls or has
+/// made its share of requests.
+template <class Stream>
+awaitable<void> serve_requests(Stream& stream, status_sources const& sources, net::ip::address const& peer,
+                               bool status_allowed, web_security* security,
+                               std::shared_ptr<web_settings const> const& settings) {
     beast::flat_buffer buffer;
     for (unsigned served = 0; served < max_requests_per_connection; ++served) {
         bhttp::request_parser<bhttp::empty_body> parser;
         parser.header_limit(8 * 1024);
-        stream.expires_after(request_deadline);
+        beast::get_lowest_layer(stream).expires_after(request_deadline);
         auto [read_ec, n] = co_await bhttp::async_read(stream, buffer, parser, use_op);
         if (read_ec)
             co_return; // closed, timed out, or not HTTP: nothing to answer
+        // A web configuration changed since this connection began: end it unanswered, so
+        // that the client connects again under the new one (an HTTP client retries a GET on
+        // a reused connection closed this way). Every request after a change meets it.
+        if (security != nullptr && security->current() != settings)
+            co_return;
+        auto const& request = parser.get();
         bhttp::response<bhttp::string_body> out;
-        if (is_control(parser.get())) // (not a ?: around co_await: GCC 12, docs/development.md)
-            out = co_await answer_control(parser.get(), sources, peer.address());
+        auto allowed = auth_result::allowed;
+        if (security != nullptr && settings != nullptr) {
+            auto const header = request[bhttp::field::authorization];
+            allowed = co_await security->authorize(*settings, std::string_view(header.data(), header.size()));
+        }
+        if (allowed == auth_result::refused)
+            out = unauthorized(request);
+        else if (is_control(request)) // (not a ?: around co_await: GCC 12, docs/development.md)
+            out = co_await answer_control(request, sources, peer);
         else
-            out = answer(parser.get(), sources, status_allowed);
+            out = answer(request, sources, status_allowed);
+        if (settings != nullptr)
+            for (auto const& [name, value] : settings->config.headers)
+                out.set(name, value);
         bool keep = out.keep_alive();
-        stream.expires_after(request_deadline);
+        beast::get_lowest_layer(stream).expires_after(request_deadline);
         auto [write_ec, written] = co_await bhttp::async_write(stream, out, use_op);
         if (write_ec || !keep)
             break;
     }
-    beast::error_code ignored;
-    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+}
+
+awaitable<void> serve(tcp::socket socket, status_sources sources, std::shared_ptr<web_security> security) {
+    boost::system::error_code peer_ec;
+    auto const peer = socket.remote_endpoint(peer_ec);
+    bool const status_allowed = !peer_ec && serves_status_to(peer.address());
+    auto const settings = security ? security->current() : nullptr;
+    if (settings == nullptr || settings->tls == nullptr) {
+        beast::tcp_stream stream(std::move(socket));
+        co_await serve_requests(stream, sources, peer.address(), status_allowed, security.get(), settings);
+        beast::error_code ignored;
+        stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+        co_return;
+    }
+    beast::ssl_stream<beast::tcp_stream> stream(beast::tcp_stream(std::move(socket)), *settings->tls);
+    beast::get_lowest_layer(stream).expires_after(request_deadline);
+    auto [handshake_ec] = co_await stream.async_handshake(net::ssl::stream_base::server, use_op);
+    if (handshake_ec)
+        co_return; // plain HTTP, an unknown CA, no client certificate where one is required
+    if (!peer_has_allowed_san(stream.native_handle(), settings->config.tls->client_allowed_sans))
+        co_return; // as exporter-toolkit: the connection ends, no answer
+    co_await serve_requests(stream, sources, peer.address(), status_allowed, security.get(), settings);
+    beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(2));
+    auto [shutdown_ec] = co_await stream.async_shutdown(use_op);
+    (void)shutdown_ec; // a peer that closed first is not a problem
 }
 
 void rethrow_bug(std::exception_ptr bug) {
@@ -206,7 +258,8 @@ bool serves_status_to(net::ip::address const& peer) {
 
 result<std::unique_ptr<status_server>> status_server::bind(net::any_io_executor executor,
                                                            config::listen_address const& where,
-                                                           status_sources sources) {
+                                                           status_sources sources,
+                                                           std::shared_ptr<web_security> security) {
     auto fail = [&](std::string const& why) {
         return make_error(io::store_errc::rejected, "listen " + config::to_string(where) + ": " + why);
     };
@@ -227,11 +280,12 @@ result<std::unique_ptr<status_server>> status_server::bind(net::any_io_executor 
         acceptor.listen(net::socket_base::max_listen_connections, ec);
     if (ec)
         return fail(ec.message());
-    return std::unique_ptr<status_server>(new status_server(std::move(acceptor), std::move(sources)));
+    return std::unique_ptr<status_server>(
+        new status_server(std::move(acceptor), std::move(sources), std::move(security)));
 }
 
-status_server::status_server(tcp::acceptor acceptor, status_sources sources)
-    : acceptor_(std::move(acceptor)), sources_(std::move(sources)) {}
+status_server::status_server(tcp::acceptor acceptor, status_sources sources, std::shared_ptr<web_security> security)
+    : acceptor_(std::move(acceptor)), sources_(std::move(sources)), security_(std::move(security)) {}
 
 status_server::~status_server() = default;
 
@@ -259,7 +313,7 @@ awaitable<void> status_server::accept_loop() {
             co_await pause.async_wait(use_op);
             continue;
         }
-        net::co_spawn(acceptor_.get_executor(), serve(std::move(socket), sources_), rethrow_bug);
+        net::co_spawn(acceptor_.get_executor(), serve(std::move(socket), sources_, security_), rethrow_bug);
     }
 }
 

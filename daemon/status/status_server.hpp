@@ -3,10 +3,12 @@
 // /status (JSON: status_report.hpp), /healthz (the process answers) and /readyz (every
 // repository has completed a pass or is within its grace: docs/operations.md), and POST
 // /trigger (a pass now: the on-call's control, under /status's access rules). It serves
-// nothing else, reads no body and holds no connection longer than a deadline.
+// nothing else, reads no body and holds no connection longer than a deadline. With a web
+// configuration (web_security.hpp) it speaks TLS and asks for basic authentication.
 
 #include "config/listen_address.hpp"
 #include "core/io/net.hpp"
+#include "daemon/status/web_security.hpp"
 #include "verify/error.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
@@ -58,9 +60,12 @@ class status_server {
 public:
     /// Binds `where` (a host name is resolved; port 0 picks a free one). Fails with the
     /// address and the system's reason (in use, permission) without starting anything.
+    /// `security` (nullable: plain HTTP, no authentication) gives each connection its TLS
+    /// and each request its basic authentication, before any endpoint's own rules.
     static result<std::unique_ptr<status_server>> bind(net::any_io_executor executor,
                                                        config::listen_address const& where,
-                                                       status_sources sources);
+                                                       status_sources sources,
+                                                       std::shared_ptr<web_security> security = nullptr);
     ~status_server();
 
     /// Starts accepting on the executor given to bind().
@@ -71,11 +76,12 @@ public:
     std::uint16_t port() const;
 
 private:
-    status_server(net::ip::tcp::acceptor acceptor, status_sources sources);
+    status_server(net::ip::tcp::acceptor acceptor, status_sources sources, std::shared_ptr<web_security> security);
     awaitable<void> accept_loop();
 
     net::ip::tcp::acceptor acceptor_;
     status_sources sources_;
+    std::shared_ptr<web_security> security_;
 };
 
 } // namespace mirror::daemon

@@ -11,7 +11,7 @@ _fdl_mirror_options() {
     verify) echo "--concurrency --memory-limit --deadline --version --without-key --full-digests --config --repository --origin $_fdl_mirror_shared" ;;
     check-signature) echo "-f -I -n -s --verify-time --help" ;;
     find-principals) echo "-f -s -n --verify-time --help" ;;
-    run | check-config) echo "--config --help" ;;
+    run | check-config) echo "--config --web.config.file --help" ;;
     status | trigger) echo "--config --json --repository --help" ;;
     pause) echo "--config --repository --reason --help" ;;
     resume) echo "--config --repository --help" ;;
@@ -40,7 +40,7 @@ _fdl_mirror() {
   case $prev in
     --signatures) mapfile -t COMPREPLY < <(compgen -W 'required if-present off' -- "$cur"); return ;;
     --repository) mapfile -t COMPREPLY < <(compgen -W "$(_fdl_mirror_repositories)" -- "$cur"); return ;; # status, trigger, pause, resume, verify
-    --config | --allowed-signers | --ca-bundle | -f | -s)
+    --config | --web.config.file | --allowed-signers | --ca-bundle | -f | -s)
       mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
     --concurrency | --max-refs | --max-ref-name-length | --memory-limit | --deadline | --namespace | --max-requests-per-second | \
       --max-bytes-per-second | --allow-redirect-to | --without-key | --version | --verify-time | -I | -n)

@@ -124,35 +124,59 @@ install_s3rver() {
   install_pinned_npm s3rver "$s3rver_prefix" "$s3rver_prefix/node_modules/s3rver/bin/s3rver.js" "s3rver"
 }
 
-# promtool, which checks and unit-tests the Prometheus alert rules (systemd/fdl-mirror.rules.yml).
-# Debian 12 ships it inside the package prometheus, whose maintainer scripts would create a
-# user and start a Prometheus server (through its init script when systemd is not running):
-# so the package is only downloaded with apt-get and promtool alone is unpacked into
-# $promtool_dir inside the build tree. A promtool already on PATH is used as it is.
+# promtool, which checks and unit-tests the Prometheus alert rules (systemd/fdl-mirror.rules.yml),
+# and the Prometheus server, which the system tests run (a TLS scrape with basic
+# authentication, alerts seen firing). Debian 12 ships both in the package prometheus, whose
+# maintainer scripts would create a user and start a Prometheus server (through its init
+# script when systemd is not running): so the package is only downloaded with apt-get and the
+# two programs are unpacked into $promtool_dir and $prometheus_dir inside the build tree. A
+# promtool or prometheus already on PATH is used as it is.
 promtool_dir=${FDL_MIRROR_PROMTOOL_DIR:-$PWD/$build_dir/deps/promtool}
+prometheus_dir=${FDL_MIRROR_PROMETHEUS_DIR:-$PWD/$build_dir/deps/prometheus}
+
+# download_debian_package PACKAGE FOLDER: the package's files unpacked under FOLDER/root,
+# nothing installed.
+download_debian_package() {
+  local package=$1 work=$2
+  # apt-get download needs the package lists, which a fresh container lacks.
+  if ! (cd "$work" && apt-get -o APT::Sandbox::User=root -qq download "$package" 2>/dev/null); then
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    (cd "$work" && apt-get -o APT::Sandbox::User=root -qq download "$package")
+  fi
+  dpkg-deb -x "$work/${package}"_*.deb "$work/root"
+}
 
 install_promtool() {
+  local have_promtool=no have_prometheus=no work
   if command -v promtool >/dev/null; then
     log_step "promtool: $(command -v promtool) is installed"
-    return 0
-  fi
-  if [ -x "$promtool_dir/promtool" ]; then
+    have_promtool=yes
+  elif [ -x "$promtool_dir/promtool" ]; then
     log_step "promtool: unpacked already in $promtool_dir"
-    return 0
+    have_promtool=yes
   fi
-  local work
+  if command -v prometheus >/dev/null; then
+    log_step "prometheus: $(command -v prometheus) is installed"
+    have_prometheus=yes
+  elif [ -x "$prometheus_dir/prometheus" ]; then
+    log_step "prometheus: unpacked already in $prometheus_dir"
+    have_prometheus=yes
+  fi
+  [ "$have_promtool$have_prometheus" != yesyes ] || return 0
   work=$(mktemp -d)
-  log_step "promtool: unpacking it from Debian's package prometheus into $promtool_dir"
-  # apt-get download needs the package lists, which a fresh container lacks.
-  if ! (cd "$work" && apt-get -o APT::Sandbox::User=root -qq download prometheus 2>/dev/null); then
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    (cd "$work" && apt-get -o APT::Sandbox::User=root -qq download prometheus)
+  log_step "promtool and prometheus: unpacking them from Debian's package prometheus into $build_dir/deps"
+  download_debian_package prometheus "$work"
+  if [ "$have_promtool" = no ]; then
+    mkdir -p "$promtool_dir"
+    cp "$work/root/usr/bin/promtool" "$promtool_dir/promtool"
+    "$promtool_dir/promtool" --version >/dev/null
   fi
-  dpkg-deb -x "$work"/prometheus_*.deb "$work/root"
-  mkdir -p "$promtool_dir"
-  cp "$work/root/usr/bin/promtool" "$promtool_dir/promtool"
+  if [ "$have_prometheus" = no ]; then
+    mkdir -p "$prometheus_dir"
+    cp "$work/root/usr/bin/prometheus" "$prometheus_dir/prometheus"
+    "$prometheus_dir/prometheus" --version >/dev/null 2>&1
+  fi
   rm -rf "$work"
-  "$promtool_dir/promtool" --version >/dev/null
 }
 
 # Alertmanager and amtool, for the test of the shipped inhibition rules
@@ -172,11 +196,7 @@ install_alertmanager() {
   local work
   work=$(mktemp -d)
   log_step "alertmanager: unpacking it from Debian's package prometheus-alertmanager into $alertmanager_dir"
-  if ! (cd "$work" && apt-get -o APT::Sandbox::User=root -qq download prometheus-alertmanager 2>/dev/null); then
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    (cd "$work" && apt-get -o APT::Sandbox::User=root -qq download prometheus-alertmanager)
-  fi
-  dpkg-deb -x "$work"/prometheus-alertmanager_*.deb "$work/root"
+  download_debian_package prometheus-alertmanager "$work"
   mkdir -p "$alertmanager_dir"
   cp "$work/root/usr/bin/prometheus-alertmanager" "$alertmanager_dir/alertmanager"
   cp "$work/root/usr/bin/amtool" "$alertmanager_dir/amtool"

@@ -1,10 +1,12 @@
 // libFuzzer target: the daemon's YAML configuration (config/daemon_config.hpp), through
-// parse_config as check-config and the daemon read it (yaml-cpp, then our reader). Besides
+// parse_config as check-config and the daemon read it (yaml-cpp, then our reader), and the
+// web configuration's reader over the same text. Besides
 // the sanitizers and escaping exceptions: a refusal lists problems in the order of their
 // places, each one line naming the file; an accepted configuration keeps every limit that
 // docs/configuration.md states.
 
 #include "config/daemon_config.hpp"
+#include "config/web_config.hpp"
 #include "tests/fuzz/support/check.hpp"
 
 #include <algorithm>
@@ -77,11 +79,29 @@ void check_config(daemon_config const& cfg) {
 
 } // namespace
 
+/// The same text as a web configuration (config/web_config.hpp), whose reader shares the
+/// YAML walk: a refusal keeps the same rules, and a secret never reaches a problem.
+void check_web_config(std::string_view text) {
+    auto web = parse_web_config(text, file_name);
+    if (!web) {
+        check_problems(web.error());
+        return;
+    }
+    for (auto const& [user, hash] : web->users)
+        check(hash.size() == 60 && hash.starts_with("$2"), "a basic_auth_users value taken that is no bcrypt hash", user);
+    if (web->tls) {
+        check(web->tls->cert_file.has_value() != !web->tls->cert_pem.empty(), "TLS without exactly one certificate");
+        check(web->tls->min_version <= web->tls->max_version, "TLS versions upside down");
+    }
+}
+
 extern "C" int LLVMFuzzerTestOneInput(unsigned char const* data, std::size_t size) {
-    auto loaded = parse_config(mirror::fuzz::as_text(data, size), file_name);
+    auto const text = mirror::fuzz::as_text(data, size);
+    auto loaded = parse_config(text, file_name);
     if (loaded)
         check_config(*loaded);
     else
         check_problems(loaded.error());
+    check_web_config(text);
     return 0;
 }

@@ -12,7 +12,7 @@ commands=$("$FDL_MIRROR" --help | sed -n 's/^  fdl-mirror \([a-z][a-z-]*\) .*/\1
 
 # help_options COMMAND: the options `COMMAND --help` lists, and --help itself.
 help_options() {
-  { "$FDL_MIRROR" "$1" --help | grep -oE '(^|[ [])--?[a-zA-Z][a-zA-Z-]*' | tr -d ' [' ; echo --help; } | sort -u
+  { "$FDL_MIRROR" "$1" --help | grep -oE '(^|[ [])--?[a-zA-Z]([a-zA-Z.-]*[a-zA-Z])?' | tr -d ' [' ; echo --help; } | sort -u
 }
 # bash_offers WORD...: what bash's completion offers after `fdl-mirror WORD...`.
 bash_offers() {

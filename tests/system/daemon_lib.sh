@@ -22,6 +22,7 @@ daemon_log=      # its stderr
 daemon_notes=    # what its NOTIFY_SOCKET received (see notify_receiver.py)
 daemon_status=   # its exit status, once stop_daemon or wait_for_exit saw it end
 daemon_stop_seconds=  # how long it took to exit after stop_daemon's signal
+daemon_args=()   # more arguments of `fdl-mirror run` for the next start_daemon
 
 # --- processes ---------------------------------------------------------------------------
 
@@ -49,7 +50,7 @@ stop_process() {
 
 dump_logs() {
   local file
-  for file in "$work"/daemon-*.log "$work"/nginx/error.log "$work"/s3rver.log; do
+  for file in "$work"/daemon-*.log "$work"/nginx/error.log "$work"/s3rver.log "$work"/prometheus.log; do
     [ -s "$file" ] || continue
     echo "--- ${file#"$work"/} (last 200 lines)" >&2
     tail -n 200 "$file" | sed 's/^/  /' >&2
@@ -129,7 +130,7 @@ start_daemon() {
   local socket=${notify_socket:-$work/notify-$daemon_runs.sock}
   start_receiver "$socket" "$daemon_notes"
   env -u WATCHDOG_USEC -u WATCHDOG_PID -u LISTEN_FDS -u LISTEN_PID NOTIFY_SOCKET="$socket" "$@" \
-    "$FDL_MIRROR" run --config "$config" >"$work/daemon-$daemon_runs.out" 2>"$daemon_log" &
+    "$FDL_MIRROR" run --config "$config" "${daemon_args[@]}" >"$work/daemon-$daemon_runs.out" 2>"$daemon_log" &
   daemon_pid=$!
   bg_pids+=("$daemon_pid")
   wait_for_listen
@@ -303,6 +304,46 @@ find_promtool() {
     [ -n "$found" ] || { [ -x "$candidate" ] && found=$candidate; }
   done
   echo "$found"
+}
+
+# The Prometheus server: on PATH, else where scripts/setup unpacks it.
+find_prometheus() {
+  local candidate found
+  found=$(command -v prometheus || true)
+  for candidate in "$(dirname "$FDL_MIRROR")/deps/prometheus/prometheus" "$SOURCE_DIR/build/deps/prometheus/prometheus"; do
+    [ -n "$found" ] || { [ -x "$candidate" ] && found=$candidate; }
+  done
+  echo "$found"
+}
+
+prometheus_port=  # the port of the Prometheus start_prometheus started
+# start_prometheus CONFIG: a real Prometheus on a free loopback port with CONFIG, its data
+# in $work; returns once it is ready (within 30 s), with prometheus_port set.
+start_prometheus() {
+  local binary start=$EPOCHREALTIME
+  binary=$(find_prometheus)
+  if [ -z "$binary" ]; then
+    fail "prometheus not found: run scripts/setup"
+    return 1
+  fi
+  prometheus_port=$(free_port)
+  "$binary" --config.file="$1" --storage.tsdb.path="$work/prometheus-data" \
+    --web.listen-address="127.0.0.1:$prometheus_port" --log.level=warn >"$work/prometheus.log" 2>&1 &
+  bg_pids+=($!)
+  until curl -fs --max-time 2 -o /dev/null "http://127.0.0.1:$prometheus_port/-/ready"; do
+    if ! less_than "$(seconds_since "$start")" 30; then
+      fail "prometheus was not ready within 30 s: $(tail -5 "$work/prometheus.log")"
+      return 1
+    fi
+    sleep 0.2
+  done
+}
+
+# prometheus_api PATH [CURL ARGS...]: the JSON of Prometheus's API at PATH (/api/v1/…).
+prometheus_api() {
+  local path=$1
+  shift
+  curl -fsS --max-time 5 "$@" "http://127.0.0.1:$prometheus_port$path"
 }
 
 # expect_rules_test FILE DESCRIPTION: `promtool test rules FILE` passes (a unit test of the
