@@ -167,6 +167,8 @@ awaitable<void> serve_requests(Stream& stream, status_sources const& sources, ne
         if (settings != nullptr)
             for (auto const& [name, value] : settings->config.headers)
                 out.set(name, value);
+        if (served + 1 == max_requests_per_connection)
+            out.keep_alive(false); // said, so that the client does not send one more into a closing socket
         bool keep = out.keep_alive();
         beast::get_lowest_layer(stream).expires_after(request_deadline);
         auto [write_ec, written] = co_await bhttp::async_write(stream, out, use_op);
@@ -313,6 +315,10 @@ awaitable<void> status_server::accept_loop() {
             co_await pause.async_wait(use_op);
             continue;
         }
+        // An answer over TLS goes out in several records: without this, the second waits
+        // for the client's delayed ACK of the first (40 ms on Linux).
+        boost::system::error_code ignored;
+        socket.set_option(tcp::no_delay(true), ignored);
         net::co_spawn(acceptor_.get_executor(), serve(std::move(socket), sources_, security_), rethrow_bug);
     }
 }

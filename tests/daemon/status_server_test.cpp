@@ -149,3 +149,22 @@ TEST_CASE("/status answers only requests whose Host names this host: no DNS rebi
     // /metrics is for Prometheus, which scrapes by any name.
     CHECK(s.get_as("/metrics", "monitor.example:9464").starts_with("HTTP/1.1 200"));
 }
+
+TEST_CASE("the status server says Connection: close on the last request a connection may make") {
+    // 101 kept-alive requests sent at once: the 100th answer says the connection closes
+    // (a client that sees no such word sends the next into a closing socket), and the
+    // 101st is not answered.
+    running_server s;
+    std::string requests;
+    for (int i = 0; i < 101; ++i)
+        requests += "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    auto answers = ask(s.server->port(), requests);
+    std::size_t count = 0;
+    for (auto at = answers.find("HTTP/1.1 200"); at != std::string::npos; at = answers.find("HTTP/1.1 200", at + 1))
+        ++count;
+    CHECK(count == 100);
+    auto last = answers.rfind("HTTP/1.1 200");
+    REQUIRE(last != std::string::npos);
+    CHECK(answers.find("Connection: close", last) != std::string::npos);
+    CHECK(answers.substr(0, last).find("Connection: close") == std::string::npos);
+}
