@@ -1,6 +1,7 @@
 #include "core/coord/lease.hpp"
 
 #include <limits>
+#include <optional>
 
 #include "core/fdl/json_fields.hpp"
 #include "core/io/errors.hpp"
@@ -22,6 +23,8 @@ std::string render_lease(lease_record const& record) {
     out["token"] = record.token;
     out["expires"] = record.expires;
     out["since"] = record.since;
+    if (record.idle)
+        out["idle"] = true;
     return boost::json::serialize(out) + "\n";
 }
 
@@ -34,12 +37,15 @@ result<lease_record> parse_lease(std::string_view text, std::string const& where
         return fields.error();
     lease_record record;
     std::uint64_t expires = 0, since = 0;
+    std::optional<bool> idle;
     fdl::field_reader read(*fields);
     read.string("holder", record.holder).count("token", record.token).count("expires", expires).count("since", since);
+    read.optional_bool("idle", idle);
     if (auto ok = read.done(); !ok)
         return ok.error();
     record.expires = static_cast<std::int64_t>(expires);
     record.since = static_cast<std::int64_t>(since);
+    record.idle = idle.value_or(false);
     return record;
 }
 
@@ -74,9 +80,9 @@ bool lease::covers(milliseconds margin) const {
 }
 
 lease_change lease::lose() {
-    bool const was_held = held_;
-    held_ = false;
-    return was_held ? lease_change::lost : lease_change::held_by_other;
+    bool const was_mine = held_ || idle_;
+    held_ = idle_ = false;
+    return was_mine ? lease_change::lost : lease_change::held_by_other;
 }
 
 awaitable<result<lease_change>> lease::acquire_or_renew() {
@@ -99,14 +105,19 @@ awaitable<result<lease_change>> lease::acquire_or_renew() {
     if (current->holder == holder_) { // ours: no one held it since, so the token stays
         next.token = current->token;
         next.since = current->since;
-        co_return co_await write(next, there->tag, held_ ? lease_change::renewed : lease_change::taken, asked_at);
+        bool const ours_already = held_ || idle_; // renewed, or active again after a rest
+        co_return co_await write(next, there->tag, ours_already ? lease_change::renewed : lease_change::taken,
+                                 asked_at);
     }
     // An honest holder rewrites its lease every sixth of the duration. One that stays as it
     // is for longer than duration + skew on this host's own clock is not held, whatever
     // expiry it claims: a forged one years ahead, or a holder whose clock runs far ahead,
     // would otherwise keep every daemon out. Judged on this host's monotonic clock, never by
     // comparing wall clocks (this one could be the wrong one).
-    std::int64_t const patience = settings_.duration.count() + settings_.max_clock_skew.count();
+    // An idle lease stays as it is between its holder's passes: its patience is that wait.
+    std::int64_t const patience =
+        (current->idle && settings_.idle_patience.count() > 0 ? settings_.idle_patience : settings_.duration).count() +
+        settings_.max_clock_skew.count();
     if (there->tag != observed_tag_) {
         observed_tag_ = there->tag;
         observed_since_ = asked_at;
@@ -114,8 +125,9 @@ awaitable<result<lease_change>> lease::acquire_or_renew() {
     bool const unrenewed = asked_at - observed_since_ > patience;
     if (current->expires > now + patience)
         anomaly_ = describe() + ": " + current->holder.substr(0, 100) + "'s lease claims " +
-                   std::to_string((current->expires - now) / 1000) + " s more, more than lease_duration and " +
-                   "max_clock_skew allow: " +
+                   std::to_string((current->expires - now) / 1000) + " s more, more than " +
+                   (current->idle ? "its longest wait between passes, lease_duration" : "lease_duration") +
+                   " and max_clock_skew allow: " +
                    (unrenewed ? std::string("not renewed since, so taken as expired")
                               : "taken as expired unless renewed within " + std::to_string(patience / 1000) + " s");
     // An earlier run of this very instance (same INSTANCE, another LIFE) is dead: this one
@@ -123,8 +135,12 @@ awaitable<result<lease_change>> lease::acquire_or_renew() {
     // repository unmirrored for a lease's time; the token still grows, so a write of that
     // run (were it somehow alive) is fenced off.
     bool const earlier_life = instance_of(current->holder) == instance_of(holder_);
-    bool const free = current->expires == 0 || current->expires + settings_.max_clock_skew.count() < now ||
-                      unrenewed || earlier_life;
+    // An idle holder writes nothing until it makes its lease active again, which the
+    // conditional write of this taker then refuses: a holder known gone need not be waited for.
+    bool const gone = current->idle && current->expires != 0 && settings_.holder_gone &&
+                      settings_.holder_gone(instance_of(current->holder));
+    bool const ran_out = current->expires + settings_.max_clock_skew.count() < now || unrenewed;
+    bool const free = current->expires == 0 || ran_out || earlier_life || gone;
     if (!free)
         co_return lose();
     // The token must grow with each holder, or a fenced write of an old holder could pass.
@@ -137,6 +153,7 @@ awaitable<result<lease_change>> lease::acquire_or_renew() {
     bool const won = outcome && *outcome == lease_change::taken;
     took_over_ = won && current->expires != 0 && !earlier_life;
     reclaimed_ = won && current->expires != 0 && earlier_life;
+    takeover_reason_ = ran_out ? "whose lease ran out" : "whose heartbeat stopped";
     taken_from_ = current->holder;
     co_return outcome;
 }
@@ -149,18 +166,40 @@ awaitable<result<lease_change>> lease::write(lease_record next, std::optional<st
     if (!written)
         co_return written.error();
     held_ = true;
+    idle_ = false;
     mine_ = seen_ = next;
     tag_ = std::move(*written);
     valid_until_ = asked_at + settings_.duration.count();
     co_return if_won;
 }
 
-awaitable<result<lease_change>> lease::release() {
+awaitable<result<lease_change>> lease::rest(milliseconds reservation) {
     if (!held_)
+        co_return idle_ ? lease_change::renewed : lease_change::released;
+    lease_record next = mine_;
+    next.expires = clock_.wall_ms() + reservation.count();
+    next.idle = true;
+    held_ = false; // from here on, nothing more is written under it
+    auto written = co_await mirror_.write_conditional(settings_.key, render_lease(next), tag_);
+    if (!written && written.error().code == io::store_errc::conflict) {
+        idle_ = true; // ours until this write: lost now
+        co_return lose();
+    }
+    idle_ = true; // on failure the store keeps it active until it runs out: still ours
+    if (!written)
+        co_return written.error();
+    mine_ = seen_ = next;
+    tag_ = std::move(*written);
+    co_return lease_change::renewed;
+}
+
+awaitable<result<lease_change>> lease::release() {
+    if (!held_ && !idle_)
         co_return lease_change::released;
     lease_record next = mine_;
     next.expires = 0;
-    held_ = false; // from here on, nothing more is written under it
+    next.idle = false;
+    held_ = idle_ = false; // from here on, nothing more is written under it
     auto written = co_await mirror_.write_conditional(settings_.key, render_lease(next), tag_);
     if (!written && written.error().code != io::store_errc::conflict)
         co_return written.error();

@@ -29,6 +29,13 @@ struct lease_settings {
     std::string key = ".fdl-mirror/lease";
     milliseconds duration{60'000};      ///< how long a lease lasts after each renewal
     milliseconds max_clock_skew{5'000}; ///< the most two hosts' wall clocks may differ
+    /// The longest another holder's idle lease (rest()) may stay unrenewed before it is
+    /// taken as expired, whatever it claims: its holder's longest wait between passes plus
+    /// a lease. 0: as long as an active lease.
+    milliseconds idle_patience{0};
+    /// Whether the daemon INSTANCE is known to have stopped (its heartbeat ran out): its
+    /// idle lease is then free at once. Null, or false, when nothing is known.
+    std::function<bool(std::string_view instance)> holder_gone;
 };
 
 /// The lease object's contents (JSON).
@@ -37,6 +44,9 @@ struct lease_record {
     std::uint64_t token = 0;  ///< the fencing token: grows by one with each new holder
     std::int64_t expires = 0; ///< unix milliseconds on the holder's clock; 0: released
     std::int64_t since = 0;   ///< when this holder took it (unix milliseconds)
+    /// Between its holder's passes: nothing is written under it, and its holder claims the
+    /// next pass until `expires` (see lease::rest).
+    bool idle = false;
     bool operator==(lease_record const&) const = default;
 };
 std::string render_lease(lease_record const& record);
@@ -66,16 +76,27 @@ public:
     /// An error (the store unreachable) changes nothing: a held lease stays held until its
     /// time runs out here.
     awaitable<result<lease_change>> acquire_or_renew();
-    /// Gives it up (expiry 0, the token kept so that it keeps growing) when held.
+    /// Gives it up (expiry 0, the token kept so that it keeps growing) when held or idle.
     awaitable<result<lease_change>> release();
+    /// After a pass: keeps the lease, idle, for `reservation` (the wait until the next pass
+    /// and a lease), in one write, so that no request is needed between passes. Nothing may
+    /// be written under an idle lease (covers() is false); the next acquire_or_renew() makes
+    /// it active again under the same token. Others take it only once it ran out (or its
+    /// holder is known gone: lease_settings::holder_gone). `lost` when another holder took
+    /// it meanwhile; an error leaves it active in the store until it runs out.
+    awaitable<result<lease_change>> rest(milliseconds reservation);
 
     /// True while held with at least `margin` of it left on this host's clock: a write
     /// that moves something starts only then.
     bool covers(milliseconds margin) const;
     bool held() const { return held_; }
+    /// Held, or idle between this holder's passes: this daemon is the repository's mirror.
+    bool mine() const { return held_ || idle_; }
     /// Whether the last `taken` was from another holder whose lease had run out (not
-    /// released, not free).
+    /// released, not free), or whose idle lease was freed by its heartbeat running out.
     bool took_over() const { return took_over_; }
+    /// After took_over(): "whose lease ran out", or "whose heartbeat stopped".
+    std::string const& takeover_reason() const { return takeover_reason_; }
     /// Whether the last `taken` was from an earlier run of this same instance (same
     /// INSTANCE, another LIFE: a restart after a crash), taken at once without waiting for
     /// its lease to run out.
@@ -103,7 +124,9 @@ private:
     lease_settings settings_;
     lease_clock clock_;
     bool held_ = false;
+    bool idle_ = false; ///< this holder's, between its passes
     bool took_over_ = false;
+    std::string takeover_reason_;
     bool reclaimed_ = false;
     std::string taken_from_;
     lease_record mine_;             ///< what this holder last wrote

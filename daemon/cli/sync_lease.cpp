@@ -69,7 +69,9 @@ awaitable<sync::sync_report> sync_holding_lease(store::store& origin, store::sto
                                   "another sync) from writing it at the same time");
         co_return report;
     }
-    coord::lease held(mirror, holder, {".fdl-mirror/lease", lease_time, 5s});
+    // A daemon's lease idle between its passes is its claim to the next one: a sync by hand
+    // waits out the expiry it claims (within a day) rather than a lease's time.
+    coord::lease held(mirror, holder, {".fdl-mirror/lease", lease_time, 5s, std::chrono::hours(24)});
     auto taken = co_await held.acquire_or_renew();
     if (!taken)
         co_return refused(error{taken.error().code, "mirror: " + taken.error().message});

@@ -1,5 +1,7 @@
 #include "daemon/service/coordinator.hpp"
 
+#include <algorithm>
+
 #include "core/coord/assignment.hpp"
 #include "core/coord/membership.hpp"
 
@@ -68,6 +70,12 @@ bool coordinator::assigned(std::string const& repo) const {
     return it == owner_.end() || it->second == instance_;
 }
 
+bool coordinator::known_gone(std::string_view instance) const {
+    if (!members_ || !members_read_ || std::chrono::steady_clock::now() - *members_read_ > settings_.lease_duration)
+        return false;
+    return std::find(live_.begin(), live_.end(), instance) == live_.end();
+}
+
 std::string coordinator::assignee(std::string const& repo) const {
     auto it = owner_.find(repo);
     return members_ && it != owner_.end() ? it->second : std::string();
@@ -101,6 +109,7 @@ awaitable<void> coordinator::beat() {
                                  " s without one): " + published.error().message);
         auto seen = co_await coord::live_members(*members_, wall_ms(), skew);
         if (seen) {
+            members_read_ = std::chrono::steady_clock::now();
             std::vector<std::string> live{instance_};
             for (auto const& beat : *seen) {
                 if (beat.instance == instance_ && beat.holder != holder_)

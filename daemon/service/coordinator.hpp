@@ -16,6 +16,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,10 @@ public:
     bool assigned(std::string const& repo) const;
     /// The instance `repo` is assigned to, as last seen; "" when none is known (no members).
     std::string assignee(std::string const& repo) const;
+    /// Whether the daemon `instance` is known to have stopped: the members were read within
+    /// the last lease_duration and its heartbeat was not among the live ones. False without
+    /// members, and while no fresh read says so (a daemon just started knows nothing yet).
+    bool known_gone(std::string_view instance) const;
 
     /// Whether the repositories are spread among daemons by their heartbeats (a `members`
     /// location is in use), rather than every daemon wanting every lease.
@@ -71,6 +77,7 @@ private:
     bool stopping_ = false, beating_ = false;
     std::function<void()> after_stop_;
     std::vector<std::string> repositories_, live_;
+    std::optional<std::chrono::steady_clock::time_point> members_read_; ///< the last read of the members
     std::map<std::string, std::string> owner_;
     std::function<void(std::string const&)> gained_;
 };

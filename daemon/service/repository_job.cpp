@@ -17,6 +17,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <optional>
@@ -71,6 +72,12 @@ std::unique_ptr<repository_lease> repository_job::make_lease() {
     context.clock = services_.lease_clock;
     context.open_store = [this] { // the mirror read at each call: a reload may have moved it
         return open_store_at(repo().mirror, store::store_role::mirror, "coordination", nullptr);
+    };
+    context.longest_wait = [this] {
+        auto const poll = poll_of(repo().settings);
+        auto const longest = std::max(poll.interval, poll.backoff_max);
+        return std::chrono::milliseconds(static_cast<std::int64_t>(
+            static_cast<double>(longest.count()) * (1.0 + std::clamp(poll.jitter, 0.0, 1.0))));
     };
     return std::make_unique<repository_lease>(std::move(context));
 }
@@ -157,7 +164,7 @@ repository_status repository_job::status() const {
         out.role = "paused";
     else if (!lease_ || !lease_->in_force())
         out.role = "alone";
-    else if (lease_->held())
+    else if (lease_->mine())
         out.role = "holder";
     else
         out.role = out.standing_by.empty() ? "taking" : "standing_by";
@@ -323,6 +330,8 @@ awaitable<void> repository_job::loop() {
         auto wait = next_wait_.value_or(next_wait(poll_of(repo().settings), state_.consecutive_failures,
                                                   std::uniform_real_distribution<double>(0, 1)(random_)));
         next_wait_.reset();
+        if (lease_) // idle until the next pass: no lease request in between
+            co_await lease_->rest(wait);
         if (std::exchange(trigger_pending_, false))
             continue; // triggered while busy: the next pass now, backoff or not
         wait_.expires_after(wait);

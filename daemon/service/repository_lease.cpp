@@ -28,7 +28,7 @@ void repository_lease::note(lease_change_kind what, std::string const& detail) {
         context_.stats->lease_changed(name, event::held);
         break;
     case lease_change_kind::taken_over:
-        log.warning(name, "lease taken over from " + detail + ", whose lease ran out" + token);
+        log.warning(name, "lease taken over from " + detail + token);
         context_.stats->lease_changed(name, event::taken_over);
         break;
     case lease_change_kind::lost:
@@ -72,9 +72,14 @@ bool repository_lease::open_lease() {
         return false; // a folder: its lock keeps one writer, as for sync
     auto const& settings = context_.coord->settings();
     store_ = std::move(*opened);
-    lease_ = std::make_unique<coord::lease>(
-        *store_, context_.coord->holder(),
-        coord::lease_settings{".fdl-mirror/lease", settings.lease_duration, settings.max_clock_skew}, context_.clock);
+    coord::lease_settings lease_settings{".fdl-mirror/lease", settings.lease_duration, settings.max_clock_skew};
+    if (context_.longest_wait)
+        lease_settings.idle_patience = context_.longest_wait() + settings.lease_duration;
+    if (context_.coord->spreads()) {
+        auto const* coord = context_.coord;
+        lease_settings.holder_gone = [coord](std::string_view instance) { return coord->known_gone(instance); };
+    }
+    lease_ = std::make_unique<coord::lease>(*store_, context_.coord->holder(), std::move(lease_settings), context_.clock);
     rewrap_ = true; // wrap the mirror store in its fence
     return true;
 }
@@ -114,7 +119,7 @@ std::string repository_lease::assigned_elsewhere() const {
 }
 
 awaitable<void> repository_lease::release_if_held() {
-    if (!lease_ || !lease_->held() || busy_)
+    if (!lease_ || !lease_->mine() || busy_)
         co_return;
     busy_ = true;
     co_await lease_->release();
@@ -127,7 +132,7 @@ awaitable<repository_lease::gate> repository_lease::take(std::string& problem) {
         if (busy_)
             co_return gate::stand_by; // a renewal is using it: the next poll does this
         reopen_ = false;
-        if (lease_ && lease_->held())
+        if (lease_ && lease_->mine())
             co_await lease_->release();
         lease_.reset();
         store_.reset();
@@ -153,13 +158,18 @@ awaitable<repository_lease::gate> repository_lease::take(std::string& problem) {
 }
 
 awaitable<repository_lease::gate> repository_lease::acquire(std::string& problem) {
-    bool const was_held = lease_->held();
+    bool const was_held = lease_->mine(); // active again after a rest is no news
     busy_ = true;
     auto changed = co_await lease_->acquire_or_renew();
     busy_ = false;
     note_anomaly();
     if (!changed) {
         problem = "mirror: " + changed.error().message;
+        if (lease_->mine() && !lease_->covers(context_.coord->write_margin()) && !lapsed_) {
+            // Idle, and it could not be made active (the store down): not counted on.
+            lapsed_ = true;
+            context_.stats->lease_changed(context_.repository, metrics::lease_event::not_held);
+        }
         co_return gate::refuse;
     }
     switch (*changed) {
@@ -168,7 +178,7 @@ awaitable<repository_lease::gate> repository_lease::acquire(std::string& problem
         if (lease_->reclaimed())
             note(lease_change_kind::taken, "from " + lease_->taken_from() + ", an earlier run of this instance");
         else if (lease_->took_over())
-            note(lease_change_kind::taken_over, lease_->taken_from());
+            note(lease_change_kind::taken_over, lease_->taken_from() + ", " + lease_->takeover_reason());
         else
             note(lease_change_kind::taken, "");
         co_return gate::go;
@@ -196,7 +206,7 @@ std::unique_ptr<store::store> repository_lease::fence(std::unique_ptr<store::sto
 bool repository_lease::mirror_needs_rewrap() { return std::exchange(rewrap_, false); }
 
 void repository_lease::forget_unless_held() {
-    if (!lease_ || lease_->held() || busy_)
+    if (!lease_ || lease_->mine() || busy_)
         return;
     lease_.reset();
     store_.reset();
@@ -239,14 +249,47 @@ awaitable<void> repository_lease::keep() {
         co_await keeper_wait_.async_wait(use_op);
         if (stopping_)
             break;
-        if (!lease_ || !lease_->held() || busy_)
+        if (!lease_ || !lease_->mine() || busy_)
             continue;
-        if (!coord.assigned(context_.repository) && !(in_pass_ && in_pass_())) {
-            co_await release_if_held();
+        if (lease_->held()) {
+            co_await renew(); // a pass (or its audits) runs under it
             continue;
         }
-        co_await renew();
+        // Idle between passes: nothing to write, unless the repository went to another daemon.
+        if (!coord.assigned(context_.repository) && !(in_pass_ && in_pass_()))
+            co_await release_if_held();
     }
+}
+
+awaitable<void> repository_lease::wait_until_idle_requests() {
+    net::steady_timer pause(context_.executor);
+    while (busy_) {
+        pause.expires_after(std::chrono::milliseconds(20));
+        co_await pause.async_wait(use_op);
+    }
+}
+
+awaitable<void> repository_lease::rest(std::chrono::milliseconds next_wait) {
+    if (!lease_ || !lease_->held())
+        co_return;
+    co_await wait_until_idle_requests(); // one request at a time on the lease's tag
+    if (!lease_->held())
+        co_return; // the renewal found it lost
+    busy_ = true;
+    auto rested = co_await lease_->rest(next_wait + context_.coord->settings().lease_duration);
+    busy_ = false;
+    if (!rested) {
+        context_.log->warning(context_.repository, "lease not left idle (it stays active until it runs out, then the "
+                                                   "next pass takes it again): " +
+                                                       rested.error().message);
+        co_return;
+    }
+    if (*rested == coord::lease_change::lost) {
+        note(lease_change_kind::lost, lease_->last_seen().holder);
+        co_return;
+    }
+    context_.log->debug(context_.repository, "lease idle until the next pass (token " +
+                                                 std::to_string(lease_->token()) + ")");
 }
 
 void repository_lease::start_keeper(std::function<bool()> in_pass, std::function<void(std::string const&)> lost) {
@@ -268,7 +311,8 @@ awaitable<void> repository_lease::stop() {
         keeper_ended_.expires_at(net::steady_timer::time_point::max());
         co_await keeper_ended_.async_wait(use_op);
     }
-    if (lease_ && lease_->held()) {
+    co_await wait_until_idle_requests();
+    if (lease_ && lease_->mine()) {
         auto released = co_await lease_->release();
         context_.log->info(context_.repository, released ? "lease released"
                                                          : "lease not released (it runs out by itself): " +

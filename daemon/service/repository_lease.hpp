@@ -1,7 +1,8 @@
 #pragma once
 // The lease of one repository job whose mirror is in S3 (docs/operations.md, "Running
-// several instances"): taken before a pass (or stood by while another daemon holds it),
-// renewed by a keeper coroutine while the job runs, released when the repository is
+// several instances"): made active before a pass (or stood by while another daemon holds
+// it), renewed by a keeper coroutine while the pass runs, left idle after it until the next
+// one (one write each way, nothing between passes), released when the repository is
 // another daemon's or the job ends; a pass is cut when its lease is found lost. A mirror
 // without conditional writes (a folder) takes no lease: its lock keeps one writer.
 //
@@ -15,6 +16,7 @@
 
 #include <boost/asio/steady_timer.hpp>
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -35,6 +37,9 @@ struct lease_context {
     /// Opens the mirror's store for the lease's own requests (the "coordination" traffic).
     /// Called once, and again after reopen() or a failed pass.
     std::function<result<std::unique_ptr<store::store>>()> open_store;
+    /// The longest wait between two passes of the repository (its interval or backoff_max,
+    /// with jitter): how long another daemon's idle lease may stay unrenewed.
+    std::function<std::chrono::milliseconds()> longest_wait;
     coord::lease_clock clock = coord::lease_clock::system();
 };
 
@@ -57,6 +62,9 @@ public:
     /// Before a pass: opens and probes the lease's store the first time, then takes or
     /// renews the lease, or stands by. `problem` says why on refuse.
     awaitable<gate> take(std::string& problem);
+    /// After a pass (and the audits after it): the lease goes idle for `next_wait` and a
+    /// lease more, in one write, and the keeper writes nothing until the next take().
+    awaitable<void> rest(std::chrono::milliseconds next_wait);
     /// Wraps the mirror store of a pass in the lease's fence when a lease is in force:
     /// every write under the lease, refs moved only over what this daemon saw.
     std::unique_ptr<store::store> fence(std::unique_ptr<store::store> mirror) const;
@@ -71,8 +79,8 @@ public:
     /// it holds the lease (broken connections, expired credentials).
     void forget_unless_held();
 
-    /// Starts the keeper: every renew_every, renews a held lease, or releases it when the
-    /// repository is assigned elsewhere and `in_pass()` is false. `lost(holder)` is called
+    /// Starts the keeper: every renew_every, renews an active lease (a pass runs), or
+    /// releases an idle one when the repository is assigned elsewhere and `in_pass()` is false. `lost(holder)` is called
     /// when a renewal finds the lease taken by `holder`.
     void start_keeper(std::function<bool()> in_pass, std::function<void(std::string const& holder)> lost);
     /// Ends the keeper, then releases a held lease, so that the next daemon (or this one
@@ -81,6 +89,8 @@ public:
 
     bool in_force() const { return lease_ != nullptr; }
     bool held() const { return lease_ && lease_->held(); }
+    /// Held or idle between this daemon's passes: this daemon mirrors the repository.
+    bool mine() const { return lease_ && lease_->mine(); }
     /// The holder last logged as having the lease while this daemon stood by, "" when
     /// it did not stand by.
     std::string const& standing_by_for() const { return standing_by_for_; }
@@ -102,6 +112,8 @@ private:
     /// One renewal, never two requests at once. False when it found the lease lost.
     awaitable<bool> renew();
     awaitable<void> keep();
+    /// Waits until no lease request is in flight (a renewal the keeper started).
+    awaitable<void> wait_until_idle_requests();
     void note(lease_change_kind what, std::string const& detail);
     /// Takes the lease's anomaly as last read: at attention level (status, metric, alert
     /// FdlMirrorLeaseAnomaly), logged when it appears and when it clears.

@@ -71,6 +71,11 @@ TEST_CASE("a lease record reads back as written, and a damaged one is refused by
     auto back = coord::parse_lease(coord::render_lease(record), "s3://b/r/.fdl-mirror/lease");
     REQUIRE(back.has_value());
     CHECK(*back == record);
+    CHECK(coord::render_lease(record).find("idle") == std::string::npos); // as earlier daemons wrote it
+    record.idle = true;
+    auto idle = coord::parse_lease(coord::render_lease(record), "s3://b/r/.fdl-mirror/lease");
+    REQUIRE(idle.has_value());
+    CHECK(*idle == record);
     for (std::string bad : {"", "{}", R"({"holder": "a", "token": -1, "expires": 0, "since": 0})",
                             R"({"holder": 3, "token": 1, "expires": 0, "since": 0})", "[1]"}) {
         auto refused = coord::parse_lease(bad, "s3://b/r/.fdl-mirror/lease");
@@ -240,6 +245,52 @@ TEST_CASE_FIXTURE(lease_fixture, "against Ceph RGW: a stale holder's ref writes 
     CHECK(read(mirror_b, "refs.json").value() == std::optional<std::string>("{\"v\": 3}\n"));
     CHECK(read(mirror_b, "refs/heads/dev").value() == std::optional<std::string>("3\n"));
     CHECK(read(mirror_b, "refs/tags/t").value() == std::optional<std::string>("3\n"));
+}
+
+TEST_CASE_FIXTURE(lease_fixture, "against Ceph RGW: an idle lease costs one write each way, writes nothing under it, "
+                                 "and is taken only once it ran out or its holder is known gone") {
+    // Issue 33, section 5: between passes a holder writes nothing; its idle lease claims the
+    // next pass. A's next pass may start 100 s on; another daemon waits that and a lease.
+    manual_clock host_a, host_b;
+    auto store_a = open(), store_b = open();
+    auto patient = settings;
+    patient.idle_patience = 130'000ms; // the longest wait (100 s) and a lease
+    coord::lease a(*store_a, "a/1", patient, host_a.clock());
+    bool b_knows_a_gone = false;
+    auto b_settings = patient;
+    b_settings.holder_gone = [&](std::string_view instance) { return b_knows_a_gone && instance == "a"; };
+    coord::lease b(*store_b, "b/1", b_settings, host_b.clock());
+
+    CHECK(changed(run_on(a.acquire_or_renew())) == lease_change::taken);
+    CHECK(changed(run_on(a.rest(130s))) == lease_change::renewed);
+    CHECK(record().idle);
+    CHECK_FALSE(a.covers(0ms)); // nothing is written under an idle lease
+    CHECK(a.mine());
+    // Far past an active lease's time (30 s + 2 s), B still stands by: A claimed 130 s.
+    host_b.advance(100s);
+    CHECK(changed(run_on(b.acquire_or_renew())) == lease_change::held_by_other);
+    // A's next pass: active again, same token, one write.
+    host_a.advance(100s);
+    CHECK(changed(run_on(a.acquire_or_renew())) == lease_change::renewed);
+    CHECK(a.token() == 1);
+    CHECK_FALSE(record().idle);
+    CHECK(changed(run_on(a.rest(130s))) == lease_change::renewed);
+
+    // A's heartbeat ran out (B's coordinator knows it): its idle lease is B's at once.
+    b_knows_a_gone = true;
+    CHECK(changed(run_on(b.acquire_or_renew())) == lease_change::taken);
+    CHECK(b.token() == 2);
+    CHECK(b.took_over());
+    CHECK(b.takeover_reason() == "whose heartbeat stopped");
+    // A was only paused: making its lease active again fails, and it knows it lost it.
+    CHECK(changed(run_on(a.acquire_or_renew())) == lease_change::lost);
+    CHECK_FALSE(a.mine());
+
+    // An active lease is never taken for a heartbeat alone: its holder may be writing.
+    b_knows_a_gone = true;
+    coord::lease c(*store_a, "a/2", settings, host_a.clock());
+    CHECK(changed(run_on(c.acquire_or_renew())) == lease_change::held_by_other); // B's, active
+    CHECK(changed(run_on(b.release())) == lease_change::released);
 }
 
 TEST_CASE("the probe of conditional writes: Ceph RGW honours them, s3rver does not") {

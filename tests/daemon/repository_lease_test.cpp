@@ -327,3 +327,109 @@ TEST_CASE("repository_lease: a held lease the keeper cannot renew stops counting
     CHECK(f.logs.read().find("lease not renewed, and too little of it is left to write") != std::string::npos);
     CHECK(back);
 }
+
+TEST_CASE("repository_lease: an idle lease that cannot be made active again stops counting as held, and counts "
+          "again once it is") {
+    lease_fixture f;
+    daemon::repository_lease lease(f.context());
+    std::string problem;
+    REQUIRE(f.take(lease, problem) == daemon::repository_lease::gate::go);
+    f.run_on([&]() -> awaitable<bool> {
+        co_await lease.rest(1s);
+        co_return true;
+    }());
+    CHECK(metric_has(f.stats, "fdl_mirror_lease_held{repo=\"repo\"} 1")); // idle, and this daemon's
+    f.bucket->unreachable = true; // the next pass cannot reach the mirror
+    CHECK(f.take(lease, problem) == daemon::repository_lease::gate::refuse);
+    CHECK(metric_has(f.stats, "fdl_mirror_lease_held{repo=\"repo\"} 0"));
+    f.bucket->unreachable = false;
+    CHECK(f.take(lease, problem) == daemon::repository_lease::gate::go);
+    CHECK(metric_has(f.stats, "fdl_mirror_lease_held{repo=\"repo\"} 1"));
+    f.stop(lease);
+}
+
+TEST_CASE("repository_lease: a pass costs two lease writes, and nothing is written between passes") {
+    // Issue 33, section 5: made active when the pass starts, left idle when it ends; the
+    // keeper writes nothing while it is idle, however long the wait. (All in one run of the
+    // loop: the keeper's timer keeps it busy until stop().)
+    lease_fixture f;
+    daemon::repository_lease lease(f.context());
+    auto writes = [&] { return f.bucket->next_tag; };
+    std::uint64_t before = 0;
+    coord::lease_record idle;
+    std::string logged_after_first;
+    f.run_on([&]() -> awaitable<bool> {
+        std::string problem;
+        lease.start_keeper([] { return false; }, [](std::string const&) {});
+        auto gate = co_await lease.take(problem); // pass 1 (and the probe of conditional writes, once)
+        CHECK(gate == daemon::repository_lease::gate::go);
+        before = writes();
+        co_await lease.rest(5s);
+        CHECK(writes() - before == 1);
+        idle = f.record();
+        CHECK(idle.idle);
+        CHECK(idle.expires == f.time.wall + 5'000 + 600); // the wait, then a lease
+        CHECK_FALSE(lease.held()); // nothing may be written under it
+        CHECK(lease.mine());       // but it is this daemon's, and counted so
+        auto fenced = lease.fence(std::make_unique<test::memory_store>(f.bucket, "repo/"));
+        auto refused = co_await fenced->write_conditional("refs/heads/main", "x", std::nullopt);
+        CHECK_FALSE(refused.has_value()); // the fence refuses writes under an idle lease
+
+        // Six renewal periods of the keeper go by between the passes: no request.
+        net::steady_timer wait(f.run_on.io.get_executor());
+        wait.expires_after(600ms);
+        co_await wait.async_wait(use_op);
+        CHECK(writes() - before == 1);
+
+        logged_after_first = f.logs.read();
+        before = writes();
+        auto again = co_await lease.take(problem); // pass 2: active again, then idle: two writes
+        CHECK(again == daemon::repository_lease::gate::go);
+        CHECK_FALSE(f.record().idle);
+        co_await lease.rest(5s);
+        CHECK(writes() - before == 2);
+        co_await lease.stop();
+        co_return true;
+    }());
+    CHECK(metric_has(f.stats, "fdl_mirror_lease_held{repo=\"repo\"}"));
+    auto const logs = f.logs.read();
+    CHECK(logs.find("lease taken", logged_after_first.size()) == std::string::npos); // not at every pass
+    CHECK(f.record().token == idle.token); // the same holder: the same token
+    CHECK(f.record().expires == 0);        // released at stop
+}
+
+TEST_CASE("repository_lease: another daemon's idle lease is its claim to the next pass, until it runs out or its "
+          "heartbeat stops") {
+    lease_fixture f;
+    auto idle_of = [&](std::string const& holder, std::int64_t wait_ms) {
+        coord::lease_record other{holder, 5, f.time.wall + wait_ms + 600, f.time.wall, true};
+        f.bucket->put("repo/.fdl-mirror/lease", coord::render_lease(other));
+    };
+    SUBCASE("it runs out: its wait, a lease and the skew") {
+        idle_of("beta/life-1", 2'000);
+        auto context = f.context();
+        context.longest_wait = [] { return std::chrono::milliseconds(2'000); };
+        daemon::repository_lease lease(std::move(context));
+        std::string problem;
+        CHECK(f.take(lease, problem) == daemon::repository_lease::gate::stand_by);
+        f.time.advance(2'000ms); // within the wait and its lease: still beta's
+        CHECK(f.take(lease, problem) == daemon::repository_lease::gate::stand_by);
+        f.time.advance(800ms);
+        CHECK(f.take(lease, problem) == daemon::repository_lease::gate::go);
+        CHECK(f.record().token == 6);
+        CHECK(f.logs.read().find("lease taken over from beta/life-1, whose lease ran out") != std::string::npos);
+        f.stop(lease);
+    }
+    SUBCASE("an idle lease claiming more than the longest wait is taken once unrenewed that long") {
+        idle_of("beta/life-1", 3'600'000); // an hour, where the longest wait is 2 s
+        auto context = f.context();
+        context.longest_wait = [] { return std::chrono::milliseconds(2'000); };
+        daemon::repository_lease lease(std::move(context));
+        std::string problem;
+        CHECK(f.take(lease, problem) == daemon::repository_lease::gate::stand_by);
+        CHECK(lease.anomaly().find("more than its longest wait between passes") != std::string::npos);
+        f.time.advance(2'800ms);
+        CHECK(f.take(lease, problem) == daemon::repository_lease::gate::go);
+        f.stop(lease);
+    }
+}

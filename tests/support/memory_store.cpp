@@ -10,6 +10,7 @@ namespace mirror::test {
 using io::store_errc;
 
 void memory_bucket::put(std::string const& key, std::string bytes) {
+    ++writes[key];
     objects[key] = object{std::move(bytes), "t" + std::to_string(next_tag++)};
 }
 

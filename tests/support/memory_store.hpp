@@ -27,6 +27,8 @@ struct memory_bucket {
     bool honours_conditions = true;
     /// True makes every call fail as a server that cannot be reached (transient).
     bool unreachable = false;
+    /// How many times each key was written (the cost of coordination, counted at the store).
+    std::map<std::string, std::uint64_t> writes;
 
     void put(std::string const& key, std::string bytes);
 };

@@ -103,8 +103,8 @@ counted() {
     "$work/metrics-$1" | awk '{ sum += $NF } END { print sum + 0 }'
 }
 # taken_over_from DAEMON VICTIM SINCE: the takeover lines in DAEMON's log (after its first
-# SINCE lines) naming VICTIM as the holder whose lease ran out.
-taken_over_from() { tail -n +"$(($3 + 1))" "${log[$1]}" | grep -c "lease taken over from $2/.*, whose lease ran out" || true; }
+# SINCE lines) naming VICTIM as the holder whose lease ran out (or, idle, whose heartbeat stopped).
+taken_over_from() { tail -n +"$(($3 + 1))" "${log[$1]}" | grep -c -e "lease taken over from $2/.*, whose lease ran out" -e "lease taken over from $2/.*, whose heartbeat stopped" || true; }
 # expect_takeovers VICTIM D...: each of D that logged taking over from VICTIM (since
 # log_at[D]) counted as many in fdl_mirror_lease_takeovers_total (since takeovers_at[D]),
 # and one of them at least did.
