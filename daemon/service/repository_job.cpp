@@ -1,5 +1,8 @@
 #include "daemon/service/repository_job.hpp"
 
+#include "daemon/state/mirror_clocks.hpp"
+#include "daemon/status/status_report.hpp"
+
 #include "daemon/service/coordinator.hpp"
 #include "daemon/state/mirror_lock.hpp"
 #include "daemon/service/job_errors.hpp"
@@ -374,6 +377,8 @@ awaitable<void> repository_job::one_pass() {
         auto gate = co_await lease_->take(lease_refused);
         if (lease_->mirror_needs_rewrap())
             mirror_.reset(); // opened again in its fence (the origin, and its remembered objects, stay)
+        if (gate == repository_lease::gate::go && lease_->newly_taken())
+            co_await continue_mirror_clocks();
         if (gate == repository_lease::gate::stand_by) {
             services_.stats->standing_by(name_); // the holder exports the repository's state
             // Ours by the assignment, but another daemon still holds the lease: it gives
@@ -401,6 +406,54 @@ awaitable<void> repository_job::one_pass() {
         co_return;
     }
     account_pass(r, *report, cut_outcome, started, full_recheck);
+    co_await keep_mirror_clocks();
+}
+
+awaitable<void> repository_job::continue_mirror_clocks() {
+    if (open_stores())
+        co_return; // the pass says why
+    auto read = co_await store::read_if_present(*mirror_, std::string(clocks_key), mirror_clocks::max_bytes);
+    if (!read || !*read) {
+        if (!read)
+            services_.log->warning(name_, "the clocks of the previous holder were not read (this daemon's own "
+                                          "go on): " + read.error().message);
+        co_return;
+    }
+    auto clocks = parse_clocks(**read, mirror_->describe() + std::string(clocks_key));
+    if (!clocks) {
+        services_.log->warning(name_, "the clocks of the previous holder are not readable (this daemon's own go "
+                                      "on): " + clocks.error().message);
+        co_return;
+    }
+    if (*clocks == clocks_of(state_))
+        co_return;
+    adopt_clocks(state_, *clocks);
+    written_clocks_ = *clocks;
+    services_.stats->set_failing_since(name_, state_.failing_since);
+    services_.log->info(name_, "continuing the clocks kept in the mirror: " +
+                                   (clocks->failing_since ? std::string("failing since ") +
+                                                                utc_time(*clocks->failing_since) + ", "
+                                                          : std::string()) +
+                                   std::to_string(clocks->behind_since.size()) + " ref(s) behind, " +
+                                   std::to_string(clocks->held_since.size()) + " version(s) held");
+    save_state();
+}
+
+awaitable<void> repository_job::keep_mirror_clocks() {
+    if (!lease_ || !lease_->held() || !mirror_ || stopping_)
+        co_return; // a folder mirror has one daemon, whose state folder keeps them
+    auto clocks = clocks_of(state_);
+    if (written_clocks_ && *written_clocks_ == clocks)
+        co_return; // no clock started or stopped: no write
+    auto written = co_await store::write_all(*mirror_, std::string(clocks_key),
+                                             render_clocks(clocks, services_.coord->holder(), record_now()),
+                                             store::write_mode::replace);
+    if (!written) {
+        services_.log->debug(name_, "clocks not kept in the mirror (the next pass tries again): " +
+                                        written.error().message);
+        co_return;
+    }
+    written_clocks_ = std::move(clocks);
 }
 
 awaitable<std::optional<sync::sync_report>> repository_job::run_pass(config::daemon_config const& cfg,

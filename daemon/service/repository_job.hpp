@@ -13,6 +13,7 @@
 #include "daemon/metrics/metrics.hpp"
 #include "daemon/service/pass_setup.hpp"
 #include "daemon/service/repository_lease.hpp"
+#include "daemon/state/mirror_clocks.hpp"
 #include "daemon/service/schedule.hpp"
 #include "daemon/state/state_file.hpp"
 #include "daemon/status/status_report.hpp"
@@ -132,6 +133,11 @@ private:
     awaitable<std::optional<Result>> run_cuttable(awaitable<Result> work,
                                                   std::optional<std::chrono::milliseconds> limit = {});
     awaitable<void> one_pass();
+    /// After taking the lease anew: the clocks the previous holder kept in the mirror
+    /// (daemon/state/mirror_clocks.hpp) go on here.
+    awaitable<void> continue_mirror_clocks();
+    /// After a pass under the lease: the clocks into the mirror, when one started or stopped.
+    awaitable<void> keep_mirror_clocks();
     /// Whether the operator paused the repository (`.fdl-mirror/paused` in its mirror, read
     /// before each pass and kept in the state); logs and exports each change.
     awaitable<bool> paused_now();
@@ -191,6 +197,7 @@ private:
     /// The violations already logged as errors (their messages): a finding is logged once,
     /// then at debug while it stands (remember_violations keeps this).
     std::set<std::string> logged_violations_;
+    std::optional<mirror_clocks> written_clocks_; ///< as last written to (or read from) the mirror
     std::optional<std::chrono::milliseconds> next_wait_; ///< until the next pass, chosen when the last one ended
     std::mt19937_64 random_;
     /// Unix seconds: when this job was made (start, or the reload that added it). The state

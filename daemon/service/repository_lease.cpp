@@ -175,6 +175,7 @@ awaitable<repository_lease::gate> repository_lease::acquire(std::string& problem
     switch (*changed) {
     case coord::lease_change::taken:
         lapsed_ = false;
+        newly_taken_ = true;
         if (lease_->reclaimed())
             note(lease_change_kind::taken, "from " + lease_->taken_from() + ", an earlier run of this instance");
         else if (lease_->took_over())

@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 
 namespace mirror::daemon {
 
@@ -71,6 +72,9 @@ public:
     /// True once, after take() found a lease come or go: the mirror store must be opened
     /// (and fenced) anew.
     bool mirror_needs_rewrap();
+    /// True once, after take() took the lease anew (free, run out, or from another holder,
+    /// not a renewal of this daemon's own): the job continues the clocks kept in the mirror.
+    bool newly_taken() { return std::exchange(newly_taken_, false); }
 
     /// The mirror moved (a reload): the next take() releases the old mirror's lease and
     /// starts again on the new one.
@@ -126,6 +130,7 @@ private:
     bool probed_ = false;
     bool reopen_ = false;
     bool rewrap_ = false;
+    bool newly_taken_ = false;
     bool busy_ = false; ///< a lease request is in flight
     bool lapsed_ = false; ///< held, but unrenewed past the write margin: not counted on (metric at 0)
     bool stopping_ = false;

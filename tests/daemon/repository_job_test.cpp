@@ -6,6 +6,7 @@
 #include "daemon/service/repository_job.hpp"
 
 #include "daemon/service/coordinator.hpp"
+#include "daemon/state/mirror_clocks.hpp"
 #include "daemon/state/state_file.hpp"
 
 #include "tests/daemon/captured_log.hpp"
@@ -247,6 +248,51 @@ TEST_CASE("repository_job: coordination costs two lease writes per pass and none
     CHECK(record->expires == 0);
     // The probe of conditional writes runs once in the job's life, not per pass.
     CHECK(f.mirror->writes.at(".fdl-mirror/probe-alpha") <= 2);
+}
+
+TEST_CASE("repository_job: the failing clock is kept in the mirror, and the next holder of the lease continues it") {
+    // Issue 33, section 1: a failover must not restart "failing since" (FdlMirrorPassesFailing
+    // is "for 30 minutes"): the holder writes its clocks to .fdl-mirror/clocks when one starts,
+    // and a daemon taking the lease reads them.
+    job_fixture f;
+    f.coordinate(30s);
+    f.origin->objects.clear(); // every pass fails: the origin has no fdl.json
+    double a_since = 0;
+    {
+        daemon::repository_job a(f.services(), f.config("mem://mirror/", 1h), "repo");
+        f.run_until(a, [&] { return a.status().state.consecutive_failures >= 1; });
+        REQUIRE(a.status().state.failing_since.has_value());
+        a_since = *a.status().state.failing_since;
+    } // stopped: its lease released, as at a clean failover
+    REQUIRE(f.mirror->objects.contains(".fdl-mirror/clocks"));
+    auto kept = daemon::parse_clocks(f.mirror->objects.at(".fdl-mirror/clocks").bytes, "clocks");
+    REQUIRE(kept.has_value());
+    CHECK(kept->failing_since == a_since);
+    auto const clock_writes = f.mirror->writes.at(".fdl-mirror/clocks");
+
+    // Another daemon, with a state folder of its own that knows nothing of this repository.
+    config::coordination_settings beta_settings = f.coord->settings();
+    beta_settings.instance = "beta";
+    daemon::coordinator beta(f.run_on.io.get_executor(), beta_settings, f.log, f.stats);
+    auto services = f.services();
+    services.coord = &beta;
+    daemon::repository_job b(services, f.config("mem://mirror/", 1h), "repo");
+    f.run_until(b, [&] { return b.status().state.consecutive_failures >= 1; });
+    auto const status = b.status();
+    REQUIRE(status.state.failing_since.has_value());
+    CHECK(*status.state.failing_since == a_since); // continued, not restarted at its own first pass
+    CHECK(*status.state.last_attempt > a_since);
+    CHECK(f.logs().find("continuing the clocks kept in the mirror: failing since ") != std::string::npos);
+    // The clock did not change: B wrote nothing more.
+    CHECK(f.mirror->writes.at(".fdl-mirror/clocks") == clock_writes);
+
+    // Once a pass succeeds, the clock stops, in the mirror too.
+    load_folder(f.tmp.path() / "origin", *f.origin, ""); // the origin is back
+    daemon::repository_job c(services, f.config("mem://mirror/", 1h), "repo");
+    f.run_until(c, [&] { return c.status().state.last_success.has_value(); });
+    auto stopped = daemon::parse_clocks(f.mirror->objects.at(".fdl-mirror/clocks").bytes, "clocks");
+    REQUIRE(stopped.has_value());
+    CHECK_FALSE(stopped->failing_since.has_value());
 }
 
 TEST_CASE("repository_job: a reload that moves the mirror starts a pass at once into the new mirror") {
