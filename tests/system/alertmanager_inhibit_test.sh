@@ -1,9 +1,10 @@
 # The shipped Alertmanager inhibition rules (systemd/fdl-mirror.alertmanager.yml, issue 33,
 # section 1): amtool accepts the file, and a real Alertmanager (Debian's package, which
 # scripts/setup unpacks) fed with fdl-mirror's alerts through amtool suppresses exactly
-# those a firing cause explains: the daemon down silences its instance's alerts, an origin
-# or a mirror unreachable silences that repository's Stale, PassesFailing and Behind; and
-# nothing else (other repositories, other instances, the alerts aggregated over daemons).
+# those a firing cause explains: the daemon down silences its own alerts (those with its
+# instance), an origin or a mirror unreachable silences that repository's Stale,
+# PassesFailing and Behind; and nothing else (other repositories, other instances, the
+# repositories' alerts, which are aggregated over the daemons and carry no instance).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/daemon_lib.sh"
 config=$SOURCE_DIR/systemd/fdl-mirror.alertmanager.yml
@@ -46,19 +47,23 @@ url=--alertmanager.url=http://127.0.0.1:$port
 
 # alert NAME LABEL=VALUE...: fires NAME with the job's labels and these.
 alert() { "$amtool" alert add "alertname=$1" job=fdl-mirror "${@:2}" "$url" || fail "amtool alert add $*"; }
-alert FdlMirrorOriginUnreachable instance=a:9464 repo=population severity=warning
-alert FdlMirrorStale instance=a:9464 repo=population severity=warning
-alert FdlMirrorPassesFailing instance=a:9464 repo=population severity=warning
-alert FdlMirrorBehind instance=a:9464 repo=population ref=refs/heads/main severity=warning
-alert FdlMirrorStale instance=a:9464 repo=weather severity=warning
-alert FdlMirrorSignatureFailure instance=a:9464 repo=population severity=critical
+# The alerts of a repository carry job and repo, not instance (aggregated over the daemons,
+# so that a failover moves none); those of one daemon carry instance.
+alert FdlMirrorOriginUnreachable repo=population severity=warning
+alert FdlMirrorStale repo=population severity=warning
+alert FdlMirrorPassesFailing repo=population severity=warning
+alert FdlMirrorBehind repo=population ref=refs/heads/main severity=warning
+alert FdlMirrorStale repo=weather severity=warning
+alert FdlMirrorSignatureFailure repo=population severity=critical
 alert FdlMirrorDown instance=b:9464 severity=critical
-alert FdlMirrorVersionsHeld instance=b:9464 repo=towns version=v9 reason=size_mismatch severity=warning
+alert FdlMirrorReloadRefused instance=b:9464 severity=warning
+alert FdlMirrorLeaseLost instance=b:9464 repo=towns severity=warning
+alert FdlMirrorReloadRefused instance=a:9464 severity=warning
+alert FdlMirrorVersionsHeld repo=towns version=v9 reason=size_mismatch severity=warning
 alert FdlMirrorUnmirrored repo=towns severity=critical
-alert FdlMirrorMirrorUnreachable instance=a:9464 repo=lake severity=critical
-alert FdlMirrorStale instance=a:9464 repo=lake severity=warning
-alert FdlMirrorOriginUnreachable instance=a:9464 repo=lake severity=warning
-
+alert FdlMirrorMirrorUnreachable repo=lake severity=critical
+alert FdlMirrorStale repo=lake severity=warning
+alert FdlMirrorOriginUnreachable repo=lake severity=warning
 sleep 1
 expect_status 0 "amtool alert query, inhibited ones included" -- "$amtool" alert query --inhibited --active -o json "$url"
 "$python" - "$work/out" <<'PY' && pass || fail "the suppressed alerts are not the expected ones: $(cat "$work/out")"
@@ -70,18 +75,21 @@ for a in alerts:
     key = (l["alertname"], l.get("instance", ""), l.get("repo", ""))
     state[key] = "inhibited" if a["status"]["inhibitedBy"] else a["status"]["state"]
 expected = {
-    ("FdlMirrorOriginUnreachable", "a:9464", "population"): "active",
-    ("FdlMirrorStale", "a:9464", "population"): "inhibited",
-    ("FdlMirrorPassesFailing", "a:9464", "population"): "inhibited",
-    ("FdlMirrorBehind", "a:9464", "population"): "inhibited",
-    ("FdlMirrorStale", "a:9464", "weather"): "active",
-    ("FdlMirrorSignatureFailure", "a:9464", "population"): "active",
+    ("FdlMirrorOriginUnreachable", "", "population"): "active",
+    ("FdlMirrorStale", "", "population"): "inhibited",
+    ("FdlMirrorPassesFailing", "", "population"): "inhibited",
+    ("FdlMirrorBehind", "", "population"): "inhibited",
+    ("FdlMirrorStale", "", "weather"): "active",
+    ("FdlMirrorSignatureFailure", "", "population"): "active",
     ("FdlMirrorDown", "b:9464", ""): "active",
-    ("FdlMirrorVersionsHeld", "b:9464", "towns"): "inhibited",
+    ("FdlMirrorReloadRefused", "b:9464", ""): "inhibited",   # the down daemon's own
+    ("FdlMirrorLeaseLost", "b:9464", "towns"): "inhibited",
+    ("FdlMirrorReloadRefused", "a:9464", ""): "active",      # another daemon's
+    ("FdlMirrorVersionsHeld", "", "towns"): "active",        # the repository's: another daemon may hold it
     ("FdlMirrorUnmirrored", "", "towns"): "active",
-    ("FdlMirrorMirrorUnreachable", "a:9464", "lake"): "active",
-    ("FdlMirrorStale", "a:9464", "lake"): "inhibited",
-    ("FdlMirrorOriginUnreachable", "a:9464", "lake"): "inhibited",
+    ("FdlMirrorMirrorUnreachable", "", "lake"): "active",
+    ("FdlMirrorStale", "", "lake"): "inhibited",
+    ("FdlMirrorOriginUnreachable", "", "lake"): "inhibited",
 }
 assert state == expected, {k: (state.get(k), v) for k, v in expected.items() if state.get(k) != v} or state
 PY
