@@ -259,8 +259,12 @@ std::optional<error> repository_job::open_stores() {
                                                         " remembered object(s) restored)"
                                                   : std::string()));
     }
+    return open_mirror();
+}
+
+std::optional<error> repository_job::open_mirror() {
     if (!mirror_) {
-        auto opened = open_store_at(r.mirror, store::store_role::mirror, "mirror", services_.memory);
+        auto opened = open_store_at(repo().mirror, store::store_role::mirror, "mirror", services_.memory);
         if (!opened)
             return make_error(job_errc::mirror_unavailable, "mirror: " + opened.error().message);
         mirror_ = lease_ ? lease_->fence(std::move(*opened)) : std::move(*opened);
@@ -410,8 +414,8 @@ awaitable<void> repository_job::one_pass() {
 }
 
 awaitable<void> repository_job::continue_mirror_clocks() {
-    if (open_stores())
-        co_return; // the pass says why
+    if (open_mirror())
+        co_return; // the pass says why (an origin that cannot be opened does not stop this)
     auto read = co_await store::read_if_present(*mirror_, std::string(clocks_key), mirror_clocks::max_bytes);
     if (!read || !*read) {
         if (!read)
@@ -440,7 +444,7 @@ awaitable<void> repository_job::continue_mirror_clocks() {
 }
 
 awaitable<void> repository_job::keep_mirror_clocks() {
-    if (!lease_ || !lease_->held() || !mirror_ || stopping_)
+    if (!lease_ || !lease_->held() || stopping_ || open_mirror())
         co_return; // a folder mirror has one daemon, whose state folder keeps them
     auto clocks = clocks_of(state_);
     if (written_clocks_ && *written_clocks_ == clocks)

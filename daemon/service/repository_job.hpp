@@ -156,6 +156,9 @@ private:
     /// counted as `traffic` ("origin", "mirror", "coordination"), buffers from `memory`.
     result<std::unique_ptr<store::store>> open_store_at(std::string const& location, store::store_role role,
                                                         char const* traffic, io::memory_budget* memory);
+    /// The mirror's store alone (fenced under a lease), when not open: the clocks are read
+    /// and written there whatever the origin does.
+    std::optional<error> open_mirror();
     /// Opens the stores when they are not open; why one cannot be, naming it.
     std::optional<error> open_stores();
     void close_stores();
