@@ -4,6 +4,7 @@
 #include "daemon/build_info.hpp"
 #include "daemon/cli/check_config.hpp"
 #include "daemon/cli/cli.hpp"
+#include "daemon/cli/dry_run.hpp"
 #include "daemon/cli/configured_audit.hpp"
 #include "daemon/state/mirror_lock.hpp"
 #include "daemon/service/pass_setup.hpp"
@@ -347,7 +348,7 @@ int main(int argc, char** argv) {
         if (auto const* c = std::get_if<daemon::check_config_command>(&cmd))
             return daemon::run_check_config(c->config, c->web_config_file);
         if (auto const* r = std::get_if<daemon::run_command>(&cmd))
-            return daemon::run_service(r->config, r->web_config_file);
+            return r->dry_run ? daemon::run_dry(r->config) : daemon::run_service(r->config, r->web_config_file);
         if (auto const* s = std::get_if<daemon::status_command>(&cmd))
             return daemon::run_status(*s);
         if (auto const* t = std::get_if<daemon::trigger_command>(&cmd))

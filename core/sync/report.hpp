@@ -56,6 +56,10 @@ struct sync_report {
     /// also a warning): fdl_mirror_allowed_signers_problems.
     std::size_t allowed_signers_skipped = 0;
     std::vector<ref_change> refs_updated;    ///< refs moved or created in the mirror
+    /// Under sync_options::plan_only: the versions the pass would publish, oldest first,
+    /// and whether it would create the mirror's fdl.json (a new mirror).
+    std::vector<std::string> planned;
+    bool planned_fdl_json = false;
     std::vector<std::string> followed;       ///< allowed late changes taken: expiry, signature, catalog
     std::vector<ref_state> refs;             ///< each origin ref after the pass; empty when it stopped early
     std::map<std::string, verify::signer_info> signers; ///< who signed each version published or followed

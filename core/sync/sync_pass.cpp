@@ -380,6 +380,24 @@ awaitable<void> recheck_published(pass& p) {
         co_await detail::follow_published(p);
 }
 
+/// A dry run's report: what the pass would publish and how each ref stands.
+template <class Finish>
+sync_report plan(pass& p, result<void> const& fdl_json_ok, bool creates_fdl_json, refs_snapshot const& origin_refs,
+                 refs_snapshot const& mirror_refs, std::vector<std::string> order, Finish& finish) {
+    if (!fdl_json_ok) {
+        p.report.fatal = fdl_json_ok.error();
+        return finish();
+    }
+    p.report.planned_fdl_json = creates_fdl_json;
+    p.report.planned = std::move(order);
+    for (auto const& [name, target] : origin_refs.refs) {
+        auto there = mirror_refs.refs.find(name);
+        p.report.refs.push_back({name, target,
+                                 there == mirror_refs.refs.end() ? std::nullopt : std::optional(there->second), 0});
+    }
+    return finish();
+}
+
 } // namespace
 
 awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync_options options,
@@ -421,13 +439,14 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
         report.fatal = create_fdl.error();
         co_return finish();
     }
-    if (options.before_first_write) {
+    if (options.before_first_write && !options.plan_only) {
         if (auto ready = options.before_first_write(); !ready) {
             report.fatal = ready.error();
             co_return finish();
         }
     }
-    co_await discard_left_over_writes(p);
+    if (!options.plan_only)
+        co_await discard_left_over_writes(p);
     note_trust(p);
     auto origin_refs = co_await read_refs(origin, "origin", options.refs);
     observe(report.origin_up, origin_refs);
@@ -462,6 +481,13 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
     mirror_known = true;
     report.warnings.insert(report.warnings.end(), mirror_refs->warnings.begin(), mirror_refs->warnings.end());
 
+    if (options.plan_only) {
+        // (named first: GCC 12 and co_await inside a call's arguments, docs/development.md)
+        auto would_publish = co_await versions_to_mirror(p, origin_refs->refs);
+        auto const fdl_json_ok = *create_fdl ? check_empty_mirror(p, *mirror_refs) : result<void>();
+        co_return plan(p, fdl_json_ok, create_fdl->has_value(), *origin_refs, *mirror_refs, std::move(would_publish),
+                       finish);
+    }
     if (*create_fdl) {
         if (auto created = co_await create_fdl_json(p, std::move(**create_fdl), *mirror_refs); !created) {
             report.fatal = created.error();

@@ -57,6 +57,13 @@ struct sync_options {
     /// lock on a folder mirror, so that a mirror of another repository gets nothing, not
     /// even a lock file. An error stops the pass (fatal) with nothing written.
     std::function<result<void>()> before_first_write;
+    /// A dry run (`run --once --dry-run`): the pass reads fdl.json, the refs and the
+    /// listings of both sides, says what it would do (sync_report::planned: the versions it
+    /// would publish, oldest first; `refs`: each origin ref against the mirror's; whether it
+    /// would create fdl.json), and writes nothing: no lock, no clean-up, no copy, no ref.
+    /// The versions' own files are not read: whether one would be held, and what it copies,
+    /// the pass itself finds.
+    bool plan_only = false;
 };
 
 /// Runs one pass from `origin` to `mirror` (which must be able to list and write).

@@ -284,10 +284,13 @@ std::variant<command, usage_error> parse_find_principals(arg_reader& in) {
     return command(cmd);
 }
 
-/// The options of `check-config` and `run`: --config FILE and --web.config.file FILE.
+/// The options of `check-config` and `run`: --config FILE and --web.config.file FILE;
+/// `run` also --once and --dry-run.
 struct config_options {
     std::string config;
     std::optional<std::string> web_config_file;
+    bool once = false;
+    bool dry_run = false;
 };
 
 std::variant<config_options, usage_error> parse_config_options(arg_reader& in, std::string const& name) {
@@ -301,6 +304,10 @@ std::variant<config_options, usage_error> parse_config_options(arg_reader& in, s
         } else if (arg == "--web.config.file") {
             if (auto value = in.value_for(arg, problem))
                 out.web_config_file = *value;
+        } else if (name == "run" && arg == "--once") {
+            out.once = true;
+        } else if (name == "run" && arg == "--dry-run") {
+            out.dry_run = true;
         } else {
             problem = usage_error{name + ": unexpected " + arg};
         }
@@ -327,7 +334,9 @@ std::variant<command, usage_error> parse_run(arg_reader& in) {
     if (auto const* problem = std::get_if<usage_error>(&options))
         return *problem;
     auto& given = std::get<config_options>(options);
-    return command(run_command{given.config, given.web_config_file});
+    if (given.dry_run != given.once)
+        return usage_error{"run: --dry-run and --once go together (one pass of each repository, planned only)"};
+    return command(run_command{given.config, given.web_config_file, given.dry_run});
 }
 
 /// The options of the commands that act on the daemon's repositories: --config FILE,

@@ -107,6 +107,7 @@ struct check_config_command {
 struct run_command {
     std::string config;                         ///< --config FILE
     std::optional<std::string> web_config_file; ///< --web.config.file FILE: over the file's web_config_file
+    bool dry_run = false; ///< --once --dry-run: what one pass of each repository would do, nothing written
 };
 
 /// `status --config FILE [--json] [--repository NAME]`: what the daemon's passes found, from

@@ -90,7 +90,7 @@ constexpr command_help commands[] = {
      "Prints, one a line, the principals of ALLOWED_SIGNERS whose key made SIGNATURE_FILE (and\n"
      "that allow NAMESPACE, when given) at the verify time.\n"
      "exit status: 0 one or more found; 1 none, or a file cannot be read; 2 usage error."},
-    {"run", "run --config FILE [--web.config.file FILE]",
+    {"run", "run --config FILE [--web.config.file FILE] [--once --dry-run]",
      "run as a service: poll every configured repository, serve\n"
      "                                            /metrics; SIGHUP reloads, SIGTERM stops (docs/operations.md)",
      "The daemon: passes for every repository of the configuration FILE (fdl-mirror.yaml(5)),\n"
@@ -98,8 +98,10 @@ constexpr command_help commands[] = {
      "configuration; SIGTERM and SIGINT stop it, letting copies in flight end.\n"
      "  --web.config.file FILE         TLS and basic authentication for the endpoints: the\n"
      "                                 exporter-toolkit web configuration (over web_config_file)\n"
+     "  --once --dry-run               print what one pass of each repository would do (versions\n"
+     "                                 to publish, refs to create or move) and exit; writes nothing\n"
      "exit status: 0 after a stop; 78 configuration problems; 73 state_dir unusable or taken;\n"
-     "69 the listen address cannot be bound."},
+     "69 the listen address cannot be bound. A dry run: 0 every repository planned, 1 one not."},
     {"check-config", "check-config --config FILE [--web.config.file FILE]",
      "validate the daemon's configuration (exit 78 when wrong)",
      "Checks FILE as the daemon would (the YAML, and the allowed_signers, ca_bundle,\n"

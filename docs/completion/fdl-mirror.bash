@@ -11,7 +11,8 @@ _fdl_mirror_options() {
     verify) echo "--concurrency --memory-limit --deadline --version --without-key --full-digests --config --repository --origin $_fdl_mirror_shared" ;;
     check-signature) echo "-f -I -n -s --verify-time --help" ;;
     find-principals) echo "-f -s -n --verify-time --help" ;;
-    run | check-config) echo "--config --web.config.file --help" ;;
+    run) echo "--config --web.config.file --once --dry-run --help" ;;
+    check-config) echo "--config --web.config.file --help" ;;
     status | trigger) echo "--config --json --repository --help" ;;
     pause) echo "--config --repository --reason --help" ;;
     resume) echo "--config --repository --help" ;;

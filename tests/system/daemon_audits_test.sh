@@ -150,10 +150,10 @@ cat >>"$work/alerts/scrub.test.yml" <<YAML
       - eval_time: 7m
         alertname: FdlMirrorScrubFinding
         exp_alerts:
-          - exp_labels: { severity: critical, job: fdl-mirror, instance: "m:9464", repo: scrubbed, kind: sha256_mismatch }
+          - exp_labels: { severity: critical, job: fdl-mirror, repo: scrubbed, kind: sha256_mismatch }
             exp_annotations:
               summary: "fdl-mirror: a data file of the mirror of scrubbed no longer matches its ledger (sha256_mismatch)"
-              description: "fdl-mirror on m:9464 read a data file of the mirror of repository scrubbed again and found it damaged (sha256_mismatch) in the last hour; readers of the mirror may get wrong data. \`fdl-mirror status\` names the file."
+              description: "fdl-mirror read a data file of the mirror of repository scrubbed again and found it damaged (sha256_mismatch) in the last hour; readers of the mirror may get wrong data. \`fdl-mirror status\` names the file."
               runbook_url: docs/operations.md#fdlmirrorscrubfinding
 YAML
 expect_rules_test "$work/alerts/scrub.test.yml" "FdlMirrorScrubFinding fires on the real daemon's finding"

@@ -68,10 +68,10 @@ cat >>"$work/alerts/clocks.test.yml" <<YAML
       - eval_time: 32m
         alertname: FdlMirrorVersionsHeld
         exp_alerts:
-          - exp_labels: { severity: warning, job: fdl-mirror, instance: "m:9464", repo: population, version: "$held", reason: "$reason" }
+          - exp_labels: { severity: warning, job: fdl-mirror, repo: population, version: "$held", reason: "$reason" }
             exp_annotations:
               summary: "fdl-mirror: population holds back version $held: $reason"
-              description: "fdl-mirror on m:9464 has held back version $held of repository population for 31m 0s, for $reason; no ref of the mirror moves to it. \`fdl-mirror status\` shows why."
+              description: "fdl-mirror has held back version $held of repository population for 31m 0s, for $reason; no ref of the mirror moves to it. \`fdl-mirror status\` shows why."
               runbook_url: docs/operations.md#fdlmirrorversionsheld
       - eval_time: 60m
         alertname: FdlMirrorBehind
@@ -79,11 +79,11 @@ cat >>"$work/alerts/clocks.test.yml" <<YAML
       - eval_time: 62m
         alertname: FdlMirrorBehind
         exp_alerts:
-          - exp_labels: { severity: warning, job: fdl-mirror, instance: "m:9464", repo: population, ref: refs/heads/main }
+          - exp_labels: { severity: warning, job: fdl-mirror, repo: population, ref: refs/heads/main }
             exp_annotations:
               # Both clocks started in the same pass: behind for as long as held.
               summary: "fdl-mirror: population refs/heads/main is 1h 1m 0s behind its origin"
-              description: "The origin of repository population has had a version of refs/heads/main that the mirror on m:9464 lacks for 1h 1m 0s."
+              description: "The origin of repository population has had a version of refs/heads/main that the mirror lacks for 1h 1m 0s."
               runbook_url: docs/operations.md#fdlmirrorbehind
 YAML
 expect_rules_test "$work/alerts/clocks.test.yml" "FdlMirrorVersionsHeld and FdlMirrorBehind fire on the real daemon's clocks"

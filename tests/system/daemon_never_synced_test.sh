@@ -104,11 +104,10 @@ cat >>"$work/alerts/never.test.yml" <<YAML
           - exp_labels:
               severity: warning
               job: fdl-mirror
-              instance: mirror-1:9464
               repo: population
             exp_annotations:
               summary: "fdl-mirror: every pass of population has failed for $failing_for"
-              description: "Every pass of repository population on mirror-1:9464 for $failing_for failed or timed out, and none completed: the mirror is not kept up to date, and may never have been."
+              description: "Every pass of repository population for $failing_for failed or timed out, and none completed: the mirror is not kept up to date, and may never have been."
               runbook_url: docs/operations.md#fdlmirrorpassesfailing
 YAML
 expect_rules_test "$work/alerts/never.test.yml" \
