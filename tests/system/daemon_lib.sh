@@ -296,25 +296,18 @@ wait_for_series() {
   done
 }
 
-# promtool: on PATH, else where scripts/setup unpacks it (as alert_rules_test.sh looks).
-find_promtool() {
+# find_unpacked NAME: the program NAME on PATH, else where scripts/setup unpacks it
+# (build/deps/NAME/NAME of this build, else of the source tree's build/); "" when neither.
+find_unpacked() {
   local candidate found
-  found=$(command -v promtool || true)
-  for candidate in "$(dirname "$FDL_MIRROR")/deps/promtool/promtool" "$SOURCE_DIR/build/deps/promtool/promtool"; do
+  found=$(command -v "$1" || true)
+  for candidate in "$(dirname "$FDL_MIRROR")/deps/$1/$1" "$SOURCE_DIR/build/deps/$1/$1"; do
     [ -n "$found" ] || { [ -x "$candidate" ] && found=$candidate; }
   done
   echo "$found"
 }
-
-# The Prometheus server: on PATH, else where scripts/setup unpacks it.
-find_prometheus() {
-  local candidate found
-  found=$(command -v prometheus || true)
-  for candidate in "$(dirname "$FDL_MIRROR")/deps/prometheus/prometheus" "$SOURCE_DIR/build/deps/prometheus/prometheus"; do
-    [ -n "$found" ] || { [ -x "$candidate" ] && found=$candidate; }
-  done
-  echo "$found"
-}
+find_promtool() { find_unpacked promtool; }
+find_prometheus() { find_unpacked prometheus; }
 
 prometheus_port=  # the port of the Prometheus start_prometheus started
 # start_prometheus CONFIG: a real Prometheus on a free loopback port with CONFIG, its data

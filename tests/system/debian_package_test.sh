@@ -4,49 +4,47 @@
 # installed documentation links to, a stripped binary whose debug information is in the
 # dbgsym package by build id). Then the package is installed for real, with apt-get (dpkg -i
 # when apt cannot), and the install sequence of docs/operations.md is followed up to
-# check-config; last it is purged, and the machine is left as it was, by a trap when a check
-# fails half-way. Needs root: it installs a package.
+# check-config; last it is purged. All of it runs in a mount namespace of its own where /etc,
+# /usr and /var are overlays whose changes go to a tmpfs that ends with the test, and /run
+# an empty tmpfs (no systemd to talk to): the install, the user it makes and the purge
+# change nothing on this machine, which may have fdl-mirror installed or running (issue 33).
+# Needs root: it mounts and installs.
+if [ -z "${FDL_MIRROR_PACKAGE_LAYERS:-}" ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "FAIL: this test installs a Debian package into overlays of /etc, /usr and /var: run it as root" >&2
+    exit 1
+  fi
+  layers=$(mktemp -d /tmp/fdl-mirror-package-layers.XXXXXX)
+  status=0
+  # The layers on a tmpfs of the namespace's own: an upper layer cannot sit on an overlay
+  # (a container's root) nor inside the folder it covers.
+  FDL_MIRROR_PACKAGE_LAYERS=$layers unshare --mount --propagation private bash -c '
+    set -e
+    mount -t tmpfs -o size=2g,mode=0700 fdl-mirror-package-layers "$FDL_MIRROR_PACKAGE_LAYERS"
+    for dir in etc usr var; do
+      mkdir "$FDL_MIRROR_PACKAGE_LAYERS/$dir.upper" "$FDL_MIRROR_PACKAGE_LAYERS/$dir.work"
+      mount -t overlay "fdl-mirror-package-$dir" \
+        -o "lowerdir=/$dir,upperdir=$FDL_MIRROR_PACKAGE_LAYERS/$dir.upper,workdir=$FDL_MIRROR_PACKAGE_LAYERS/$dir.work" "/$dir"
+    done
+    mount -t tmpfs -o mode=0755 fdl-mirror-package-run /run
+    exec bash "$0"' "$0" || status=$?
+  rmdir "$layers" 2>/dev/null || rm -rf --one-file-system "$layers"
+  exit "$status"
+fi
 : "${FDL_PUBLISHER:=unused}"   # lib.sh asks for it; nothing is published here
 source "$(dirname "$0")/lib.sh"
 : "${SOURCE_DIR:?set by ctest}"
 build=$(dirname "$FDL_MIRROR")   # the binary is built at the top of its build tree
-
-if [ "$(id -u)" -ne 0 ]; then
-  fail "this test installs a Debian package for real: run it as root"
-  finish
-  exit 1
-fi
-# What the install and the purge would change must be this test's alone.
-if dpkg-query -W -f='${Status}' fdl-mirror 2>/dev/null | grep -q 'installed\|config-files\|unpacked'; then
-  fail "fdl-mirror is installed on this machine: this test would replace and purge it (dpkg --purge fdl-mirror first)"
-  finish
-  exit 1
-fi
-for path in /var/lib/fdl-mirror /etc/fdl-mirror /run/credentials/fdl-mirror.service; do
-  if [ -e "$path" ]; then
-    fail "$path exists on this machine: this test's install and purge would change it"
-    finish
-    exit 1
-  fi
+for dir in /etc /usr /var; do
+  [ "$(findmnt -n -o FSTYPE "$dir")" = overlay ] && pass || { fail "$dir is not this test's overlay"; finish; exit 1; }
 done
-had_user=no
-getent passwd fdl-mirror >/dev/null && had_user=yes
-had_group=no
-getent group fdl-mirror >/dev/null && had_group=yes
-
-# Whatever happens, the machine ends as it began: no package, no folders, no new user.
-restore_machine() {
-  local status=$?
-  [ "$status" -eq 0 ] || echo "debian_package_test: stopped with status $status; purging what it installed" >&2
-  if dpkg-query -W -f='${Status}' fdl-mirror 2>/dev/null | grep -q 'installed\|config-files\|unpacked'; then
-    dpkg --purge fdl-mirror >/dev/null 2>&1 || echo "debian_package_test: dpkg --purge fdl-mirror failed" >&2
-  fi
-  rm -rf /etc/fdl-mirror /var/lib/fdl-mirror
-  [ "$had_user" = yes ] || userdel fdl-mirror >/dev/null 2>&1 || true
-  [ "$had_group" = yes ] || groupdel fdl-mirror >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap restore_machine EXIT
+# An earlier install of fdl-mirror on this machine shows through the overlays: removed in
+# them (only there), so that the install below starts from nothing.
+if dpkg-query -W -f='${Status}' fdl-mirror 2>/dev/null | grep -q 'installed\|config-files\|unpacked'; then
+  echo "fdl-mirror is installed on this machine: purged in this test's overlays only"
+  dpkg --purge fdl-mirror >/dev/null 2>&1 || true
+fi
+rm -rf /etc/fdl-mirror /var/lib/fdl-mirror
 
 # --- scripts/package: the two files, named as Debian names them ----------------------------
 version=$(sed -n 's/^project(fdl-mirror VERSION \([0-9.]*\) .*/\1/p' "$SOURCE_DIR/CMakeLists.txt")-1
