@@ -7,6 +7,7 @@ forwarding_store::forwarding_store(store& inner) : inner_(&inner) {}
 
 store_caps forwarding_store::caps() const { return inner_->caps(); }
 std::string forwarding_store::describe() const { return inner_->describe(); }
+std::string forwarding_store::server() const { return inner_->server(); }
 object_memory* forwarding_store::remembered() { return inner_->remembered(); }
 
 awaitable<result<object_info>> forwarding_store::stat(std::string key) { return inner_->stat(std::move(key)); }

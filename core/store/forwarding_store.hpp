@@ -20,6 +20,7 @@ public:
 
     store_caps caps() const override;
     std::string describe() const override;
+    std::string server() const override;
     object_memory* remembered() override;
     awaitable<result<object_info>> stat(std::string key) override;
     awaitable<result<void>> read(std::string key, io::byte_sink& out) override;

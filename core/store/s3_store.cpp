@@ -104,6 +104,8 @@ store_caps s3_store::caps() const { return {true, true, true, true}; }
 
 std::string s3_store::describe() const { return "s3://" + bucket_ + "/" + prefix_; }
 
+std::string s3_store::server() const { return endpoint_.scheme() + "://" + endpoint_.host_header(); }
+
 http::request s3_store::signed_request(std::string method, std::string const& key, bool bucket_level,
                                        std::vector<std::pair<std::string, std::string>> query,
                                        std::vector<std::pair<std::string, std::string>> headers,

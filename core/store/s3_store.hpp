@@ -57,6 +57,9 @@ public:
 
     store_caps caps() const override;
     std::string describe() const override;
+    /// The endpoint, "https://host:port" (the same bucket behind another endpoint may be
+    /// another server).
+    std::string server() const override;
     awaitable<result<object_info>> stat(std::string key) override;
     awaitable<result<void>> read(std::string key, io::byte_sink& out) override;
     awaitable<result<void>> list(std::string prefix, std::function<result<void>(list_entry)> each) override;

@@ -80,6 +80,9 @@ public:
     virtual store_caps caps() const = 0;
     /// A name for messages: the folder path or URL (never credentials).
     virtual std::string describe() const = 0;
+    /// Who answers its requests, for remembering how that server behaves (an S3 store's
+    /// endpoint); "" when nothing but the store itself answers (a folder).
+    virtual std::string server() const { return {}; }
 
     /// Size of the object; store_errc::not_found when absent.
     virtual awaitable<result<object_info>> stat(std::string key) = 0;

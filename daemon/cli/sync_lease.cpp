@@ -22,6 +22,9 @@ using namespace std::chrono_literals;
 using namespace net::experimental::awaitable_operators;
 
 constexpr auto lease_time = 60s, renew_every = 10s, write_margin = 15s;
+/// How long the mirror's record of its server's answer to the probe is taken instead of
+/// asking again: a server upgraded in between is seen at the next probe after it.
+constexpr std::chrono::hours probe_kept_for{24 * 30};
 
 std::string holder_name() {
     char host[256] = {};
@@ -59,7 +62,8 @@ awaitable<sync::sync_report> sync_holding_lease(store::store& origin, store::sto
     std::string const holder = holder_name();
     std::string probe_key = ".fdl-mirror/probe-" + holder;
     std::replace(probe_key.begin() + 12, probe_key.end(), '/', '-');
-    auto honoured = co_await coord::honours_conditional_writes(mirror, probe_key);
+    auto honoured =
+        co_await coord::honours_conditional_writes_remembered(mirror, probe_key, std::chrono::system_clock::now(), probe_kept_for);
     if (!honoured)
         co_return refused(error{honoured.error().code, "mirror: " + honoured.error().message});
     if (!*honoured) {

@@ -309,4 +309,15 @@ TEST_CASE("the probe of conditional writes: Ceph RGW honours them, s3rver does n
     auto ignored = run_on(coord::honours_conditional_writes(*on_s3rver, ".fdl-mirror/probe-a"));
     REQUIRE_MESSAGE(ignored.has_value(), (ignored ? "" : ignored.error().message));
     CHECK_FALSE(*ignored);
+
+    // What `sync` remembers of each answer names the server: the endpoint, not the bucket.
+    CHECK(on_rgw->server() == rgw.endpoint());
+    CHECK(on_s3rver->server() == s3rver.endpoint());
+    auto remembered = run_on(coord::honours_conditional_writes_remembered(*on_s3rver, ".fdl-mirror/probe-a",
+                                                                          std::chrono::system_clock::now(), 720h));
+    REQUIRE(remembered.has_value());
+    CHECK_FALSE(*remembered);
+    auto kept = run_on(store::read_all(*on_s3rver, std::string(coord::probe_record_key), 4096));
+    REQUIRE(kept.has_value());
+    CHECK(kept->find(s3rver.endpoint()) != std::string::npos);
 }

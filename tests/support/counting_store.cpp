@@ -28,4 +28,15 @@ awaitable<result<void>> counting_store::remove(std::string key) {
     return inner().remove(std::move(key));
 }
 
+awaitable<result<mirror::store::tagged_object>> counting_store::read_tagged(std::string key, std::size_t limit) {
+    conditional.push_back("read " + key);
+    return inner().read_tagged(std::move(key), limit);
+}
+
+awaitable<result<std::string>> counting_store::write_conditional(std::string key, std::string bytes,
+                                                                 std::optional<std::string> if_tag) {
+    conditional.push_back("write " + key);
+    return inner().write_conditional(std::move(key), std::move(bytes), std::move(if_tag));
+}
+
 } // namespace mirror::test

@@ -40,6 +40,7 @@ public:
 
     mirror::store::store_caps caps() const override { return {true, true, true, true}; }
     std::string describe() const override { return "mem://" + name_ + "/" + prefix_; }
+    std::string server() const override { return "mem://" + name_; }
     awaitable<result<mirror::store::object_info>> stat(std::string key) override;
     awaitable<result<void>> read(std::string key, io::byte_sink& out) override;
     awaitable<result<void>> list(std::string prefix, std::function<result<void>(mirror::store::list_entry)> each) override;
