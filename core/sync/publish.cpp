@@ -224,30 +224,68 @@ awaitable<std::optional<error>> copy_data_files(pass& p, std::string const& id, 
     co_return failure;
 }
 
+/// The private catalog copies of a version go when it is done, published or held.
+struct forget_copies {
+    pass& p;
+    std::string folder;
+    ~forget_copies() {
+        p.scratch.forget(folder);
+        std::erase_if(p.checked_copies, [&](std::string const& key) { return key.starts_with(folder); });
+    }
+};
+
+/// The copy plan of a checked version; nullopt when it cannot be made (the version held).
+awaitable<std::optional<version_plan>> plan_or_hold(pass& p, std::string const& id, checked_version const& checked) {
+    auto plan = co_await plan_checked(p, checked.inputs);
+    if (plan)
+        co_return std::move(*plan);
+    if (!p.mirror_failure) { // a failed mirror write stops the pass instead
+        p.note_failure(plan.error(), false);
+        p.hold(id, plan.error());
+    }
+    co_return std::nullopt;
+}
+
 } // namespace
 
-awaitable<void> publish_version(pass& p, gathered_version& gathered) {
+awaitable<void> assess_version(pass& p, gathered_version& gathered) {
     std::string const& id = gathered.id;
-    // The private catalog copies of this version go when it is done, published or held.
-    struct forget_copies {
-        pass& p;
-        std::string folder;
-        ~forget_copies() {
-            p.scratch.forget(folder);
-            std::erase_if(p.checked_copies, [&](std::string const& key) { return key.starts_with(folder); });
-        }
-    } forget{p, "versions/" + id + "/"};
+    forget_copies forget{p, "versions/" + id + "/"};
     auto const* checked = co_await checked_for_publication(p, gathered);
     if (checked == nullptr)
         co_return;
-    auto plan = co_await plan_checked(p, checked->inputs);
-    if (!plan) {
-        if (!p.mirror_failure) { // a failed mirror write stops the pass instead
-            p.note_failure(plan.error(), false);
-            p.hold(id, plan.error());
-        }
+    auto plan = co_await plan_or_hold(p, id, *checked);
+    if (!plan)
         co_return;
+    planned_version out{id};
+    for (auto const& step : plan->steps) {
+        if (step.kind == step_kind::ledger)
+            continue; // the mirror's own record, not the version's
+        auto in_memory = checked->memory.find(step.key);
+        std::uint64_t const bytes =
+            in_memory != checked->memory.end() ? in_memory->second.size() : step.expect.bytes.value_or(0);
+        out.files += 1;
+        out.bytes += bytes;
+        if (step.kind == step_kind::data_file) {
+            out.data_files += 1;
+            out.data_bytes += bytes;
+            if (p.mirror_data) // a later version sharing the file finds it there
+                p.mirror_data->add(step.key.substr(p.settings.data_dir.size()), bytes);
+        }
     }
+    p.published_now.insert(id); // its children's first parent
+    p.report.planned.push_back(std::move(out));
+}
+
+awaitable<void> publish_version(pass& p, gathered_version& gathered) {
+    std::string const& id = gathered.id;
+    forget_copies forget{p, "versions/" + id + "/"};
+    auto const* checked = co_await checked_for_publication(p, gathered);
+    if (checked == nullptr)
+        co_return;
+    auto plan = co_await plan_or_hold(p, id, *checked);
+    if (!plan)
+        co_return;
     memory_files const& memory = checked->memory;
     data_ledger copied_data;
     count_pending pending{p, id, *plan, copied_data};

@@ -19,6 +19,15 @@ struct held_version {
     error why; ///< code: sync_errc, fdl_errc or store_errc; message names the object
 };
 
+/// A version a dry run would publish, and what publishing it would copy into the mirror.
+struct planned_version {
+    std::string id;
+    std::uint64_t files = 0;      ///< objects written, data files included (not the ledger's segment)
+    std::uint64_t bytes = 0;      ///< their bytes, as the version pins them
+    std::uint64_t data_files = 0; ///< of `files`, data files the mirror lacks (shared ones counted once)
+    std::uint64_t data_bytes = 0;
+};
+
 struct ref_change {
     std::string name;
     std::optional<std::string> from; ///< absent when the ref is new in the mirror
@@ -57,8 +66,9 @@ struct sync_report {
     std::size_t allowed_signers_skipped = 0;
     std::vector<ref_change> refs_updated;    ///< refs moved or created in the mirror
     /// Under sync_options::plan_only: the versions the pass would publish, oldest first,
-    /// and whether it would create the mirror's fdl.json (a new mirror).
-    std::vector<std::string> planned;
+    /// with what each would copy (those it would hold are in `held`, with why), and
+    /// whether it would create the mirror's fdl.json (a new mirror).
+    std::vector<planned_version> planned;
     bool planned_fdl_json = false;
     std::vector<std::string> followed;       ///< allowed late changes taken: expiry, signature, catalog
     std::vector<ref_state> refs;             ///< each origin ref after the pass; empty when it stopped early

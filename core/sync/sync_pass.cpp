@@ -380,22 +380,22 @@ awaitable<void> recheck_published(pass& p) {
         co_await detail::follow_published(p);
 }
 
-/// A dry run's report: what the pass would publish and how each ref stands.
-template <class Finish>
-sync_report plan(pass& p, result<void> const& fdl_json_ok, bool creates_fdl_json, refs_snapshot const& origin_refs,
-                 refs_snapshot const& mirror_refs, std::vector<std::string> order, Finish& finish) {
-    if (!fdl_json_ok) {
-        p.report.fatal = fdl_json_ok.error();
-        return finish();
-    }
+/// A dry run: each version of `order` gathered and planned in turn, as publish_in_order
+/// would, one at a time (a dry run has no copies to overlap), then how each ref stands.
+awaitable<void> plan(pass& p, bool creates_fdl_json, refs_snapshot const& origin_refs, refs_snapshot const& mirror_refs,
+                     std::vector<std::string> const& order) {
     p.report.planned_fdl_json = creates_fdl_json;
-    p.report.planned = std::move(order);
+    for (auto const& id : order) {
+        if (p.mirror_failure || p.scratch.failed() || p.stop_requested())
+            break;
+        detail::gathered_version next{id};
+        co_await detail::assess_version(p, next);
+    }
     for (auto const& [name, target] : origin_refs.refs) {
         auto there = mirror_refs.refs.find(name);
         p.report.refs.push_back({name, target,
                                  there == mirror_refs.refs.end() ? std::nullopt : std::optional(there->second), 0});
     }
-    return finish();
 }
 
 } // namespace
@@ -482,11 +482,15 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
     report.warnings.insert(report.warnings.end(), mirror_refs->warnings.begin(), mirror_refs->warnings.end());
 
     if (options.plan_only) {
-        // (named first: GCC 12 and co_await inside a call's arguments, docs/development.md)
+        if (*create_fdl) {
+            if (auto empty = check_empty_mirror(p, *mirror_refs); !empty) {
+                report.fatal = empty.error();
+                co_return finish();
+            }
+        }
         auto would_publish = co_await versions_to_mirror(p, origin_refs->refs);
-        auto const fdl_json_ok = *create_fdl ? check_empty_mirror(p, *mirror_refs) : result<void>();
-        co_return plan(p, fdl_json_ok, create_fdl->has_value(), *origin_refs, *mirror_refs, std::move(would_publish),
-                       finish);
+        co_await plan(p, create_fdl->has_value(), *origin_refs, *mirror_refs, would_publish);
+        co_return finish();
     }
     if (*create_fdl) {
         if (auto created = co_await create_fdl_json(p, std::move(**create_fdl), *mirror_refs); !created) {

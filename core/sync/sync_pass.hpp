@@ -58,11 +58,13 @@ struct sync_options {
     /// even a lock file. An error stops the pass (fatal) with nothing written.
     std::function<result<void>()> before_first_write;
     /// A dry run (`run --once --dry-run`): the pass reads fdl.json, the refs and the
-    /// listings of both sides, says what it would do (sync_report::planned: the versions it
-    /// would publish, oldest first; `refs`: each origin ref against the mirror's; whether it
-    /// would create fdl.json), and writes nothing: no lock, no clean-up, no copy, no ref.
-    /// The versions' own files are not read: whether one would be held, and what it copies,
-    /// the pass itself finds.
+    /// listings of both sides, gathers each version it lacks as a pass would (its record,
+    /// signature, files.json, dataset.json and catalogs, through the same gates, one version
+    /// at a time), says what it would do (sync_report::planned: the versions it would
+    /// publish, oldest first, with the files and bytes each copies; `held`: those it would
+    /// hold, with why; `refs`: each origin ref against the mirror's; whether it would create
+    /// fdl.json), and writes nothing: no lock, no clean-up, no copy, no ref. The data files'
+    /// bytes are not read (a pass checks their sha256 as it copies them).
     bool plan_only = false;
 };
 

@@ -1,6 +1,7 @@
 #include "daemon/cli/dry_run.hpp"
 
 #include "daemon/cli/check_config.hpp"
+#include "daemon/cli/report_output.hpp"
 #include "daemon/common/terminal_text.hpp"
 #include "daemon/service/pass_setup.hpp"
 
@@ -15,6 +16,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <set>
 #include <system_error>
 
 #include <unistd.h>
@@ -52,6 +54,38 @@ private:
 
 std::string short_id(std::string const& id) { return id.size() > 13 ? id.substr(0, 13) + "…" : id; }
 
+std::string files_and_bytes(std::uint64_t files, std::uint64_t bytes) {
+    return std::to_string(files) + " file(s), " + std::to_string(bytes) + " bytes (" + human_bytes(bytes) + ")";
+}
+
+/// The versions it would publish, with what each copies, and those it would hold, with why.
+void describe_versions(sync::sync_report const& report, std::function<void(std::string const&)> const& line) {
+    if (report.planned.empty() && report.held.empty()) {
+        line("no version to publish");
+        return;
+    }
+    if (!report.planned.empty()) {
+        std::string ids;
+        sync::planned_version all;
+        for (auto const& version : report.planned) {
+            ids += (ids.empty() ? "" : ", ") + short_id(version.id);
+            all.files += version.files, all.bytes += version.bytes;
+            all.data_files += version.data_files, all.data_bytes += version.data_bytes;
+        }
+        line("would publish " + std::to_string(report.planned.size()) + " version(s), oldest first: " + ids);
+        for (auto const& version : report.planned)
+            line("  " + version.id + ": would copy " + files_and_bytes(version.files, version.bytes) + ", of which " +
+                 std::to_string(version.data_files) + " data file(s)");
+        line("would copy " + files_and_bytes(all.files, all.bytes) + " in all, of which " +
+             files_and_bytes(all.data_files, all.data_bytes) + " of data");
+    }
+    for (auto const& held : report.held)
+        line("would hold " + held.id + ": " + held.why.message);
+    if (report.pending_files > 0)
+        line("the versions it would hold need " + files_and_bytes(report.pending_files, report.pending_bytes) +
+             " of data the mirror lacks");
+}
+
 /// The plan of one repository, as lines; an error when it cannot be made.
 result<std::string> plan_repository(config::daemon_config const& cfg, config::repository_config const& repo,
                                     io::blocking_pool& pool, std::filesystem::path& empty_folder) {
@@ -75,11 +109,17 @@ result<std::string> plan_repository(config::daemon_config const& cfg, config::re
     if (!opened)
         return error{opened.error().code, "mirror: " + opened.error().message};
     read_only_store mirror(std::move(*opened));
+    auto trust = load_trust(repo);
+    if (!trust)
+        return trust.error();
     sync::sync_options options;
     options.plan_only = true;
     options.refs = {repo.settings.max_refs, repo.settings.max_ref_name_length};
     options.allow_rewind = repo.settings.allow_rewind;
+    options.concurrency = repo.settings.concurrency;
     options.pool = &pool;
+    options.trust = std::move(*trust);
+    options.catalogs = catalog_settings_of(cfg); // the same gate as the daemon's passes
     options.recheck_published = false;
     net::io_context io(1);
     std::optional<sync::sync_report> report;
@@ -96,23 +136,23 @@ result<std::string> plan_repository(config::daemon_config const& cfg, config::re
     auto line = [&](std::string const& text) { out += repo.name + ": " + text + "\n"; };
     if (report->planned_fdl_json)
         line("would create fdl.json (a new mirror)");
-    if (report->planned.empty()) {
-        line("no version to publish");
-    } else {
-        std::string ids;
-        for (auto const& id : report->planned)
-            ids += (ids.empty() ? "" : ", ") + short_id(id);
-        line("would publish " + std::to_string(report->planned.size()) + " version(s), oldest first: " + ids);
-    }
+    describe_versions(*report, line);
+    std::set<std::string> would_hold;
+    for (auto const& held : report->held)
+        would_hold.insert(held.id);
     std::size_t in_sync = 0;
     for (auto const& ref : report->refs) {
         if (ref.in_sync()) {
             ++in_sync;
             continue;
         }
-        line(ref.mirror_target ? "would move " + ref.name + " from " + *ref.mirror_target + " to " + ref.origin_target +
-                                     " (if the pass publishes it and the move is allowed)"
-                               : "would create " + ref.name + " at " + ref.origin_target);
+        if (would_hold.contains(ref.origin_target))
+            line("would leave " + ref.name + (ref.mirror_target ? " at " + *ref.mirror_target : " absent") +
+                 ": its target " + ref.origin_target + " would be held");
+        else
+            line(ref.mirror_target ? "would move " + ref.name + " from " + *ref.mirror_target + " to " +
+                                         ref.origin_target + " (if the move is allowed)"
+                                   : "would create " + ref.name + " at " + ref.origin_target);
     }
     line(std::to_string(in_sync) + " of " + std::to_string(report->refs.size()) + " ref(s) already in sync");
     for (auto const& violation : report->violations)

@@ -99,7 +99,8 @@ constexpr command_help commands[] = {
      "  --web.config.file FILE         TLS and basic authentication for the endpoints: the\n"
      "                                 exporter-toolkit web configuration (over web_config_file)\n"
      "  --once --dry-run               print what one pass of each repository would do (versions\n"
-     "                                 to publish, refs to create or move) and exit; writes nothing\n"
+     "                                 to publish and their bytes, versions it would hold and why,\n"
+     "                                 refs to create or move) and exit; writes nothing\n"
      "exit status: 0 after a stop; 78 configuration problems; 73 state_dir unusable or taken;\n"
      "69 the listen address cannot be bound. A dry run: 0 every repository planned, 1 one not."},
     {"check-config", "check-config --config FILE [--web.config.file FILE]",

@@ -113,6 +113,12 @@ awaitable<gathered_version> gather_version(pass& p, std::string id);
 /// was not), or holds it with the reason. Versions go through here oldest first.
 awaitable<void> publish_version(pass& p, gathered_version& gathered);
 
+/// A dry run's publish_version: the same gathering, checks and plan against the mirror,
+/// nothing written. A version that would publish lands in report.planned with what it
+/// copies, and counts as published for its children and for the data files that later
+/// versions share; one that would be held is held, with the reason.
+awaitable<void> assess_version(pass& p, gathered_version& gathered);
+
 /// Follows allowed late changes of versions the mirror published before this pass
 /// (expiry, withdrawal, a late signature or catalog) and reports the rest as violations.
 awaitable<void> follow_published(pass& p);
