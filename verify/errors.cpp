@@ -24,6 +24,7 @@ char const* kind_name(verify_errc e) noexcept {
     case verify_errc::too_large: return "too_large";
     case verify_errc::missing_signature: return "missing_signature";
     case verify_errc::security_key_flags: return "security_key_flags";
+    case verify_errc::unusable_signing_key: return "unusable_signing_key";
     }
     return "unknown";
 }

@@ -26,6 +26,7 @@ enum class verify_errc {
     too_large,               ///< a signature past the size this verifier accepts
     missing_signature,       ///< the policy requires a signature and there is none
     security_key_flags,      ///< a security key signed without the user presence or verification its line requires
+    unusable_signing_key,    ///< the mirror's own private key cannot sign (unreadable, encrypted, exposed, a security key)
 };
 
 boost::system::error_category const& verify_category() noexcept;
