@@ -77,6 +77,10 @@ struct repository_settings {
     /// copied: a listing of data_dir where the origin can list, a HEAD per file where it
     /// cannot (HTTP). 0: never (the default).
     std::chrono::milliseconds origin_check_interval{0};
+    /// With `peers`: how often the mirror is compared with each peer (>= 1s).
+    std::chrono::milliseconds compare_interval = std::chrono::hours(1);
+    /// A peer further behind this mirror on a ref (in versions) fires FdlMirrorPeerBehind.
+    std::uint32_t peer_max_lag = 3;
 
     bool operator==(repository_settings const&) const = default;
 };
@@ -104,11 +108,29 @@ struct coordination_settings {
     bool operator==(coordination_settings const&) const = default;
 };
 
+/// The mirror's signed statements about itself (docs/attestations.md): written into each
+/// mirror by the daemon that holds it, after its passes.
+struct attestation_settings {
+    /// The mirror's own private SSH key (unencrypted, readable by its owner only); absolute.
+    std::filesystem::path key_file;
+    std::string ns = "fdl-mirror-attestation"; ///< the SSHSIG namespace, `namespace`
+    /// A pass that changed nothing attests again once the last attestation is this old;
+    /// a pass that changed the mirror attests at once. >= 1s.
+    std::chrono::milliseconds interval = std::chrono::hours(1);
+    /// How long after the pass that verified the mirror an attestation holds (`expires`);
+    /// at least twice `interval`.
+    std::chrono::milliseconds validity = std::chrono::hours(24);
+    bool operator==(attestation_settings const&) const = default;
+};
+
 /// One repository to mirror.
 struct repository_config {
     std::string name;   ///< [A-Za-z0-9][A-Za-z0-9._-]{0,63}: a metric label and a folder name
     std::string origin; ///< an absolute folder path, or a file://, http(s):// or s3:// URL as written
     std::string mirror; ///< an absolute folder path, or a file:// or s3:// URL as written
+    /// Other mirrors of the same origin (other regions) this mirror is compared with every
+    /// compare_interval, read-only: locations as `origin` takes them.
+    std::vector<std::string> peers;
     repository_settings settings;
 };
 
@@ -155,6 +177,7 @@ struct daemon_config {
         std::chrono::seconds(30); ///< grace after SIGTERM before passes are cut
     catalog_settings catalogs;
     coordination_settings coordination;
+    std::optional<attestation_settings> attestation; ///< nullopt: mirrors are not attested
     repository_settings defaults;                ///< as written in `defaults` over the built-in ones
     std::vector<repository_config> repositories; ///< at least one, in file order
     std::vector<store_entry> stores;             ///< in file order

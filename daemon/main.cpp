@@ -4,6 +4,8 @@
 #include "daemon/build_info.hpp"
 #include "daemon/cli/check_config.hpp"
 #include "daemon/cli/cli.hpp"
+#include "daemon/cli/attestation_check.hpp"
+#include "daemon/cli/compare_command.hpp"
 #include "daemon/cli/dry_run.hpp"
 #include "daemon/cli/configured_audit.hpp"
 #include "daemon/state/mirror_lock.hpp"
@@ -32,6 +34,8 @@
 
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value.hpp>
 #include <boost/asio/io_context.hpp>
 
 #include <algorithm>
@@ -59,6 +63,7 @@ std::optional<T> run_within(net::io_context& io, awaitable<T> work, std::optiona
     std::optional<io::cuttable_end<T>> end;
     net::co_spawn(io, io::run_cuttable(io.get_executor(), std::move(work), cutter, deadline),
                   [&](std::exception_ptr, io::cuttable_end<T> ended) { end.emplace(std::move(ended)); });
+    io.restart(); // the context may have run other work before (verify's attestation check)
     io.run();
     if (end->limit_reached)
         return std::nullopt;
@@ -261,6 +266,31 @@ int run_verify_command(daemon::verify_command const& cmd) {
         daemon::print_error(repo.error().message);
         return is_usage_problem(repo.error()) ? exit_usage : exit_io;
     }
+    if (cmd.attestation_signers) {
+        // The attestation first: a consumer may want nothing else (--attestation-only).
+        daemon::attestation_request request{*cmd.attestation_signers, cmd.attestation_namespace, cmd.max_age,
+                                            audit.concurrency};
+        auto attested = daemon::check_attestation_of(io, **repo, request);
+        if (attested.status == 2) {
+            daemon::print_error(attested.summary.substr(0, attested.summary.size() - 1));
+            return exit_usage;
+        }
+        int const status = attested.status == 3 ? exit_io : attested.status;
+        if (cmd.attestation_only) {
+            std::string out =
+                cmd.json ? "{\"command\":\"verify\",\"repository\":" +
+                               boost::json::serialize(boost::json::value(daemon::shown_location(audit.location))) +
+                               ",\"exit_code\":" + std::to_string(status) + ",\"attestation\":" + attested.json + "}\n"
+                         : daemon::terminal_safe("verify " + daemon::shown_location(audit.location) + "\n" +
+                                                     attested.summary,
+                                                 true);
+            std::fwrite(out.data(), 1, out.size(), stdout);
+            return status;
+        }
+        setup.attestation_summary = attested.summary;
+        setup.attestation_json = attested.json;
+        setup.attestation_status = status;
+    }
     auto progress = cmd.json ? nullptr : daemon::tty_progress::create();
     sync::audit_options options{std::move(audit.trust), cmd.without_keys};
     options.only_version = cmd.only_version;
@@ -296,7 +326,7 @@ int run_verify_command(daemon::verify_command const& cmd) {
         daemon::print_error(problem);
         return exit_io;
     }
-    return report.exit_code();
+    return std::max(report.exit_code(), setup.attestation_status);
 }
 
 std::string version_text() {
@@ -355,6 +385,8 @@ int main(int argc, char** argv) {
             return daemon::run_trigger(*t);
         if (auto const* p = std::get_if<daemon::pause_command>(&cmd))
             return daemon::run_pause(*p);
+        if (auto const* c = std::get_if<daemon::compare_command>(&cmd))
+            return daemon::run_compare(*c, origin_options_of(c->network));
         return run_verify_command(std::get<daemon::verify_command>(cmd));
     } catch (std::exception const& e) {
         std::fprintf(stderr, "fdl-mirror: internal error: %s\n", e.what());

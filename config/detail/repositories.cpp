@@ -96,6 +96,21 @@ std::vector<repository_config> read_repositories(map_reader& top, defaults_secti
         }
         entry.origin = read_location(repo, "origin", location_role::origin, base).value_or("");
         entry.mirror = read_location(repo, "mirror", location_role::mirror, base).value_or("");
+        for (auto const& peer : repo.list("peers")) {
+            if (!peer.IsScalar() || peer.Scalar().empty()) {
+                problems.add(peer.Mark(), repo.subject("peers") + ": each peer is a location");
+                continue;
+            }
+            auto location = resolve_location(peer.Scalar(), location_role::origin, base);
+            if (!location.value)
+                problems.add(peer.Mark(), repo.subject("peers") + " " + quote(shown_location(peer.Scalar())) + " " +
+                                              location.why);
+            else if (location_key(*location.value) == location_key(entry.mirror))
+                problems.add(peer.Mark(), repo.subject("peers") + " " + quote(*location.value) +
+                                              " is this repository's own mirror");
+            else
+                entry.peers.push_back(*location.value);
+        }
         auto own = read_partial_settings(repo, base);
         entry.settings = apply(own, defaults.resolved);
         check_signers(repo, own, defaults.own, entry.settings);

@@ -40,6 +40,8 @@ partial_settings read_partial_settings(map_reader& section, std::filesystem::pat
     out.scrub_interval = section.duration("scrub_interval", std::chrono::seconds(1));
     out.scrub_period = section.duration("scrub_period", std::chrono::milliseconds(0));
     out.origin_check_interval = section.duration("origin_check_interval", std::chrono::milliseconds(0));
+    out.compare_interval = section.duration("compare_interval", std::chrono::seconds(1));
+    out.peer_max_lag = section.count("peer_max_lag", 1'000'000);
     out.signature_keys_refused =
         (section.find("signatures") && !out.signatures) || (section.find("allowed_signers") && !out.allowed_signers);
     return out;
@@ -63,6 +65,8 @@ repository_settings apply(partial_settings const& own, repository_settings inher
     out.scrub_interval = own.scrub_interval.value_or(out.scrub_interval);
     out.scrub_period = own.scrub_period.value_or(out.scrub_period);
     out.origin_check_interval = own.origin_check_interval.value_or(out.origin_check_interval);
+    out.compare_interval = own.compare_interval.value_or(out.compare_interval);
+    out.peer_max_lag = static_cast<std::uint32_t>(own.peer_max_lag.value_or(out.peer_max_lag));
     return out;
 }
 
@@ -174,6 +178,32 @@ coordination_settings read_coordination(map_reader& top, std::filesystem::path c
     return out;
 }
 
+std::optional<attestation_settings> read_attestation(map_reader& top, std::filesystem::path const& base,
+                                                    problem_list& problems) {
+    auto node = top.mapping("attestation");
+    if (!node)
+        return std::nullopt;
+    map_reader section(*node, "attestation", problems);
+    attestation_settings out;
+    auto key = read_path(section, "key_file", base);
+    if (auto ns = section.text("namespace"))
+        out.ns = *ns;
+    out.interval = section.duration("interval", std::chrono::seconds(1)).value_or(out.interval);
+    out.validity = section.duration("validity", std::chrono::seconds(2)).value_or(out.validity);
+    if (out.validity < 2 * out.interval)
+        problems.add(node->Mark(), "attestation: validity must be at least twice interval, so that an attestation "
+                                   "is renewed before it expires");
+    bool const key_written = section.find("key_file").has_value(); // refused when unread: already reported
+    section.finish();
+    if (!key) {
+        if (!key_written)
+            problems.add(node->Mark(), "attestation: key_file is required (the mirror's own private SSH key)");
+        return std::nullopt;
+    }
+    out.key_file = *key;
+    return out;
+}
+
 defaults_section read_defaults(map_reader& top, std::filesystem::path const& base, problem_list& problems) {
     auto node = top.mapping("defaults");
     if (!node)
@@ -211,6 +241,7 @@ daemon_config read_daemon_config(YAML::Node const& root, std::filesystem::path c
     cfg.catalogs = read_catalogs(top, base, problems);
     share_memory(cfg, top, memory_limit.has_value());
     cfg.coordination = read_coordination(top, base, problems);
+    cfg.attestation = read_attestation(top, base, problems);
     auto const defaults = read_defaults(top, base, problems);
     cfg.defaults = defaults.resolved;
     cfg.stores = read_stores(top, base);

@@ -39,6 +39,8 @@ struct partial_settings {
     std::optional<std::chrono::milliseconds> scrub_interval;
     std::optional<std::chrono::milliseconds> scrub_period;
     std::optional<std::chrono::milliseconds> origin_check_interval;
+    std::optional<std::chrono::milliseconds> compare_interval;
+    std::optional<std::uint64_t> peer_max_lag;
     /// `signatures` or `allowed_signers` is written but refused (and recorded): whether
     /// signers are needed is then unknown, and not checked.
     bool signature_keys_refused = false;

@@ -7,6 +7,7 @@
 #include "daemon/service/pass_setup.hpp"
 #include "daemon/common/terminal_text.hpp"
 #include "verify/allowed_signers.hpp"
+#include "verify/signing_key.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -103,6 +104,18 @@ std::vector<std::string> check_named_files(config::daemon_config const& cfg, std
             auto options = store_options_for(cfg, entry.match, throttles);
             if (auto resolved = s3::resolve_s3(options.s3, s3::current_environment()); !resolved)
                 problems.push_back(where + "credentials_file: " + resolved.error().message);
+        }
+    }
+    if (cfg.attestation) {
+        // Loaded as the daemon signs with it: a key it could not sign with is a problem now.
+        auto const& file = cfg.attestation->key_file;
+        auto note = before_service_start ? not_yet_loaded(file) : std::string();
+        std::error_code ec;
+        if (!note.empty() && !std::filesystem::exists(file, ec)) {
+            if (warnings != nullptr)
+                warnings->push_back("attestation: key_file: " + file.string() + ": " + note);
+        } else if (auto key = verify::signing_key::load(file); !key) {
+            problems.push_back("attestation: key_file: " + key.error().message);
         }
     }
     if (cfg.web_config_file) {

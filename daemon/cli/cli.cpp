@@ -209,6 +209,21 @@ std::variant<command, usage_error> parse_verify(arg_reader& in) {
                     problem = usage_error{"--without-key: '" + *value + "' is not a SHA256:… fingerprint"};
                 cmd.without_keys.push_back(*value);
             }
+        } else if (arg == "--attestation-signers") {
+            cmd.attestation_signers = in.value_for(arg, problem);
+        } else if (arg == "--attestation-namespace") {
+            if (auto value = in.value_for(arg, problem))
+                cmd.attestation_namespace = *value;
+        } else if (arg == "--attestation-only") {
+            cmd.attestation_only = true;
+        } else if (arg == "--max-age") {
+            if (auto value = in.value_for(arg, problem)) {
+                auto d = config::parse_duration(*value);
+                if (!d || *d < std::chrono::seconds(1))
+                    problem = usage_error{"--max-age: '" + *value + "' is not a duration of at least 1s (30m, 2h, 1d)"};
+                else
+                    cmd.max_age = std::chrono::duration_cast<std::chrono::seconds>(*d);
+            }
         } else if (arg.starts_with("-"))
             problem = usage_error{"verify: unknown option " + arg};
         else
@@ -216,6 +231,9 @@ std::variant<command, usage_error> parse_verify(arg_reader& in) {
     }
     if (problem)
         return *problem;
+    if (!cmd.attestation_signers && (cmd.max_age || cmd.attestation_only))
+        return usage_error{std::string(cmd.max_age ? "--max-age" : "--attestation-only") +
+                           " needs --attestation-signers FILE"};
     if (cmd.config) {
         if (!cmd.configured_repository)
             return usage_error{"verify --config needs --repository NAME"};
@@ -234,6 +252,47 @@ std::variant<command, usage_error> parse_verify(arg_reader& in) {
     if (positional.size() != 1)
         return usage_error{"verify needs one REPOSITORY"};
     cmd.repository = positional[0];
+    return command(cmd);
+}
+
+std::variant<command, usage_error> parse_compare(arg_reader& in) {
+    compare_command cmd;
+    std::optional<usage_error> problem;
+    while (!in.done() && !problem) {
+        std::string const& arg = in.take();
+        if (take_network_flag(arg, in, cmd.network, problem))
+            continue;
+        if (arg == "--json") {
+            cmd.json = true;
+        } else if (arg == "--max-lag") {
+            if (auto value = in.value_for(arg, problem)) {
+                auto n = value->size() <= 9 && value->find_first_not_of("0123456789") == std::string::npos &&
+                                 !value->empty()
+                             ? std::optional<std::uint64_t>(std::stoull(*value))
+                             : std::nullopt;
+                if (!n)
+                    problem = usage_error{"--max-lag: '" + value->substr(0, 32) + "' is not a count of versions (0 or more)"};
+                else
+                    cmd.max_lag = *n;
+            }
+        } else if (arg == "--attestation-signers") {
+            cmd.attestation_signers = in.value_for(arg, problem);
+        } else if (arg == "--attestation-namespace") {
+            if (auto value = in.value_for(arg, problem))
+                cmd.attestation_namespace = *value;
+        } else if (arg == "--concurrency") {
+            if (auto n = take_concurrency(in, problem))
+                cmd.concurrency = *n;
+        } else if (arg.starts_with("-")) {
+            problem = usage_error{"compare: unknown option " + arg};
+        } else {
+            cmd.locations.push_back(arg);
+        }
+    }
+    if (problem)
+        return *problem;
+    if (cmd.locations.size() < 2)
+        return usage_error{"compare needs two LOCATIONs or more"};
     return command(cmd);
 }
 
@@ -431,6 +490,8 @@ std::variant<command, usage_error> parse_command_line(std::vector<std::string> c
         return parse_sync(in);
     if (first == "verify")
         return parse_verify(in);
+    if (first == "compare")
+        return parse_compare(in);
     if (first == "check-signature")
         return parse_check_signature(in);
     if (first == "find-principals")

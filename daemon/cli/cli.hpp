@@ -77,6 +77,14 @@ struct verify_command {
     std::uint64_t memory_limit = std::uint64_t{48} << 20;
     /// --deadline DURATION: as sync's.
     std::optional<std::chrono::milliseconds> deadline;
+    /// --attestation-signers FILE: check the mirror's attestation against these keys first.
+    std::optional<std::string> attestation_signers;
+    /// --max-age DURATION: refuse an attestation made longer ago (needs --attestation-signers).
+    std::optional<std::chrono::seconds> max_age;
+    /// --attestation-only: the attestation's check alone, not the rest of verify.
+    bool attestation_only = false;
+    /// --attestation-namespace NS: the namespace attestations are signed for.
+    std::string attestation_namespace = "fdl-mirror-attestation";
 };
 
 /// `check-signature`: like `ssh-keygen -Y verify`; the message comes on standard input.
@@ -135,6 +143,20 @@ struct pause_command {
     bool resume = false;    ///< `resume`: lift the pause
 };
 
+/// `compare LOCATION LOCATION... [--json] [--max-lag N] [--attestation-signers FILE]`:
+/// several copies of one repository (origins, mirrors) compared.
+struct compare_command {
+    std::vector<std::string> locations; ///< two or more
+    network_options network;            ///< for every location
+    bool json = false;
+    std::optional<std::uint64_t> max_lag; ///< --max-lag N: a copy further behind on a ref fails
+    /// --attestation-signers FILE: a location's attestation signed by these keys (and not
+    /// expired) stands for its records.
+    std::optional<std::string> attestation_signers;
+    std::string attestation_namespace = "fdl-mirror-attestation";
+    std::size_t concurrency = default_concurrency;
+};
+
 /// `--help`, `help [COMMAND]` or `COMMAND --help`: `command` empty for the general text.
 struct help_command {
     std::string command;
@@ -143,7 +165,7 @@ struct version_command {};
 
 using command = std::variant<help_command, version_command, sync_command, verify_command, check_signature_command,
                              find_principals_command, check_config_command, run_command, status_command,
-                             trigger_command, pause_command>;
+                             trigger_command, pause_command, compare_command>;
 
 /// A usage error: the message, to print with the usage text; exit 2.
 struct usage_error {

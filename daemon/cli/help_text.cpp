@@ -38,6 +38,11 @@ constexpr char const* verify_options = R"(verify options:
   --origin                       with --config: the origin rather than the mirror
   --full-digests                 print whole SHA-256 digests and every file examined (its size,
                                  digest and what vouches for it); --json always has them
+  --attestation-signers FILE     first check the mirror's signed attestation against these keys:
+                                 signature, expiry, and every ref and version.json as attested
+  --max-age DURATION             refuse an attestation made longer ago (30m, 3h, 1d)
+  --attestation-only             the attestation's check alone
+  --attestation-namespace NS     the attestations' namespace (default fdl-mirror-attestation)
 )";
 
 constexpr char const* shared_options = R"(  --json                         print one JSON report instead of the summary
@@ -78,6 +83,25 @@ constexpr command_help commands[] = {
      "audit a repository (an origin or a mirror)",
      "Reads every version of REPOSITORY and checks what sync checks: sizes, SHA-256 digests,\n"
      "catalogs, signatures against --allowed-signers, refs. Writes nothing."},
+    {"compare", "compare LOCATION LOCATION... [--json] [--max-lag N] [--attestation-signers FILE]",
+     "compare copies of one repository (origins and mirrors, any store)",
+     "Reads each LOCATION (from its attestation, when --attestation-signers accepts it and it\n"
+     "has not expired; else from its records) and compares them: the same repository id,\n"
+     "each ref's version in each, and every version held by more than one compared by its\n"
+     "version.json. The same version id with other bytes is a divergence; a copy older on a\n"
+     "ref's line is behind.\n"
+     "  --max-lag N                    a copy more than N versions behind on a ref fails\n"
+     "  --attestation-signers FILE     use a location's attestation signed by these keys\n"
+     "  --attestation-namespace NS     the attestations' namespace (default fdl-mirror-attestation)\n"
+     "  --concurrency N                version.json reads at once (default 4)\n"
+     "  --json                         print one JSON report instead of the summary\n"
+     "  --ca-bundle FILE               PEM certificates to trust for https:// instead of the system's\n"
+     "  --allow-plain-http             accept http:// origins and S3 endpoints\n"
+     "  --max-requests-per-second N    ask each location at most N times a second\n"
+     "  --max-bytes-per-second SIZE    read each location at most SIZE a second\n"
+     "  --allow-redirect-to HOST       an HTTP location may redirect to HOST (repeatable)\n"
+     "exit status: 0 the copies agree; 1 a divergence, or lag past --max-lag; 2 usage error;\n"
+     "3 a location cannot be read."},
     {"check-signature",
      "check-signature -f ALLOWED_SIGNERS -I PRINCIPAL -n NAMESPACE -s SIGNATURE_FILE\n"
      "           [--verify-time YYYYMMDD[HHMM[SS]][Z|UTC]] < MESSAGE",

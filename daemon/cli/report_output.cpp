@@ -215,9 +215,7 @@ static std::string catalog_lines(sync::catalog_summary const& c) {
     return out;
 }
 
-/// The location with any user information of a URL masked: a report never carries a
-/// credential, even one the store would refuse.
-static std::string shown_location(std::string const& location) {
+std::string shown_location(std::string const& location) {
     auto start = location.find("://");
     if (start == std::string::npos)
         return location;
@@ -273,6 +271,8 @@ bool write_audit_summary(sync::audit_report const& r, audit_setup const& setup, 
     // Ref names and paths come from the repository: everything shown is terminal_safe.
     auto out = [&](std::string const& text) { write(terminal_safe(text, true)); };
     out("verify " + shown_location(setup.repository) + "\n");
+    if (setup.attestation_summary)
+        out(*setup.attestation_summary);
     out(policy_line(setup));
     if (r.fatal)
         out("stopped: " + r.fatal->message + "\n");
@@ -387,9 +387,13 @@ bool write_audit_json(sync::audit_report const& r, audit_setup const& setup, man
                       text_out const& write, std::string& problem) {
     // One document, written a version at a time: each version's object, then its manifest
     // (its own files from the report, its data files from the spill when it holds them).
-    std::string const opening = json::serialize(json::object{
-        {"command", "verify"}, {"repository", shown_location(setup.repository)}, {"exit_code", r.exit_code()}});
+    std::string const opening =
+        json::serialize(json::object{{"command", "verify"},
+                                     {"repository", shown_location(setup.repository)},
+                                     {"exit_code", std::max(r.exit_code(), setup.attestation_status)}});
     write(without_last(opening));
+    if (setup.attestation_json)
+        write(",\"attestation\":" + *setup.attestation_json);
     write(",\"versions\":[");
     bool first = true;
     for (auto const& v : r.versions) {

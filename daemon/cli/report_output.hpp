@@ -27,7 +27,17 @@ struct audit_setup {
     std::optional<verify::sha256_digest> allowed_signers_sha256; ///< of the exact bytes parsed
     build_facts tool;          ///< this program, as --version and fdl_mirror_build_info say
     bool full_digests = false; ///< the summary prints whole digests and every file examined
+    /// The check of the mirror's attestation (verify --attestation-signers), when made:
+    /// its lines lead the summary, its object is the JSON report's "attestation", and its
+    /// status counts in the exit code.
+    std::optional<std::string> attestation_summary;
+    std::optional<std::string> attestation_json;
+    int attestation_status = 0;
 };
+
+/// The location with any user information of a URL masked: a report never carries a
+/// credential, even one the store would refuse.
+std::string shown_location(std::string const& location);
 
 /// This build: its version, libssh and OpenSSL (the libraries loaded), and whether it reads
 /// catalogs with DuckDB.

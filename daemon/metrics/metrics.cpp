@@ -109,6 +109,42 @@ void metrics::set_paused(std::string const& repo, bool paused) {
         impl_->paused.Add({{"repo", repo}}).Set(paused ? 1 : 0);
 }
 
+void metrics::attestation_written(std::string const& repo, double attested_at, double expires, double interval,
+                                  double validity) {
+    if (!impl_->intervals.contains(repo)) // removed by a reload meanwhile
+        return;
+    impl::Labels r{{"repo", repo}};
+    impl_->attestation_time.Add(r).Set(attested_at);
+    impl_->attestation_expires.Add(r).Set(expires);
+    impl_->attestation_interval.Add(r).Set(interval);
+    impl_->attestation_validity.Add(r).Set(validity);
+}
+
+void metrics::peers_compared(std::string const& repo, std::vector<peer_result> const& peers, std::uint32_t max_lag,
+                             double when) {
+    if (!impl_->intervals.contains(repo)) // removed by a reload meanwhile
+        return;
+    std::set<std::string> keep;
+    for (auto const& p : peers)
+        keep.insert(p.peer);
+    impl_->remove_peers(repo, keep);
+    for (auto const& p : peers) {
+        impl::Labels labels{{"repo", repo}, {"peer", p.peer}};
+        impl_->peer_up.Add(labels).Set(p.up ? 1 : 0);
+        if (p.up) { // what could not be read keeps its last values
+            impl_->peer_divergence.Add(labels).Set(static_cast<double>(p.divergences));
+            impl_->peer_behind.Add(labels).Set(static_cast<double>(p.behind));
+        }
+    }
+    impl_->peer_max_lag.Add({{"repo", repo}}).Set(max_lag);
+    impl_->peers_compared_at.Add({{"repo", repo}}).Set(when);
+}
+
+void metrics::attestation_failed(std::string const& repo) {
+    if (impl_->intervals.contains(repo)) // else removed by a reload meanwhile
+        impl_->attestation_failures.Add({{"repo", repo}}).Increment();
+}
+
 void metrics::lease_anomaly(std::string const& repo, bool found) {
     if (impl_->intervals.contains(repo)) // else removed by a reload meanwhile
         impl_->lease_anomaly.Add({{"repo", repo}}).Set(found ? 1 : 0);

@@ -127,6 +127,26 @@ public:
     /// (it did not get far enough to know).
     void pass_finished(std::string const& repo, sync::sync_report const& report, finished_pass const& pass);
 
+    /// The mirror of `repo` was attested at `attested_at`, until `expires` (unix seconds),
+    /// with the attestation settings' interval and validity (in seconds).
+    void attestation_written(std::string const& repo, double attested_at, double expires, double interval,
+                             double validity);
+    /// An attestation of `repo` could not be made or written: counted.
+    void attestation_failed(std::string const& repo);
+
+    /// The mirror of `repo` compared with its peer `peer` at `when`: whether the peer could
+    /// be read, the divergences between the two, how many versions the peer is behind on
+    /// its most behind ref, and the configured bound. Peers compared before and not in
+    /// `peers` lose their series.
+    struct peer_result {
+        std::string peer;
+        bool up = false;
+        std::size_t divergences = 0;
+        std::uint64_t behind = 0;
+    };
+    void peers_compared(std::string const& repo, std::vector<peer_result> const& peers, std::uint32_t max_lag,
+                        double when);
+
     /// An observer (for store::store_options::observer) that counts the requests of one
     /// store of `repo`, a declared repository, into fdl_mirror_requests_total and
     /// fdl_mirror_request_errors_total with `store_role` ("origin" or "mirror") as the

@@ -4,6 +4,7 @@
 
 #include "daemon/service/repository_job.hpp"
 
+#include "core/attest/compare.hpp"
 #include "core/store/store.hpp"
 #include "core/sync/errors.hpp"
 #include "core/sync/origin_data_check.hpp"
@@ -37,7 +38,7 @@ awaitable<std::optional<Result>> repository_job::run_cuttable(awaitable<Result> 
     co_return std::move(end.value);
 }
 
-// One pass is cuttable work too (repository_job.cpp).
+// One pass is cuttable work too (repository_job.cpp); so is the reading of the peers.
 template awaitable<std::optional<sync::sync_report>>
 repository_job::run_cuttable(awaitable<sync::sync_report>, std::optional<std::chrono::milliseconds>);
 
@@ -54,6 +55,96 @@ awaitable<void> repository_job::audits_if_due() {
         co_await scrub_step(r);
     if (!stopping_ && !retired_ && r.settings.origin_check_interval.count() > 0 && due(audits.next_origin_check, now))
         co_await origin_check(r);
+    if (!stopping_ && !retired_ && !r.peers.empty() && due(next_peer_compare_, now))
+        co_await compare_peers(r);
+}
+
+namespace {
+
+/// The mirror and each peer read, then compared two by two (the mirror with each).
+struct peer_reading {
+    std::optional<attest::location_state> mine;
+    std::string mine_problem; ///< why the mirror could not be read
+    std::vector<std::unique_ptr<store::store>> stores; ///< by peer; null when it could not be opened
+    std::vector<std::optional<attest::location_state>> peers;
+    std::vector<std::string> problems;                 ///< by peer: why it could not be read
+};
+
+awaitable<peer_reading> read_peers(store::store& mirror, std::string mirror_name,
+                                   std::vector<std::unique_ptr<store::store>> stores, std::vector<std::string> names,
+                                   std::vector<std::string> open_problems, std::size_t concurrency) {
+    peer_reading out;
+    attest::read_settings settings;
+    settings.concurrency = concurrency;
+    auto mine = co_await attest::read_location(mirror, std::move(mirror_name), settings);
+    if (!mine) {
+        out.mine_problem = mine.error().message;
+        co_return out;
+    }
+    out.mine = std::move(*mine);
+    out.problems = std::move(open_problems);
+    for (std::size_t i = 0; i < stores.size(); ++i) {
+        if (!stores[i]) {
+            out.peers.emplace_back();
+            continue;
+        }
+        auto read = co_await attest::read_location(*stores[i], names[i], settings);
+        if (read) {
+            out.peers.emplace_back(std::move(*read));
+        } else {
+            out.peers.emplace_back();
+            out.problems[i] = read.error().message;
+        }
+    }
+    out.stores = std::move(stores);
+    co_return out;
+}
+
+} // namespace
+
+awaitable<void> repository_job::compare_peers(config::repository_config const& r) {
+    next_peer_compare_ = record_now() + seconds(r.settings.compare_interval);
+    std::vector<std::unique_ptr<store::store>> stores;
+    std::vector<std::string> problems;
+    for (auto const& peer : r.peers) {
+        auto opened = open_store_at(peer, store::store_role::origin, "peer", nullptr);
+        problems.push_back(opened ? std::string() : opened.error().message);
+        stores.push_back(opened ? std::move(*opened) : nullptr);
+    }
+    auto read = co_await run_cuttable(read_peers(*mirror_, r.mirror, std::move(stores), r.peers, std::move(problems),
+                                                 r.settings.concurrency));
+    if (retired_ || stopping_)
+        co_return;
+    if (!read || !read->mine) {
+        services_.log->warning(name_, "peers not compared: " +
+                                          (read ? "the mirror: " + read->mine_problem
+                                                : cut_reason_.empty() ? std::string("internal error") : cut_reason_));
+        co_return;
+    }
+    std::vector<metrics::peer_result> results;
+    for (std::size_t i = 0; i < r.peers.size(); ++i) {
+        metrics::peer_result result{r.peers[i]};
+        auto const& peer = read->peers[i];
+        if (!peer) {
+            services_.log->warning(name_, "peer " + r.peers[i] + " not read: " + read->problems[i]);
+            results.push_back(std::move(result));
+            continue;
+        }
+        std::vector<store::store*> pair_stores{mirror_.get(), read->stores[i].get()};
+        std::vector<attest::location_state> pair{*read->mine, *peer}; // named: GCC 12 and braced temporaries
+        auto compared = co_await attest::compare_locations(std::move(pair), std::move(pair_stores));
+        result.up = true;
+        result.divergences = compared.divergences.size();
+        result.behind = compared.most_behind.at(1);
+        for (auto const& divergence : compared.divergences)
+            services_.log->error(name_, "peer " + r.peers[i] + " diverges from the mirror: " + divergence);
+        if (result.behind > r.settings.peer_max_lag)
+            services_.log->warning(name_, "peer " + r.peers[i] + " is " + std::to_string(result.behind) +
+                                              " version(s) behind the mirror (peer_max_lag " +
+                                              std::to_string(r.settings.peer_max_lag) + ")");
+        results.push_back(std::move(result));
+    }
+    services_.stats->peers_compared(name_, results, r.settings.peer_max_lag, record_now());
 }
 
 awaitable<void> repository_job::scrub_step(config::repository_config const& r) {

@@ -1,5 +1,7 @@
 #include "daemon/service/repository_job.hpp"
 
+#include "daemon/build_info.hpp"
+
 #include "daemon/state/mirror_clocks.hpp"
 #include "daemon/status/status_report.hpp"
 
@@ -107,6 +109,7 @@ void repository_job::start(std::function<void()> on_finished) {
         services_.stats->set_clocks(name_, state_.record);
         services_.stats->set_audits(name_, state_.record.audits);
     }
+    attester_ = std::make_unique<mirror_attester>(name_, *services_.log, *services_.stats);
     if (services_.coord != nullptr) {
         lease_ = make_lease();
         lease_->start_keeper([this] { return in_pass_; }, [this](std::string const& holder) {
@@ -146,6 +149,8 @@ bool repository_job::reconfigure(std::shared_ptr<config::daemon_config const> cf
     reopen_stores_ = reopen_stores_ || stores_changed;
     if (stores_changed && lease_)
         lease_->reopen();
+    if (stores_changed && attester_)
+        attester_->forget();
     settings_changed_ = true;
     services_.log->info(name_, in_pass_ ? "configuration changed: applies from the next pass, which starts when "
                                           "this one ends"
@@ -381,8 +386,10 @@ awaitable<void> repository_job::one_pass() {
         auto gate = co_await lease_->take(lease_refused);
         if (lease_->mirror_needs_rewrap())
             mirror_.reset(); // opened again in its fence (the origin, and its remembered objects, stay)
-        if (gate == repository_lease::gate::go && lease_->newly_taken())
+        if (gate == repository_lease::gate::go && lease_->newly_taken()) {
+            attester_->forget(); // another holder may have attested meanwhile
             co_await continue_mirror_clocks();
+        }
         if (gate == repository_lease::gate::stand_by) {
             services_.stats->standing_by(name_); // the holder exports the repository's state
             // Ours by the assignment, but another daemon still holds the lease: it gives
@@ -411,6 +418,28 @@ awaitable<void> repository_job::one_pass() {
     }
     account_pass(r, *report, cut_outcome, started, full_recheck);
     co_await keep_mirror_clocks();
+    co_await attest_mirror(*cfg, r, *report, started);
+}
+
+awaitable<void> repository_job::attest_mirror(config::daemon_config const& cfg, config::repository_config const& r,
+                                              sync::sync_report const& report, double started) {
+    bool const leased = lease_ && lease_->in_force(); // an S3 mirror's lease; a folder has its lock
+    if (!cfg.attestation || report.fatal || stopping_ || retired_ || (leased && !lease_->held()) || open_mirror())
+        co_return; // only what a completed pass verified, by the daemon that may write
+    auto trust = load_trust(r);
+    if (!trust)
+        co_return; // the pass reported it
+    attestation_pass pass;
+    pass.origin = r.origin;
+    pass.mirror = r.mirror;
+    pass.trust = &*trust;
+    pass.allowed_signers = r.settings.allowed_signers;
+    if (lease_ && lease_->lease() != nullptr)
+        pass.fencing_token = lease_->lease()->token();
+    pass.instance = services_.coord != nullptr ? services_.coord->instance() : std::string();
+    pass.concurrency = r.settings.concurrency;
+    pass.tool_version = FDL_MIRROR_VERSION;
+    co_await attester_->after_pass(*mirror_, *cfg.attestation, pass, report, static_cast<std::int64_t>(started));
 }
 
 awaitable<void> repository_job::continue_mirror_clocks() {

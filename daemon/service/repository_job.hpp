@@ -12,6 +12,7 @@
 #include "daemon/common/log.hpp"
 #include "daemon/metrics/metrics.hpp"
 #include "daemon/service/pass_setup.hpp"
+#include "daemon/service/mirror_attester.hpp"
 #include "daemon/service/repository_lease.hpp"
 #include "daemon/state/mirror_clocks.hpp"
 #include "daemon/service/schedule.hpp"
@@ -126,6 +127,9 @@ private:
     /// cfg_ meanwhile).
     awaitable<void> scrub_step(config::repository_config const& r);
     awaitable<void> origin_check(config::repository_config const& r);
+    /// The mirror compared with each of `r.peers` (core/attest/compare.hpp): metrics, and
+    /// each divergence logged as an error.
+    awaitable<void> compare_peers(config::repository_config const& r);
     /// Runs `work` as a pass runs: a shutdown (cancel_pass) cuts it, and so does `limit`
     /// when given (cut_reason_ says which); nullopt when cut, or when it threw (a bug:
     /// cut_failure_ holds the exception).
@@ -138,6 +142,10 @@ private:
     awaitable<void> continue_mirror_clocks();
     /// After a pass under the lease: the clocks into the mirror, when one started or stopped.
     awaitable<void> keep_mirror_clocks();
+    /// After a pass that completed under the lease: the mirror's attestation, when the
+    /// configuration asks for them (daemon/service/mirror_attester.hpp).
+    awaitable<void> attest_mirror(config::daemon_config const& cfg, config::repository_config const& r,
+                                  sync::sync_report const& report, double started);
     /// Whether the operator paused the repository (`.fdl-mirror/paused` in its mirror, read
     /// before each pass and kept in the state); logs and exports each change.
     awaitable<bool> paused_now();
@@ -201,6 +209,8 @@ private:
     /// then at debug while it stands (remember_violations keeps this).
     std::set<std::string> logged_violations_;
     std::optional<mirror_clocks> written_clocks_; ///< as last written to (or read from) the mirror
+    std::unique_ptr<mirror_attester> attester_;   ///< made at start
+    std::optional<double> next_peer_compare_;     ///< unix seconds; unset: at the next audits
     std::optional<std::chrono::milliseconds> next_wait_; ///< until the next pass, chosen when the last one ended
     std::mt19937_64 random_;
     /// Unix seconds: when this job was made (start, or the reload that added it). The state

@@ -193,6 +193,32 @@ struct metrics::impl {
                          .Help("Live daemons sharing the repositories, this one included, as last seen")
                          .Register(*registry)
                          .Add({});
+    Family<Gauge>& attestation_time = gauge(
+        "fdl_mirror_attestation_timestamp_seconds",
+        "When this daemon last wrote the mirror's signed attestation (unix seconds); absent until it did");
+    Family<Gauge>& attestation_expires =
+        gauge("fdl_mirror_attestation_expires_timestamp_seconds",
+              "When the mirror's last attestation expires (its verification plus the validity window)");
+    Family<Gauge>& attestation_interval =
+        gauge("fdl_mirror_attestation_interval_seconds", "The configured attestation interval");
+    Family<Gauge>& attestation_validity =
+        gauge("fdl_mirror_attestation_validity_seconds", "The configured attestation validity window");
+    Family<Counter>& attestation_failures = counter(
+        "fdl_mirror_attestation_failures_total", "Attestations that could not be made or written (key, mirror)");
+    Family<Gauge>& peer_up =
+        gauge("fdl_mirror_peer_up", "1 when the last comparison with this peer (peers:) read it, 0 when it could not");
+    Family<Gauge>& peer_divergence = gauge(
+        "fdl_mirror_peer_divergence",
+        "Divergences between the mirror and this peer at the last comparison: the same version with other bytes, a "
+        "tag naming other versions, a branch off the mirror's line, another repository");
+    Family<Gauge>& peer_behind = gauge("fdl_mirror_peer_versions_behind",
+                                       "Versions this peer is behind the mirror on its most behind ref, at the last "
+                                       "comparison");
+    Family<Gauge>& peer_max_lag =
+        gauge("fdl_mirror_peer_max_lag_versions", "The configured peer_max_lag: FdlMirrorPeerBehind's bound");
+    Family<Gauge>& peers_compared_at =
+        gauge("fdl_mirror_peers_compared_timestamp_seconds", "When the mirror was last compared with its peers");
+    std::map<std::string, std::set<std::string>> peers_seen; ///< by repository
     Family<Counter>& requests =
         counter("fdl_mirror_requests_total", "HTTP requests the stores sent and got an answer to, by status code");
     Family<Counter>& request_errors = counter(
@@ -274,6 +300,30 @@ struct metrics::impl {
         scrub_round_started.Add(r);
         scrub_round_completed.Add(r);
         scrub_progress.Add(r);
+        attestation_failures.Add(r);
+    }
+
+    /// The attestation's series (its times and settings), which its writer alone exports.
+    void remove_attestation(std::string const& repo) {
+        Labels r{{"repo", repo}};
+        for (auto* family : {&attestation_time, &attestation_expires, &attestation_interval, &attestation_validity})
+            remove_repo(*family, repo, {r});
+    }
+
+    /// The peers' series of `repo`, but for those in `keep`.
+    void remove_peers(std::string const& repo, std::set<std::string> const& keep = {}) {
+        std::vector<Labels> gone;
+        for (auto const& peer : peers_seen[repo])
+            if (!keep.contains(peer))
+                gone.push_back({{"repo", repo}, {"peer", peer}});
+        for (auto* family : {&peer_up, &peer_divergence, &peer_behind})
+            remove_repo(*family, repo, gone);
+        if (keep.empty()) {
+            Labels r{{"repo", repo}};
+            for (auto* family : {&peer_max_lag, &peers_compared_at})
+                remove_repo(*family, repo, {r});
+        }
+        peers_seen[repo] = keep;
     }
 
     template <class T>
@@ -310,6 +360,8 @@ struct metrics::impl {
         refs_seen.erase(repo);
         held_seen.erase(repo);
         remove_clocks(repo);
+        remove_attestation(repo);
+        remove_peers(repo);
         for (auto kind : violation_kinds)
             violations_known.Add({{"repo", repo}, {"kind", kind}}).Set(0);
         if (violations_known.Has({{"repo", repo}, {"kind", "refused_ref"}}))
@@ -323,8 +375,11 @@ struct metrics::impl {
                              &last_full_recheck, &last_origin_check, &scrub_period, &scrub_round_started, &scrub_round_completed,
                              &scrub_progress, &refs_total, &refs_out_of_sync})
             remove_repo(*family, repo, {r});
-        for (auto* family : {&copied_bytes, &copied_files, &lease_takeovers, &leases_lost, &scrub_files, &scrub_bytes})
+        for (auto* family : {&copied_bytes, &copied_files, &lease_takeovers, &leases_lost, &scrub_files, &scrub_bytes,
+                             &attestation_failures})
             remove_repo(*family, repo, {r});
+        remove_attestation(repo);
+        remove_peers(repo);
         std::vector<Labels> scrubbed;
         for (auto kind : scrub_kinds)
             scrubbed.push_back({{"repo", repo}, {"kind", kind}});
