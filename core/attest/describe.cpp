@@ -92,21 +92,29 @@ awaitable<result<mirror_statement>> describe_mirror(store::store& mirror, statem
     co_return s;
 }
 
+result<mirror_statement> own_statement(std::string_view text, verify::signing_key const& key, std::string_view ns) {
+    // Only this key is trusted here, at any time: what it signed, this daemon (or one with
+    // its key) stated.
+    verify::allowed_signers own;
+    own.path = "the mirror's own key";
+    own.entries.push_back({1, "*", false, std::nullopt, std::nullopt, std::nullopt, false, false,
+                           key.public_key().type, key.public_key().blob});
+    auto opened = open_envelope(text, own, ns, 0);
+    if (!opened)
+        return opened.error();
+    return std::move(opened->statement);
+}
+
 awaitable<remembered_versions> remembered_from_mirror(store::store& mirror, verify::signing_key const& key,
                                                       std::string ns) {
     remembered_versions out;
     auto text = co_await store::read_if_present(mirror, std::string(attestation_key), max_attestation_bytes);
     if (!text || !*text)
         co_return out;
-    // Only this key is trusted here: what it signed, this daemon (or one with its key) stated.
-    verify::allowed_signers own;
-    own.path = "the mirror's own key";
-    own.entries.push_back({1, "*", false, std::nullopt, std::nullopt, std::nullopt, false, false,
-                           key.public_key().type, key.public_key().blob});
-    auto opened = open_envelope(**text, own, ns, 0);
-    if (!opened)
+    auto statement = own_statement(**text, key, ns);
+    if (!statement)
         co_return out;
-    for (auto const& version : opened->statement.versions)
+    for (auto const& version : statement->versions)
         out.emplace(version.id, remembered_version{version.version_json_sha256, version.signer});
     co_return out;
 }

@@ -49,6 +49,10 @@ struct statement_inputs {
 awaitable<result<mirror_statement>> describe_mirror(store::store& mirror, statement_inputs const& inputs,
                                                     remembered_versions& memory);
 
+/// The statement of `text` when it is an attestation that `key` signed for `ns`, whatever
+/// its age: what this daemon (or another with its key) stated before.
+result<mirror_statement> own_statement(std::string_view text, verify::signing_key const& key, std::string_view ns);
+
 /// What an earlier attestation of `mirror` says of its versions, when it was signed by
 /// `key` for `ns` (whatever its age): a restarted daemon, or the next holder of the lease
 /// with the same key, need not read every version again. Empty when there is none, or it

@@ -37,6 +37,25 @@ mirror_attester::mirror_attester(std::string repository, logger const& log, metr
 void mirror_attester::forget() {
     memory_.reset();
     last_written_.reset();
+    adopted_ = false;
+}
+
+awaitable<void> mirror_attester::adopt(store::store& mirror, config::attestation_settings const& settings) {
+    adopted_ = true;
+    auto key = verify::signing_key::load(settings.key_file);
+    if (!key)
+        co_return; // the next attestation says why
+    auto text = co_await store::read_if_present(mirror, std::string(attest::attestation_key),
+                                                attest::max_attestation_bytes);
+    if (!text || !*text)
+        co_return;
+    auto statement = attest::own_statement(**text, *key, settings.ns);
+    if (!statement)
+        co_return; // another key's, or damaged: nothing of it is taken
+    auto const& s = *statement;
+    stats_.attestation_written(repository_, static_cast<double>(s.attested_at), static_cast<double>(s.expires),
+                               std::chrono::duration<double>(settings.interval).count(),
+                               std::chrono::duration<double>(settings.validity).count());
 }
 
 awaitable<void> mirror_attester::after_pass(store::store& mirror, config::attestation_settings const& settings,

@@ -50,6 +50,13 @@ public:
     /// attestation starts from what the mirror holds.
     void forget();
 
+    /// Once this daemon mirrors the repository (its first pass, or a lease taken anew):
+    /// the times of the attestation the mirror holds, when this key signed it, are
+    /// exported as if written here, so that FdlMirrorAttestationsStopped goes on through a
+    /// restart or a failover (whose new holder may not attest soon: its passes may fail).
+    awaitable<void> adopt(store::store& mirror, config::attestation_settings const& settings);
+    bool adopted() const { return adopted_; }
+
 private:
     std::string repository_;
     logger const& log_;
@@ -57,6 +64,7 @@ private:
     std::optional<attest::remembered_versions> memory_; ///< nullopt: read from the mirror first
     std::optional<std::int64_t> last_written_;
     std::string last_key_; ///< the fingerprint of the key last signed with
+    bool adopted_ = false;
 };
 
 } // namespace mirror::daemon

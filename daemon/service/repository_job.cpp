@@ -390,6 +390,8 @@ awaitable<void> repository_job::one_pass() {
             attester_->forget(); // another holder may have attested meanwhile
             co_await continue_mirror_clocks();
         }
+        if (gate == repository_lease::gate::go)
+            co_await adopt_attestation();
         if (gate == repository_lease::gate::stand_by) {
             services_.stats->standing_by(name_); // the holder exports the repository's state
             // Ours by the assignment, but another daemon still holds the lease: it gives
@@ -399,6 +401,8 @@ awaitable<void> repository_job::one_pass() {
             co_return; // another daemon's to mirror: nothing to count
         }
     }
+    if (!lease_ || !lease_->in_force())
+        co_await adopt_attestation(); // a folder mirror: this daemon's alone
     auto const cfg = cfg_; // this pass's configuration, whatever a reload does meanwhile
     auto const& r = repo_of(*cfg, name_);
     double const started = record_now();
@@ -419,6 +423,13 @@ awaitable<void> repository_job::one_pass() {
     account_pass(r, *report, cut_outcome, started, full_recheck);
     co_await keep_mirror_clocks();
     co_await attest_mirror(*cfg, r, *report, started);
+}
+
+awaitable<void> repository_job::adopt_attestation() {
+    auto const cfg = cfg_;
+    if (!cfg->attestation || attester_->adopted() || open_mirror())
+        co_return;
+    co_await attester_->adopt(*mirror_, *cfg->attestation);
 }
 
 awaitable<void> repository_job::attest_mirror(config::daemon_config const& cfg, config::repository_config const& r,

@@ -146,6 +146,8 @@ private:
     /// configuration asks for them (daemon/service/mirror_attester.hpp).
     awaitable<void> attest_mirror(config::daemon_config const& cfg, config::repository_config const& r,
                                   sync::sync_report const& report, double started);
+    /// Once per holding of the repository: the attestation the mirror holds, exported.
+    awaitable<void> adopt_attestation();
     /// Whether the operator paused the repository (`.fdl-mirror/paused` in its mirror, read
     /// before each pass and kept in the state); logs and exports each change.
     awaitable<bool> paused_now();

@@ -9,7 +9,9 @@
 # sampler reads Prometheus's own /api/v1/alerts every second, and the timeline shows that
 # each intended alert fires, on the right labels (a repository's without `instance`), once:
 # its activeAt never changes and it never leaves the list until the end, across the restart
-# and the failover.
+# and the failover. Issue 34's alerts too: the attestations of a repository whose origin
+# went down stop (FdlMirrorAttestationsStopped, continued by whoever holds it next from the
+# attestation in the mirror), and a peer mirror tampered with diverges (FdlMirrorPeerDivergence).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/daemon_lib.sh"
 tools=$SOURCE_DIR/tests/system/ha_tools.py
@@ -22,7 +24,11 @@ echo "ops@example.org namespaces=\"fdl\" $(cut -d' ' -f1,2 "$work/keys/trusted.p
 
 plain_repos=(later rewritten moved lake)
 signed_repos=(unsigned stranger tampered)
-for r in "${plain_repos[@]}"; do "$FDL_PUBLISHER" sample "$work/origins/$r" >/dev/null; done
+for r in "${plain_repos[@]}" regions; do "$FDL_PUBLISHER" sample "$work/origins/$r" >/dev/null; done
+# `regions` has a peer mirror (in another region, say) whose first version.json was replaced.
+"$FDL_MIRROR" sync "$work/origins/regions" "$work/peer-regions" --signatures off >/dev/null
+printf ' ' >>"$work/peer-regions/versions/$(ls "$work/origins/regions/versions" | sort | head -n 1)/version.json"
+ssh-keygen -q -t ed25519 -N '' -C mirror -f "$work/keys/mirror"
 for r in "${signed_repos[@]}"; do
   "$FDL_PUBLISHER" sample "$work/origins/$r" >/dev/null
   for v in "$work/origins/$r"/versions/*; do ssh-keygen -Y sign -q -f "$work/keys/trusted" -n fdl "$v/version.json"; done
@@ -52,6 +58,7 @@ coordination:
   max_clock_skew: 1s
   heartbeat_interval: 2s
 defaults: { interval: 1s, jitter: 0%, signatures: off, backoff_max: 2s }
+attestation: { key_file: $work/keys/mirror, interval: 1s, validity: 6s }
 stores:
   - { match: s3://fleet/, endpoint: "http://127.0.0.1:$s3_port", region: us-east-1, addressing: path,
       credentials_file: $work/s3-credentials, allow_plain_http: true }
@@ -64,6 +71,8 @@ repositories:
   - { name: rewritten, origin: $work/origins/rewritten, mirror: s3://fleet/rewritten/, recheck_interval: 0s }
   - { name: moved, origin: $work/origins/moved, mirror: s3://fleet/moved/ }
   - { name: lake, origin: $work/origins/lake, mirror: s3://fleet/lake/ }
+  - { name: regions, origin: $work/origins/regions, mirror: s3://fleet/regions/, peers: [ $work/peer-regions ],
+      compare_interval: 1s }
 YAML
   for r in "${signed_repos[@]}"; do
     echo "  - { name: $r, origin: $work/origins/$r, mirror: s3://fleet/$r/, signatures: required, allowed_signers: keys/allowed_signers }" >>"$work/$1.yaml"
@@ -116,7 +125,9 @@ prometheus_value() {
     "$python" -c 'import json, sys; r = json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")'
 }
 wait_until 60 "every healthy repository mirrored, as Prometheus sees it" \
-  '[ "$(prometheus_value "count(max by (repo) (fdl_mirror_ref_in_sync{repo=~\"later|rewritten|moved|lake|unsigned|stranger|tampered\",ref=\"refs/heads/main\"}) == 1)")" = 7 ]'
+  '[ "$(prometheus_value "count(max by (repo) (fdl_mirror_ref_in_sync{repo=~\"later|rewritten|moved|lake|unsigned|stranger|tampered|regions\",ref=\"refs/heads/main\"}) == 1)")" = 8 ]'
+wait_until 30 "the origin of later attested while it is up" \
+  '[ -n "$(prometheus_value "fdl_mirror_attestation_timestamp_seconds{repo=\"later\"}")" ]'
 
 # --- the failures ------------------------------------------------------------------------
 stop_nginx                                                                # an origin goes down
@@ -157,6 +168,8 @@ expected=(
   'FdlMirrorImmutabilityViolation {"repo":"moved","kind":"tag_moved"}'
   'FdlMirrorMirrorUnreachable {"repo":"lake"}'
   'FdlMirrorReloadRefused {"instance":"127.0.0.1:'"${port[b]}"'"}'
+  'FdlMirrorAttestationsStopped {"repo":"later"}'
+  'FdlMirrorPeerDivergence {"repo":"regions","peer":"'"$work/peer-regions"'"}'
 )
 for e in "${expected[@]}"; do
   wait_until 90 "$e fires" "alert_is ${e%% *} '${e#* }'" || true
@@ -172,7 +185,7 @@ wait "${pid[a]}" 2>/dev/null || true
 # b takes every lease it can (a's heartbeat and leases run out within 10 s + 1 s + 2 s):
 # all but lake's, whose mirror does not answer.
 wait_until 60 "b holds every repository but lake" \
-  '[ "$(curl -fsS --max-time 2 "http://127.0.0.1:${port[b]}/metrics" | awk "/^fdl_mirror_lease_held\\{/ { s += \$NF } END { print s + 0 }")" = 7 ]' || true
+  '[ "$(curl -fsS --max-time 2 "http://127.0.0.1:${port[b]}/metrics" | awk "/^fdl_mirror_lease_held\\{/ { s += \$NF } END { print s + 0 }")" = 8 ]' || true
 wait_until 30 "FdlMirrorDown fires for the daemon gone" "alert_is FdlMirrorDown '{\"instance\":\"127.0.0.1:${port[a]}\"}'" || true
 # Longer than keep_firing_for (20 s here): an alert still firing at the end is b's finding,
 # not one kept firing from a's series.
@@ -188,7 +201,8 @@ import json, sys
 samples = [json.loads(line) for line in open(sys.argv[1])]
 problems = []
 per_repo = {"FdlMirrorOriginUnreachable", "FdlMirrorPassesFailing", "FdlMirrorVersionsHeld",
-            "FdlMirrorSignatureFailure", "FdlMirrorImmutabilityViolation", "FdlMirrorMirrorUnreachable"}
+            "FdlMirrorSignatureFailure", "FdlMirrorImmutabilityViolation", "FdlMirrorMirrorUnreachable",
+            "FdlMirrorAttestationsStopped", "FdlMirrorPeerDivergence"}
 for line in open(sys.argv[2]).read().splitlines():
     name, want = line.split(" ", 1)
     want = json.loads(want)
