@@ -4,6 +4,8 @@
 #include "core/attest/mirror_state.hpp"
 #include "core/fdl/repo_settings.hpp"
 #include "core/sync/inventory.hpp"
+#include "core/sync/ledger.hpp"
+#include "verify/sha256.hpp"
 #include "core/sync/limits.hpp"
 
 #include <algorithm>
@@ -143,6 +145,13 @@ awaitable<result<location_state>> read_location(store::store& from, std::string 
         out.refs = std::move(state->refs);
         out.versions = std::move(state->versions);
         out.first_parents = std::move(state->first_parents);
+        // A mirror's ledger says what each data file was when copied: compared for free of
+        // the files themselves (one read a version). An origin has none.
+        auto ledger = co_await sync::load_ledger(from, sync::ledger_reads{std::min<std::size_t>(settings.concurrency, 8)});
+        if (!ledger)
+            co_return with_context(ledger.error(), out.name + ": the ledger");
+        for (auto const& [path, entry] : *ledger)
+            out.data_files.emplace(path, std::to_string(entry.bytes) + " " + verify::to_hex(entry.sha256));
         co_return out;
     }
     co_return co_await walk_records(from, std::move(name), settings);
@@ -171,6 +180,20 @@ awaitable<comparison> compare_locations(std::vector<location_state> states, std:
         if (by_digest.size() > 1)
             out.divergences.push_back("versions/" + id + "/version.json: the same version with other bytes: sha256 " +
                                       where_each(by_digest));
+    }
+
+    std::map<std::string, std::map<std::string, std::vector<std::string>>> recorded; // path -> "bytes sha256" -> copies
+    for (auto const& state : states)
+        for (auto const& [path, what] : state.data_files)
+            recorded[path][what].push_back(state.name);
+    for (auto const& [path, by_content] : recorded) {
+        std::size_t copies = 0;
+        for (auto const& [what, names] : by_content)
+            copies += names.size();
+        out.data_files_in_several += copies > 1 ? 1 : 0;
+        if (by_content.size() > 1)
+            out.divergences.push_back("data file " + path + ": recorded with other bytes by the ledgers: " +
+                                      where_each(by_content));
     }
 
     parent_source parents(states, stores);

@@ -25,6 +25,9 @@ struct location_state {
     fdl::ref_map refs;
     std::map<std::string, std::string, std::less<>> versions;      ///< id -> version.json sha256
     std::map<std::string, std::string, std::less<>> first_parents; ///< id -> first parent ("" for a root), as read
+    /// A mirror's ledger (.fdl-mirror/ledger/): data file path -> "BYTES sha256", when it
+    /// keeps one; empty for an origin, or a copy read from its attestation.
+    std::map<std::string, std::string, std::less<>> data_files;
     bool from_attestation = false; ///< read from its attestation rather than its records
     std::optional<std::int64_t> attested_at;
 };
@@ -60,6 +63,7 @@ struct comparison {
     std::vector<ref_comparison> refs;     ///< by name
     std::vector<std::uint64_t> most_behind; ///< by location: the most versions behind on any ref
     std::size_t versions_in_several = 0;    ///< versions held by more than one copy, compared
+    std::size_t data_files_in_several = 0;  ///< data files recorded by more than one ledger, compared
 };
 
 /// Compares the copies. Where a ref's line needs parents no copy's records gave (a copy

@@ -76,7 +76,10 @@ std::string summary_of(std::vector<attest::location_state> const& states, attest
         }
         out += "\n";
     }
-    out += std::to_string(c.versions_in_several) + " version(s) held by more than one location, compared\n";
+    out += std::to_string(c.versions_in_several) + " version(s) held by more than one location, compared";
+    out += c.data_files_in_several > 0 ? "; " + std::to_string(c.data_files_in_several) +
+                                             " data file(s) recorded by more than one mirror's ledger\n"
+                                       : "\n";
     for (auto const& d : c.divergences)
         out += "divergence: " + d + "\n";
     for (auto const& l : c.lags)
@@ -121,6 +124,7 @@ std::string json_of(std::vector<attest::location_state> const& states, attest::c
                      {"unreadable", json::array(failures.begin(), failures.end())},
                      {"refs", std::move(refs)},
                      {"versions_compared", c.versions_in_several},
+                     {"data_files_compared", c.data_files_in_several},
                      {"divergences", json::array(c.divergences.begin(), c.divergences.end())},
                      {"lags", json::array(c.lags.begin(), c.lags.end())}};
     return json::serialize(out) + "\n";

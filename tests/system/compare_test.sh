@@ -1,6 +1,7 @@
 # Mirrors compared (issue 34): `fdl-mirror compare` of an origin and two mirrors, one
 # tampered with (a version.json replaced) and one behind, names both (a divergence, exit 1;
-# lag, exit 1 past --max-lag); its JSON says the same; a mirror's attestation stands for its
+# lag, exit 1 past --max-lag); its JSON says the same; two mirrors' ledgers that record a
+# data file with other bytes diverge; a mirror's attestation stands for its
 # records when trusted. The daemon, with `peers:`, compares its own folder mirror (which it
 # attests) with both: fdl_mirror_peer_divergence and fdl_mirror_peer_versions_behind say so,
 # and the shipped rules fire on what it exported (promtool).
@@ -43,6 +44,22 @@ assert b["most_behind"] == 2, b
 main = [r for r in report["refs"] if r["name"] == "refs/heads/main"][0]
 assert main["behind"] == [0, 0, 2], main
 PY
+# Mirrors' ledgers record each data file's digest as copied: compared too.
+cp -a "$work/b" "$work/b2"
+python3 - "$work/b2/.fdl-mirror/ledger" <<'PY' && pass || fail "no ledger segment to change"
+import json, os, sys
+folder = sys.argv[1]
+name = sorted(os.listdir(folder))[0]
+segment = json.load(open(os.path.join(folder, name)))
+path = sorted(segment["data_files"])[0]
+segment["data_files"][path]["sha256"] = "0" * 64
+json.dump(segment, open(os.path.join(folder, name), "w"))
+open(os.path.join(os.path.dirname(folder), "changed-path"), "w").write(path)
+PY
+expect_status 1 "a data file recorded with other bytes by two mirrors' ledgers" -- "$FDL_MIRROR" compare "$work/b" "$work/b2"
+expect_output "divergence: data file $(cat "$work/b2/.fdl-mirror/changed-path"): recorded with other bytes by the ledgers" \
+  "names the data file"
+expect_output "data file(s) recorded by more than one mirror's ledger" "counts the data files compared"
 expect_status 2 "one location is a usage error" -- "$FDL_MIRROR" compare "$origin"
 expect_output "compare needs two LOCATIONs or more" "says why"
 expect_status 3 "a location that cannot be read" -- "$FDL_MIRROR" compare "$origin" "$work/nothing-here"
