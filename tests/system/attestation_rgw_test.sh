@@ -4,7 +4,9 @@
 # its own; with the daemon stopped, an attestation put back over a newer one is refused as
 # stale, a ref changed in the mirror after the attestation is named, and once the validity
 # window passes the mirror is refused (expired, and stale under --max-age); a rotation to a
-# new key through valid-after is refused before the boundary and accepted after it.
+# new key through valid-after is refused before the boundary and accepted after it; and
+# `compare` of the origin, the attested mirror (a version.json replaced) and a mirror behind,
+# all in RGW, names both.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/daemon_lib.sh"
 
@@ -161,4 +163,26 @@ check 0 "after the boundary, the new key's attestation is accepted" \
 expect_output "attestation: accepted: signed by mirror@example.org ($new_fingerprint)" "signed by the new key"
 stop_daemon
 expect_clean_exit "stopped at the end"
+
+# --- compare on RGW: the origin, the mirror tampered with, and a mirror behind --------------
+s3() { env AWS_ACCESS_KEY_ID="$s3_access_key" AWS_SECRET_ACCESS_KEY="$s3_secret_key" AWS_REGION=us-east-1 \
+  AWS_ENDPOINT_URL="http://127.0.0.1:$s3_port" "$@"; }
+expect_status 0 "a second mirror, in the same RGW" -- s3 "$FDL_MIRROR" sync "$origin" s3://mirror/behind/ \
+  --allow-plain-http --allowed-signers "$work/keys/origin.allowed_signers"
+"$FDL_PUBLISHER" add "$origin" main 100 --sign "$work/keys/publisher" >/dev/null
+expect_status 0 "the attested mirror takes the new version" -- s3 "$FDL_MIRROR" sync "$origin" "$mirror_url" \
+  --allow-plain-http --allowed-signers "$work/keys/origin.allowed_signers"
+first=$(cat "$work/first")
+rgw "versions/$first/version.json" >"$work/record"
+printf ' ' >>"$work/record"
+rgw "versions/$first/version.json" "$work/record"
+expect_status 1 "compare names the tampered mirror and the one behind" -- \
+  s3 "$FDL_MIRROR" compare "$origin" "$mirror_url" s3://mirror/behind/ --allow-plain-http
+expect_output "divergence: versions/$first/version.json: the same version with other bytes" "the tampered version"
+expect_output " at $mirror_url" "in the tampered mirror"
+expect_output "lag: refs/heads/main: s3://mirror/behind/ is 1 version(s) behind" "and the mirror behind"
+expect_status 1 "the attestation names the tampered version too" -- \
+  s3 "$FDL_MIRROR" verify "$mirror_url" --allow-plain-http --attestation-signers "$work/rotation.allowed_signers" \
+  --attestation-only
+expect_output "attestation.mismatch: attestation: versions/$first/version.json" "as a mismatch"
 finish
