@@ -246,19 +246,36 @@ awaitable<std::optional<version_plan>> plan_or_hold(pass& p, std::string const& 
     co_return std::nullopt;
 }
 
+/// A version checked and planned against the mirror, ready to copy.
+struct ready_version {
+    checked_version const* checked = nullptr;
+    version_plan plan;
+};
+
+/// The version's check and copy plan; nullopt when it is held (its reason noted) or its
+/// first parent is.
+awaitable<std::optional<ready_version>> check_and_plan(pass& p, gathered_version& gathered) {
+    auto const* checked = co_await checked_for_publication(p, gathered);
+    if (checked == nullptr)
+        co_return std::nullopt;
+    auto plan = co_await plan_or_hold(p, gathered.id, *checked);
+    if (!plan)
+        co_return std::nullopt;
+    co_return ready_version{checked, std::move(*plan)};
+}
+
 } // namespace
 
 awaitable<void> assess_version(pass& p, gathered_version& gathered) {
     std::string const& id = gathered.id;
     forget_copies forget{p, "versions/" + id + "/"};
-    auto const* checked = co_await checked_for_publication(p, gathered);
-    if (checked == nullptr)
+    auto ready = co_await check_and_plan(p, gathered);
+    if (!ready)
         co_return;
-    auto plan = co_await plan_or_hold(p, id, *checked);
-    if (!plan)
-        co_return;
+    auto const* checked = ready->checked;
+    auto const& plan = ready->plan;
     planned_version out{id};
-    for (auto const& step : plan->steps) {
+    for (auto const& step : plan.steps) {
         if (step.kind == step_kind::ledger)
             continue; // the mirror's own record, not the version's
         auto in_memory = checked->memory.find(step.key);
@@ -280,28 +297,27 @@ awaitable<void> assess_version(pass& p, gathered_version& gathered) {
 awaitable<void> publish_version(pass& p, gathered_version& gathered) {
     std::string const& id = gathered.id;
     forget_copies forget{p, "versions/" + id + "/"};
-    auto const* checked = co_await checked_for_publication(p, gathered);
-    if (checked == nullptr)
+    auto ready = co_await check_and_plan(p, gathered);
+    if (!ready)
         co_return;
-    auto plan = co_await plan_or_hold(p, id, *checked);
-    if (!plan)
-        co_return;
+    auto const* checked = ready->checked;
+    auto const& plan = ready->plan;
     memory_files const& memory = checked->memory;
     data_ledger copied_data;
-    count_pending pending{p, id, *plan, copied_data};
+    count_pending pending{p, id, plan, copied_data};
     // Data files first, by workers; then the rest in order, one at a time (version.json last).
     std::size_t data_steps = 0;
-    while (data_steps < plan->steps.size() && plan->steps[data_steps].kind == step_kind::data_file)
+    while (data_steps < plan.steps.size() && plan.steps[data_steps].kind == step_kind::data_file)
         ++data_steps;
-    if (auto failed = co_await copy_data_files(p, id, *plan, data_steps, memory, copied_data)) {
+    if (auto failed = co_await copy_data_files(p, id, plan, data_steps, memory, copied_data)) {
         if (!p.mirror_failure && failed->code != sync_errc::stopped) // stopped is not the version's fault
             p.hold(id, *failed);
         co_return;
     }
-    for (auto const& step : std::span(plan->steps).subspan(data_steps)) {
+    for (auto const& step : std::span(plan.steps).subspan(data_steps)) {
         result<void> done;
         if (step.kind == step_kind::ledger)
-            done = co_await write_ledger(p, step.key, plan->data_files, copied_data);
+            done = co_await write_ledger(p, step.key, plan.data_files, copied_data);
         else
             done = co_await run_step(p, step, memory, copied_data);
         if (!done) {
