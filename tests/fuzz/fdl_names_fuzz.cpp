@@ -7,6 +7,7 @@
 
 #include "core/fdl/ids.hpp"
 #include "core/fdl/paths.hpp"
+#include "core/fdl/ref_patterns.hpp"
 #include "core/fdl/refs.hpp"
 #include "core/fdl/repo_settings.hpp"
 #include "tests/fuzz/support/check.hpp"
@@ -58,6 +59,20 @@ void check_ref_name(std::string_view name) {
     check(is_valid_utf8(name), "an accepted ref name is not UTF-8", name);
 }
 
+/// A ref pattern: accepted only under refs/; without wildcards, a ref name that matches
+/// itself. Matching a hostile pattern against itself must also end (the fuzzer's timeout).
+void check_ref_pattern(std::string_view text) {
+    auto parsed = ref_pattern::parse(text);
+    if (!parsed)
+        return;
+    check(text.starts_with("refs/"), "a ref pattern accepted outside refs/", text);
+    bool const matches_itself = parsed->matches(text);
+    if (text.find_first_of("*?") == std::string_view::npos) {
+        check(!ref_name_problem(text), "a ref pattern without wildcards that is no ref name", text);
+        check(matches_itself, "a ref pattern without wildcards does not match itself", text);
+    }
+}
+
 void check_ids(std::string_view text) {
     if (is_version_id(text)) {
         check(is_lower_uuid(text), "a version id that is not a lower-case UUID", text);
@@ -100,6 +115,7 @@ extern "C" int LLVMFuzzerTestOneInput(unsigned char const* data, std::size_t siz
     check_path(text);
     check_data_dir(text);
     check_ref_name(text);
+    check_ref_pattern(text);
     check_ids(text);
     check_utf8(text);
     return 0;
