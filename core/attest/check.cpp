@@ -104,7 +104,10 @@ awaitable<check_report> check_once(store::store& mirror, std::string const& text
     report.signer = opened->signer;
     auto const& s = *report.statement;
     check_times(s, settings, report);
-    auto state = co_await read_mirror_state(mirror, settings.concurrency);
+    std::vector<std::string> attested; // read one by one where the mirror cannot be listed (HTTP)
+    for (auto const& version : s.versions)
+        attested.push_back(version.id);
+    auto state = co_await read_mirror_state(mirror, settings.concurrency, nullptr, &attested);
     if (!state) {
         report.problems.push_back(state.error());
         co_return report;

@@ -2,6 +2,7 @@
 
 #include "core/fdl/repo_settings.hpp"
 #include "core/fdl/version_record.hpp"
+#include "core/io/errors.hpp"
 #include "core/sync/inventory.hpp"
 #include "core/sync/limits.hpp"
 #include "core/sync/workers.hpp"
@@ -24,7 +25,8 @@ awaitable<result<record_facts>> read_record_facts(store::store& from, std::strin
 }
 
 awaitable<result<mirror_state>> read_mirror_state(store::store& mirror, std::size_t concurrency,
-                                                  std::map<std::string, std::string, std::less<>> const* known) {
+                                                  std::map<std::string, std::string, std::less<>> const* known,
+                                                  std::vector<std::string> const* expected) {
     mirror_state state;
     auto fdl_json = co_await store::read_all(mirror, "fdl.json", sync::limits::fdl_json);
     if (!fdl_json)
@@ -40,16 +42,27 @@ awaitable<result<mirror_state>> read_mirror_state(store::store& mirror, std::siz
     state.refused_refs = std::move(refs->refused);
     for (auto const& [name, why] : refs->unsettled)
         state.refused_refs.push_back(why);
-    auto listed = co_await sync::list_versions(mirror);
-    if (!listed)
-        co_return with_context(listed.error(), mirror.describe());
     std::set<std::string, std::less<>> targets;
     for (auto const& [name, id] : state.refs)
         targets.insert(id);
+    // The versions to account for: the listing's published ones, or without a listing the
+    // ones the refs name and the caller expects.
+    std::set<std::string, std::less<>> published;
+    bool const listing = mirror.caps().can_list;
+    if (listing) {
+        auto listed = co_await sync::list_versions(mirror);
+        if (!listed)
+            co_return with_context(listed.error(), mirror.describe());
+        for (auto const& [id, files] : listed->versions)
+            if (files.contains("version.json")) // else not published: no reader sees it
+                published.insert(id);
+    } else {
+        published = targets;
+        if (expected)
+            published.insert(expected->begin(), expected->end());
+    }
     std::vector<std::string> to_read;
-    for (auto const& [id, files] : listed->versions) {
-        if (!files.contains("version.json"))
-            continue; // not published: no reader sees it
+    for (auto const& id : published) {
         if (known && !targets.contains(id)) {
             if (auto remembered = known->find(id); remembered != known->end()) {
                 state.versions.emplace(id, remembered->second);
@@ -64,6 +77,8 @@ awaitable<result<mirror_state>> read_mirror_state(store::store& mirror, std::siz
         while (next < to_read.size() && !failure) {
             std::string const id = to_read[next++];
             auto facts = co_await read_record_facts(mirror, id);
+            if (!facts && !listing && facts.error().code == io::store_errc::not_found)
+                continue; // not there: for the caller to miss
             if (!facts) {
                 failure = facts.error();
                 break;

@@ -40,8 +40,11 @@ awaitable<result<record_facts>> read_record_facts(store::store& from, std::strin
 /// and the version.json of each published version, `concurrency` at once. A version in
 /// `known` (id -> sha256, remembered from an earlier read) is taken from there unless a
 /// ref names it: the refs' targets are read each time, so that one changed under a ref is
-/// seen. Fails on the first read that fails (a store error, or fdl.json missing).
+/// seen. A store that cannot list (a mirror served over HTTP(S)) has its refs read through
+/// refs.json, and for versions the refs' targets and `expected`, each one absent left out.
+/// Fails on the first read that fails (a store error, or fdl.json missing).
 awaitable<result<mirror_state>> read_mirror_state(store::store& mirror, std::size_t concurrency,
-                                                  std::map<std::string, std::string, std::less<>> const* known = nullptr);
+                                                  std::map<std::string, std::string, std::less<>> const* known = nullptr,
+                                                  std::vector<std::string> const* expected = nullptr);
 
 } // namespace mirror::attest

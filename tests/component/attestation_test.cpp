@@ -10,10 +10,13 @@
 
 #include "tests/component/helpers.hpp"
 #include "tests/support/local_servers.hpp"
+#include "tests/support/nginx.hpp"
 #include "tests/support/run.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "verify/allowed_signers.hpp"
 #include "verify/errors.hpp"
+
+#include "core/store/http_store.hpp"
 
 #include <doctest/doctest.h>
 
@@ -321,4 +324,34 @@ TEST_CASE("the mirror's key is refused when others may read it, encrypted, or no
     fs::permissions(tmp / "keys" / "text", fs::perms::owner_read);
     CHECK_FALSE(verify::signing_key::load(tmp / "keys" / "text").has_value());
     CHECK_FALSE(verify::signing_key::load(tmp / "keys" / "absent").has_value());
+}
+
+TEST_CASE("a mirror its readers reach over HTTP is checked through refs.json and the attested versions") {
+    attested_mirror m;
+    auto const now = unix_now();
+    m.attest(m.key, now);
+    nginx_server nginx{nginx_options{m.mirror_root}};
+    store::http_store_settings settings;
+    settings.allow_plain_http = true;
+    auto opened = store::http_store::open(nginx.url(), settings);
+    REQUIRE(opened.has_value());
+    auto trusted = verify::parse_allowed_signers(m.trusting(m.key), "consumer");
+    REQUIRE(trusted.has_value());
+    attest::check_settings check;
+    check.trusted = std::move(*trusted);
+    check.now = now;
+    auto report = m.run_on(attest::check_attestation(**opened, check));
+    CHECK_MESSAGE(report.ok(), problems_of(report));
+    CHECK(report.refs_checked == 3);
+    CHECK(report.versions_checked == 4); // each attested version, read by its id
+
+    auto const id = m.sample.main.front();
+    auto file = m.mirror_root / "versions" / id / "version.json";
+    write_file(file, read_file(file) + " ");
+    auto changed = m.run_on(attest::check_attestation(**opened, check));
+    CHECK_MESSAGE(has_problem(changed, attest_errc::mismatch, "versions/" + id + "/version.json"), problems_of(changed));
+    std::filesystem::remove(file);
+    auto gone = m.run_on(attest::check_attestation(**opened, check));
+    CHECK_MESSAGE(has_problem(gone, attest_errc::mismatch, "versions/" + id + ": attested, absent from the mirror"),
+                  problems_of(gone));
 }
