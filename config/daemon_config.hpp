@@ -131,6 +131,12 @@ struct repository_config {
     /// Other mirrors of the same origin (other regions) this mirror is compared with every
     /// compare_interval, read-only: locations as `origin` takes them.
     std::vector<std::string> peers;
+    /// A partial mirror (`refs: { include: [...], exclude: [...] }`): patterns over full ref
+    /// names, checked by the daemon (core's fdl::ref_pattern) as it loads the file; empty:
+    /// every ref. `head`: the ref HEAD names when the origin's is not followed.
+    std::vector<std::string> include_refs;
+    std::vector<std::string> exclude_refs;
+    std::optional<std::string> head;
     repository_settings settings;
 };
 

@@ -111,6 +111,18 @@ std::vector<repository_config> read_repositories(map_reader& top, defaults_secti
             else
                 entry.peers.push_back(*location.value);
         }
+        if (auto refs = repo.mapping("refs")) {
+            map_reader patterns(*refs, repo.subject("refs"), problems);
+            for (auto [key, out] : {std::pair{"include", &entry.include_refs}, std::pair{"exclude", &entry.exclude_refs}})
+                for (auto const& item : patterns.list(key)) {
+                    if (item.IsScalar() && !item.Scalar().empty())
+                        out->push_back(item.Scalar());
+                    else
+                        problems.add(item.Mark(), patterns.subject(key) + ": each is a pattern such as refs/tags/v*");
+                }
+            patterns.finish();
+        }
+        entry.head = repo.text("head");
         auto own = read_partial_settings(repo, base);
         entry.settings = apply(own, defaults.resolved);
         check_signers(repo, own, defaults.own, entry.settings);

@@ -1,5 +1,7 @@
 #include "core/sync/sync_pass.hpp"
 
+#include "core/sync/partial.hpp"
+
 #include "core/catalog/catalog_reader.hpp"
 #include "core/fdl/repo_settings.hpp"
 #include "core/io/errors.hpp"
@@ -454,6 +456,10 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
         report.fatal = origin_refs.error();
         co_return finish();
     }
+    if (auto selected = select_refs(*origin_refs, options.follow, options.head); !selected) {
+        report.fatal = selected.error();
+        co_return finish();
+    }
     report.violations.insert(report.violations.end(), origin_refs->refused.begin(), origin_refs->refused.end());
     note_unsettled_refs(report, *origin_refs, options);
     report.warnings.insert(report.warnings.end(), origin_refs->warnings.begin(), origin_refs->warnings.end());
@@ -495,6 +501,15 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
     if (*create_fdl) {
         if (auto created = co_await create_fdl_json(p, std::move(**create_fdl), *mirror_refs); !created) {
             report.fatal = created.error();
+            co_return finish();
+        }
+    }
+    // What a partial mirror follows, recorded before it copies anything of it (a full
+    // mirror looks for a record to remove at its full rechecks only).
+    if (!options.follow.everything() || options.recheck_published) {
+        auto recorded = co_await keep_partial_record(mirror, options.follow, options.head, p.now);
+        if (!recorded) {
+            p.note_failure(recorded.error(), true);
             co_return finish();
         }
     }

@@ -8,6 +8,8 @@
 #include "daemon/common/terminal_text.hpp"
 #include "verify/allowed_signers.hpp"
 #include "verify/signing_key.hpp"
+#include "core/fdl/paths.hpp"
+#include "core/fdl/ref_patterns.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -61,6 +63,16 @@ std::vector<std::string> check_named_files(config::daemon_config const& cfg, std
                                            bool before_service_start) {
     std::vector<std::string> problems;
     std::set<std::filesystem::path> signers_checked;
+    for (auto const& repo : cfg.repositories) {
+        // The patterns of a partial mirror, read as the passes read them (core's syntax).
+        for (auto const* patterns : {&repo.include_refs, &repo.exclude_refs})
+            for (auto const& text : *patterns)
+                if (auto parsed = fdl::ref_pattern::parse(text); !parsed)
+                    problems.push_back("repository '" + repo.name + "': refs: " + parsed.error().message);
+        if (repo.head && (fdl::ref_name_problem(*repo.head) || !fdl::is_mirrored_ref(*repo.head)))
+            problems.push_back("repository '" + repo.name + "': head: '" + *repo.head +
+                               "' is not a branch or tag name");
+    }
     for (auto const& repo : cfg.repositories) {
         auto const& file = repo.settings.allowed_signers;
         if (!file || !signers_checked.insert(*file).second)

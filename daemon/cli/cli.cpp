@@ -1,5 +1,8 @@
 #include "daemon/cli/cli.hpp"
 
+#include "core/fdl/paths.hpp"
+#include "core/fdl/ref_patterns.hpp"
+
 #include "core/fdl/ids.hpp"
 
 #include "config/units.hpp"
@@ -155,6 +158,21 @@ std::variant<command, usage_error> parse_sync(arg_reader& in) {
             take_memory_limit(in, cmd.memory_limit, problem);
         } else if (arg == "--deadline") {
             take_deadline(in, cmd.deadline, problem);
+        } else if (arg == "--ref" || arg == "--exclude-ref") {
+            if (auto value = in.value_for(arg, problem)) {
+                if (auto pattern = fdl::ref_pattern::parse(*value); !pattern)
+                    problem = usage_error{arg + ": " + pattern.error().message};
+                else
+                    (arg == "--ref" ? cmd.include_refs : cmd.exclude_refs).push_back(*value);
+            }
+        } else if (arg == "--head") {
+            if (auto value = in.value_for(arg, problem)) {
+                if (auto why = fdl::ref_name_problem(*value); why || !fdl::is_mirrored_ref(*value))
+                    problem = usage_error{"--head: '" + value->substr(0, 80) + "' is not a branch or tag name" +
+                                          (why ? " (" + *why + ")" : std::string())};
+                else
+                    cmd.head = *value;
+            }
         } else if (arg.starts_with("-")) {
             problem = usage_error{"sync: unknown option " + arg};
         } else {

@@ -53,6 +53,10 @@ struct sync_command {
     std::uint64_t memory_limit = std::uint64_t{48} << 20;
     /// --deadline DURATION: the whole sync is cut past it (exit 3); none by default.
     std::optional<std::chrono::milliseconds> deadline;
+    /// A partial mirror: --ref PATTERN and --exclude-ref PATTERN (repeatable), --head REF.
+    std::vector<std::string> include_refs;
+    std::vector<std::string> exclude_refs;
+    std::optional<std::string> head;
 };
 
 struct verify_command {

@@ -21,6 +21,10 @@ constexpr char const* sync_options = R"(sync options:
   --memory-limit SIZE            DuckDB and buffers in flight stay within SIZE (default 48MiB)
   --deadline DURATION            cut the whole sync after DURATION (30s, 10m, 2h; exit 3): what
                                  was published stays, nothing half-copied is visible
+  --ref PATTERN                  a partial mirror: follow only the refs PATTERN matches
+                                 (refs/heads/main, refs/tags/v*, refs/heads/**; repeatable)
+  --exclude-ref PATTERN          do not follow the refs PATTERN matches (repeatable)
+  --head REF                     the ref HEAD names when the origin's is not followed
 )";
 
 constexpr char const* verify_options = R"(verify options:

@@ -474,3 +474,48 @@ TEST_CASE("daemon config: the words to_string writes") {
     CHECK(to_string(log_level::warning) == "warning");
     CHECK(to_string(s3_addressing::automatic) == "auto");
 }
+
+TEST_CASE("daemon config: a partial mirror's patterns and head, peers, and the attestation section are read") {
+    auto const cfg = parsed(R"(
+attestation: { key_file: keys/mirror, interval: 10m, validity: 1h }
+repositories:
+  - name: a
+    origin: /srv/o
+    mirror: /srv/m
+    signatures: off
+    refs: { include: [ "refs/tags/v*", "refs/heads/main" ], exclude: [ "refs/tags/*-rc*" ] }
+    head: refs/heads/main
+    peers: [ /srv/eu, "s3://bucket/us/" ]
+    compare_interval: 5m
+    peer_max_lag: 2
+)");
+    auto const& r = cfg.repositories.at(0);
+    CHECK(r.include_refs == std::vector<std::string>{"refs/tags/v*", "refs/heads/main"});
+    CHECK(r.exclude_refs == std::vector<std::string>{"refs/tags/*-rc*"});
+    CHECK(r.head == "refs/heads/main");
+    CHECK(r.peers == std::vector<std::string>{"/srv/eu", "s3://bucket/us/"});
+    CHECK(r.settings.compare_interval == 5min);
+    CHECK(r.settings.peer_max_lag == 2);
+    REQUIRE(cfg.attestation.has_value());
+    CHECK(cfg.attestation->key_file == "/etc/fdl-mirror/keys/mirror");
+    CHECK(cfg.attestation->interval == 10min);
+    CHECK(cfg.attestation->validity == 1h);
+    CHECK(cfg.attestation->ns == "fdl-mirror-attestation");
+
+    auto const plain = parsed(R"(
+repositories:
+  - { name: a, origin: /srv/o, mirror: /srv/m, signatures: off }
+)");
+    CHECK(plain.repositories.at(0).include_refs.empty());
+    CHECK_FALSE(plain.repositories.at(0).head.has_value());
+    CHECK_FALSE(plain.attestation.has_value());
+
+    // An attestation whose validity is not twice its interval, or without a key, is refused.
+    for (auto text : {"attestation: { key_file: k, interval: 1h, validity: 1h }\n", "attestation: { interval: 1h }\n"}) {
+        auto refused = parse_config(std::string(text) + "repositories:\n  - { name: a, origin: /srv/o, mirror: /srv/m, "
+                                                        "signatures: off }\n",
+                                    "/etc/fdl-mirror/mirror.yaml");
+        REQUIRE_FALSE(refused.has_value());
+        CHECK(refused.error().front().text().find("attestation") != std::string::npos);
+    }
+}

@@ -1,0 +1,49 @@
+#pragma once
+// Partial mirrors (spec README, "Partial mirrors"; issue 35): a mirror that follows only the
+// refs its include and exclude patterns choose (fdl::ref_selection). The pass takes the
+// other origin refs out before it plans anything, so every other rule holds for the refs
+// it follows; and the mirror records what it follows in `.fdl-mirror/partial`, so that its
+// audits know it is partial.
+
+#include "core/fdl/ref_patterns.hpp"
+#include "core/io/net.hpp"
+#include "core/store/store.hpp"
+#include "core/sync/inventory.hpp"
+#include "verify/error.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mirror::sync {
+
+inline constexpr std::string_view partial_key = ".fdl-mirror/partial";
+
+/// What a partial mirror follows, as it records it.
+struct partial_record {
+    std::vector<std::string> include;
+    std::vector<std::string> exclude;
+    std::optional<std::string> head; ///< the ref HEAD names when the origin's is not followed
+    std::int64_t since = 0;          ///< unix seconds: since when these patterns are followed
+};
+
+std::string render_partial(partial_record const& record);
+/// `where` names the object in messages; fdl_errc when it does not parse.
+result<partial_record> parse_partial(std::string_view text, std::string const& where);
+
+/// Takes out of `origin_refs` the refs `follow` does not follow. HEAD stays when it names a
+/// followed ref (or a version: a detached HEAD); when it names another, it becomes `head`,
+/// and without `head` the pass is refused (sync_errc::refused_ref): a partial mirror's
+/// HEAD must name a ref it holds. Does nothing when `follow` follows everything.
+result<void> select_refs(refs_snapshot& origin_refs, fdl::ref_selection const& follow,
+                         std::optional<std::string> const& head);
+
+/// Keeps `.fdl-mirror/partial` in `mirror` true to `follow` (and `head`): written when
+/// absent or other (its `since` now), left alone when the same; removed when `follow`
+/// follows everything.
+awaitable<result<void>> keep_partial_record(store::store& mirror, fdl::ref_selection const& follow,
+                                            std::optional<std::string> const& head, std::int64_t now);
+
+} // namespace mirror::sync
