@@ -65,13 +65,15 @@ TEST_CASE("a rerun against an unchanged origin copies nothing and reads only ref
     CHECK(to.writes.empty());
 
     // The documented cost of a poll (docs/cli.md): per side fdl.json, HEAD, refs.json,
-    // each ref, the version.json of each distinct ref tip, and two listings.
+    // each ref, the version.json of each distinct ref tip, and two listings; on the
+    // mirror's side, the record a partial mirror keeps (absent here).
     std::set<std::string> tips = {sample.main.back(), sample.dev_tip, sample.main.front()};
     std::multiset<std::string> expected_reads = {"fdl.json", "HEAD", "refs.json", "refs/heads/dev", "refs/heads/main",
                                                  "refs/tags/v1"};
     for (auto const& id : tips)
         expected_reads.insert("versions/" + id + "/version.json");
     CHECK(std::multiset<std::string>(from.reads.begin(), from.reads.end()) == expected_reads);
+    expected_reads.insert(".fdl-mirror/partial");
     CHECK(std::multiset<std::string>(to.reads.begin(), to.reads.end()) == expected_reads);
     CHECK(std::multiset<std::string>(from.lists.begin(), from.lists.end()) ==
           std::multiset<std::string>{"refs/", "versions/"});

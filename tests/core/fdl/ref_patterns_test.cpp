@@ -81,7 +81,7 @@ TEST_CASE("a pattern that is no ref name with its wildcards as letters is refuse
     CHECK(refusal(std::string("refs/heads/") + std::string(250, 'a')).find("longer than 255") != std::string::npos);
 }
 
-TEST_CASE("include and exclude together; only branches and tags are ever followed") {
+TEST_CASE("include and exclude together, and only branches and tags are ever followed") {
     fdl::ref_selection all;
     CHECK(all.everything());
     CHECK(all.follows("refs/heads/main"));
