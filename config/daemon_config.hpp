@@ -137,6 +137,9 @@ struct repository_config {
     std::vector<std::string> include_refs;
     std::vector<std::string> exclude_refs;
     std::optional<std::string> head;
+    /// Shallow history (`depth: N`): the newest N versions of each followed ref's first-parent
+    /// chain; unset: all of it.
+    std::optional<std::uint64_t> depth;
     repository_settings settings;
 };
 

@@ -196,10 +196,11 @@ int run_sync_command(daemon::sync_command const& cmd) {
     options.memory = &memory;
     options.catalogs.memory_limit = daemon::duckdb_memory_limit(memory_shares.duckdb);
     for (auto const& text : cmd.include_refs)
-        options.follow.include.push_back(*fdl::ref_pattern::parse(text)); // checked by the parser
+        options.partial.follow.include.push_back(*fdl::ref_pattern::parse(text)); // checked by the parser
     for (auto const& text : cmd.exclude_refs)
-        options.follow.exclude.push_back(*fdl::ref_pattern::parse(text));
-    options.head = cmd.head;
+        options.partial.follow.exclude.push_back(*fdl::ref_pattern::parse(text));
+    options.partial.head = cmd.head;
+    options.partial.depth = cmd.depth;
     // One pass at a time per folder mirror; the lock lives until the pass is over. Taken
     // once the mirror is known to hold this repository: another one gets nothing written.
     std::optional<daemon::mirror_lock> lock;

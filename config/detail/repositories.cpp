@@ -123,6 +123,7 @@ std::vector<repository_config> read_repositories(map_reader& top, defaults_secti
             patterns.finish();
         }
         entry.head = repo.text("head");
+        entry.depth = repo.count("depth", 1'000'000);
         auto own = read_partial_settings(repo, base);
         entry.settings = apply(own, defaults.resolved);
         check_signers(repo, own, defaults.own, entry.settings);

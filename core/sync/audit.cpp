@@ -16,6 +16,7 @@
 #include "verify/errors.hpp"
 #include "verify/sshsig.hpp"
 
+#include <algorithm>
 #include <ctime>
 #include <functional>
 #include <set>
@@ -222,6 +223,38 @@ awaitable<std::optional<std::string>> audit_version(audit_context& c, version_au
     co_return record->first_parent();
 }
 
+/// Whether the version's folder is not there at all: its version.json not found, the only
+/// thing the audit tried.
+bool is_absent(version_audit const& v) {
+    return v.problems.size() == 1 && v.problems.front().code == sync_errc::missing_file && v.files.size() == 1 &&
+           v.files.front().role == file_role::version_json && !v.files.front().ok;
+}
+
+/// A shallow mirror's versions no ref reaches through the versions it holds: those a ref
+/// moved past by more than the depth left behind. They are audited all the same, found by
+/// listing (a repository that cannot list leaves them unaudited, warned).
+awaitable<void> audit_unreached(audit_context& c, std::map<std::string, std::size_t, std::less<>> const& audited) {
+    if (!c.repo.caps().can_list) {
+        c.report.warnings.push_back("a shallow mirror that cannot be listed: versions no ref reaches are not audited");
+        co_return;
+    }
+    auto listed = co_await list_versions(c.repo);
+    if (!listed) {
+        c.report.problems.push_back(noted(c, listed.error()));
+        co_return;
+    }
+    for (auto const& [id, files] : listed->versions) {
+        if (audited.contains(id) || !files.contains("version.json"))
+            continue;
+        version_audit unreached{id};
+        auto parent = co_await audit_version(c, unreached);
+        c.report.versions.push_back(std::move(unreached));
+        if (parent && !parent->empty() && !listed->is_published(*parent) &&
+            std::ranges::find(c.report.parents_not_held, *parent) == c.report.parents_not_held.end())
+            c.report.parents_not_held.push_back(*parent);
+    }
+}
+
 /// A manifest entry for bytes the audit read whole and nothing pins.
 audited_file read_entry(std::string key, file_role role, std::string_view bytes) {
     return {std::move(key), role, bytes.size(), verify::sha256_of(bytes), file_voucher::computed};
@@ -290,6 +323,10 @@ awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, i
     }
     check_refs(c, *refs);
     note_refs(report, *refs);
+    if (auto partial = co_await read_partial_record(repo); partial)
+        report.partial = std::move(*partial);
+    else
+        report.problems.push_back(noted(c, partial.error()));
     if (repo.caps().can_list) {
         auto listed = co_await list_data_sizes(repo, c.settings.data_dir);
         if (!listed) {
@@ -315,6 +352,7 @@ awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, i
         summarise_trust(c);
         co_return finish();
     }
+    bool const shallow = report.partial && report.partial->depth;
     std::map<std::string, std::size_t, std::less<>> index_of;
     std::map<std::string, std::optional<std::string>, std::less<>> parents; ///< of audited versions
     for (auto const& [name, target] : refs->refs) {
@@ -331,16 +369,23 @@ awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, i
                 current = parents[*current];
                 continue;
             }
-            index_of.emplace(*current, report.versions.size());
-            report.versions.push_back({*current});
-            report.versions.back().reached_from.push_back(name);
-            // Audit through a copy: report.versions may grow while this version is audited.
-            version_audit audited = report.versions.back();
-            current = co_await audit_version(c, audited);
-            parents[audited.id] = current;
-            report.versions[index_of[audited.id]] = std::move(audited);
+            version_audit audited{*current};
+            audited.reached_from.push_back(name);
+            auto parent = co_await audit_version(c, audited);
+            if (in_chain.size() > 1 && shallow && is_absent(audited)) {
+                // Below a shallow mirror's window: expected, and where this line ends.
+                if (std::ranges::find(report.parents_not_held, audited.id) == report.parents_not_held.end())
+                    report.parents_not_held.push_back(audited.id);
+                break;
+            }
+            index_of.emplace(audited.id, report.versions.size());
+            parents[audited.id] = parent;
+            current = std::move(parent);
+            report.versions.push_back(std::move(audited));
         }
     }
+    if (shallow)
+        co_await audit_unreached(c, index_of);
     summarise_trust(c);
     co_return finish();
 }

@@ -7,6 +7,7 @@
 #include "core/io/blocking_pool.hpp"
 #include "core/store/store.hpp"
 #include "core/sync/catalog_check.hpp"
+#include "core/sync/partial.hpp"
 #include "core/sync/report.hpp"
 #include "verify/sha256.hpp"
 #include "verify/signature_policy.hpp"
@@ -148,6 +149,11 @@ struct audit_report {
     fdl::ref_map refs;                ///< each valid ref -> the version id, as read
     std::optional<std::string> head;  ///< the ref HEAD names, or its version id; nullopt if unreadable
     std::vector<audited_file> files;  ///< fdl.json, HEAD and refs.json, as read
+    /// A partial mirror's record of what it follows (`.fdl-mirror/partial`), when it has one.
+    std::optional<partial_record> partial;
+    /// In a shallow mirror (partial->depth): the first parents its versions name that it does
+    /// not hold, as expected below its window; not problems.
+    std::vector<std::string> parents_not_held;
 
     /// 0 every check passed; 1 a check failed; 3 the repository could not be read.
     int exit_code() const;

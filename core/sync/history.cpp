@@ -14,4 +14,19 @@ std::vector<std::string> mirroring_order(std::vector<std::vector<std::string>> c
     return order;
 }
 
+std::vector<std::string> parents_first(std::vector<std::string> const& order,
+                                       std::function<std::optional<std::string>(std::string const&)> const& parent_of) {
+    std::unordered_set<std::string> const wanted(order.begin(), order.end());
+    std::unordered_set<std::string> placed;
+    std::vector<std::string> out;
+    for (auto const& id : order) {
+        std::vector<std::string> line; // `id` and its ancestors in `order` not placed yet, newest first
+        for (std::optional<std::string> at = id; at && wanted.contains(*at) && placed.insert(*at).second;
+             at = parent_of(*at))
+            line.push_back(*at);
+        out.insert(out.end(), line.rbegin(), line.rend());
+    }
+    return out;
+}
+
 } // namespace mirror::sync

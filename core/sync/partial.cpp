@@ -41,7 +41,10 @@ std::string render_partial(partial_record const& record) {
     boost::json::object out{{"include", boost::json::array(record.include.begin(), record.include.end())},
                             {"exclude", boost::json::array(record.exclude.begin(), record.exclude.end())},
                             {"since", record.since}};
-    out["head"] = record.head ? boost::json::value(*record.head) : boost::json::value(nullptr);
+    if (record.head)
+        out["head"] = *record.head;
+    if (record.depth)
+        out["depth"] = *record.depth;
     return boost::json::serialize(out) + "\n";
 }
 
@@ -61,9 +64,18 @@ result<partial_record> parse_partial(std::string_view text, std::string const& w
     out.exclude = std::move(*exclude);
     std::uint64_t since = 0;
     fdl::field_reader read(*fields);
-    read.count("since", since).optional_string("head", out.head);
+    read.count("since", since);
+    if (auto const* head = fields->find("head"); head && !head->is_null())
+        read.optional_string("head", out.head);
     if (auto ok = read.done(); !ok)
         return ok.error();
+    if (auto const* depth = fields->find("depth"); depth && !depth->is_null()) {
+        if (!depth->is_uint64() && !(depth->is_int64() && depth->as_int64() > 0))
+            return fields->fail(fdl::fdl_errc::wrong_type, "depth", "not a positive count");
+        out.depth = depth->to_number<std::uint64_t>();
+        if (*out.depth == 0)
+            return fields->fail(fdl::fdl_errc::wrong_type, "depth", "not a positive count");
+    }
     out.since = static_cast<std::int64_t>(std::min<std::uint64_t>(since, INT64_MAX));
     return out;
 }
@@ -86,27 +98,40 @@ result<void> select_refs(refs_snapshot& origin_refs, fdl::ref_selection const& f
     return {};
 }
 
-awaitable<result<void>> keep_partial_record(store::store& mirror, fdl::ref_selection const& follow,
-                                            std::optional<std::string> const& head, std::int64_t now) {
+awaitable<result<std::optional<partial_record>>> read_partial_record(store::store& repo) {
     std::string const key(partial_key);
-    auto there = co_await store::read_if_present(mirror, key, 1024 * 1024);
+    auto there = co_await store::read_if_present(repo, key, 1024 * 1024);
     if (!there)
-        co_return with_context(there.error(), "mirror: " + key);
-    if (follow.everything()) {
-        if (!*there)
+        co_return with_context(there.error(), key);
+    if (!*there)
+        co_return std::optional<partial_record>();
+    auto parsed = parse_partial(**there, key);
+    if (!parsed)
+        co_return parsed.error();
+    co_return std::optional<partial_record>(std::move(*parsed));
+}
+
+bool deepens(std::optional<partial_record> const& before, std::optional<std::uint64_t> depth) {
+    return before && before->depth && (!depth || *depth > *before->depth);
+}
+
+awaitable<result<void>> keep_partial_record(store::store& mirror, partial_settings const& wanted,
+                                            std::optional<partial_record> const& before, std::int64_t now) {
+    std::string const key(partial_key);
+    if (wanted.everything()) {
+        if (!before)
             co_return result<void>();
         auto removed = co_await mirror.remove(key); // a full mirror again
         if (!removed && removed.error().code != io::store_errc::not_found)
             co_return with_context(removed.error(), "mirror: " + key);
         co_return result<void>();
     }
-    partial_record wanted{texts_of(follow.include), texts_of(follow.exclude), head, now};
-    if (*there) {
-        auto old = parse_partial(**there, key);
-        if (old && old->include == wanted.include && old->exclude == wanted.exclude && old->head == wanted.head)
-            co_return result<void>(); // the same: its `since` stands
-    }
-    auto written = co_await store::write_all(mirror, key, render_partial(wanted), store::write_mode::replace);
+    partial_record record{texts_of(wanted.follow.include), texts_of(wanted.follow.exclude), wanted.head,
+                          wanted.depth, now};
+    if (before && before->include == record.include && before->exclude == record.exclude &&
+        before->head == record.head && before->depth == record.depth)
+        co_return result<void>(); // the same: its `since` stands
+    auto written = co_await store::write_all(mirror, key, render_partial(record), store::write_mode::replace);
     if (!written)
         co_return with_context(written.error(), "mirror: " + key);
     co_return result<void>();

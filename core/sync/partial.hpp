@@ -21,12 +21,24 @@ namespace mirror::sync {
 
 inline constexpr std::string_view partial_key = ".fdl-mirror/partial";
 
+/// What a mirror is told to follow: everything by default.
+struct partial_settings {
+    fdl::ref_selection follow;       ///< the origin refs followed
+    std::optional<std::string> head; ///< the ref HEAD names when the origin's is not followed
+    /// Shallow history: the newest `depth` versions of each followed ref's first-parent
+    /// chain. A version once mirrored stays when it falls out of the window.
+    std::optional<std::uint64_t> depth;
+
+    bool everything() const { return follow.everything() && !depth; }
+};
+
 /// What a partial mirror follows, as it records it.
 struct partial_record {
     std::vector<std::string> include;
     std::vector<std::string> exclude;
     std::optional<std::string> head; ///< the ref HEAD names when the origin's is not followed
-    std::int64_t since = 0;          ///< unix seconds: since when these patterns are followed
+    std::optional<std::uint64_t> depth;
+    std::int64_t since = 0;          ///< unix seconds: since when these settings are followed
 };
 
 std::string render_partial(partial_record const& record);
@@ -40,10 +52,19 @@ result<partial_record> parse_partial(std::string_view text, std::string const& w
 result<void> select_refs(refs_snapshot& origin_refs, fdl::ref_selection const& follow,
                          std::optional<std::string> const& head);
 
-/// Keeps `.fdl-mirror/partial` in `mirror` true to `follow` (and `head`): written when
-/// absent or other (its `since` now), left alone when the same; removed when `follow`
-/// follows everything.
-awaitable<result<void>> keep_partial_record(store::store& mirror, fdl::ref_selection const& follow,
-                                            std::optional<std::string> const& head, std::int64_t now);
+/// `.fdl-mirror/partial` as `repo` holds it: nullopt when absent; an error when it cannot be
+/// read or does not parse (named).
+awaitable<result<std::optional<partial_record>>> read_partial_record(store::store& repo);
+
+/// Whether following `depth` after `before` deepens a shallow mirror (a larger depth, or
+/// none): the older versions now in the window are to be fetched, through the versions
+/// the mirror already holds.
+bool deepens(std::optional<partial_record> const& before, std::optional<std::uint64_t> depth);
+
+/// Keeps `.fdl-mirror/partial` in `mirror` true to `wanted`, `before` being the record there
+/// (read_partial_record): written when absent or other (its `since` now), left alone when
+/// the same; removed when `wanted` follows everything.
+awaitable<result<void>> keep_partial_record(store::store& mirror, partial_settings const& wanted,
+                                            std::optional<partial_record> const& before, std::int64_t now);
 
 } // namespace mirror::sync

@@ -156,7 +156,10 @@ awaitable<checked_version const*> checked_for_publication(pass& p, gathered_vers
         co_return nullptr;
     }
     auto const& record = (*loaded)->record;
-    if (auto parent = record.first_parent(); parent && !p.is_published(*parent)) {
+    // A shallow mirror publishes the oldest version of its window without its parent; a
+    // parent this pass held holds its children all the same (the order puts parents first).
+    if (auto parent = record.first_parent();
+        parent && !p.is_published(*parent) && (!p.options.partial.depth || p.held.contains(*parent))) {
         p.hold(id, make_error(sync_errc::ancestor_held,
                               "versions/" + id + ": its first parent " + *parent + " is not published"));
         co_return nullptr;

@@ -121,16 +121,25 @@ awaitable<result<std::optional<std::string>>> check_identity(pass& p) {
     co_return std::optional<std::string>();
 }
 
-/// Walks first parents back from every origin ref to what the mirror already has.
-awaitable<std::vector<std::string>> versions_to_mirror(pass& p, fdl::ref_map const& refs) {
+/// Walks first parents back from every origin ref to what the mirror already has; in a
+/// shallow mirror, no further than its depth, and through the versions it has when
+/// `through_published` (a deepened mirror fetches the older versions now in its window).
+awaitable<std::vector<std::string>> versions_to_mirror(pass& p, fdl::ref_map const& refs, bool through_published) {
     std::vector<std::vector<std::string>> chains;
-    std::set<std::string, std::less<>> walked;
+    std::set<std::string, std::less<>> walked; // by any ref's walk
+    auto const depth = p.options.partial.depth;
     for (auto const& [name, target] : refs) {
         std::vector<std::string> chain;
         std::set<std::string, std::less<>> in_chain;
         std::string current = target;
-        while (!p.is_published(current) && !walked.contains(current) && !p.held.contains(current)) {
-            if (chain.size() >= limits::history_length) {
+        for (std::uint64_t seen = 0; !depth || seen < *depth; ++seen) {
+            bool const published = p.is_published(current);
+            if ((published && !through_published) || p.held.contains(current))
+                break;
+            // Another ref walked on from here; a shallow walk goes on, as its window may reach deeper.
+            if (walked.contains(current) && !depth)
+                break;
+            if (in_chain.size() >= limits::history_length) {
                 p.hold(current, make_error(sync_errc::history_broken,
                                            "versions/" + current + ": history of " + name + " is longer than " +
                                                std::to_string(limits::history_length) + " versions"));
@@ -141,9 +150,9 @@ awaitable<std::vector<std::string>> versions_to_mirror(pass& p, fdl::ref_map con
                 p.hold(current, (*loaded).error());
                 break;
             }
-            walked.insert(current);
             in_chain.insert(current);
-            chain.push_back(current);
+            if (walked.insert(current).second && !published)
+                chain.push_back(current);
             auto parent = (*loaded)->record.first_parent();
             if (!parent)
                 break;
@@ -156,7 +165,28 @@ awaitable<std::vector<std::string>> versions_to_mirror(pass& p, fdl::ref_map con
         }
         chains.push_back(std::move(chain));
     }
-    co_return mirroring_order(chains);
+    co_return parents_first(mirroring_order(chains), [&](std::string const& id) -> std::optional<std::string> {
+        auto it = p.origin_records.find(id);
+        if (it == p.origin_records.end() || !it->second)
+            return std::nullopt;
+        return it->second->record.first_parent();
+    });
+}
+
+/// The partial record the mirror holds, for a pass that follows part of its origin or
+/// looks for a record to remove (a full recheck). One that does not parse is written again
+/// (warned): it is the mirror's own note, not a promise to readers.
+awaitable<result<std::optional<partial_record>>> partial_record_before(pass& p) {
+    if (p.options.partial.everything() && !p.options.recheck_published)
+        co_return std::optional<partial_record>();
+    auto before = co_await read_partial_record(p.mirror);
+    if (!before && is_io_failure(before.error().code))
+        co_return with_context(before.error(), "mirror");
+    if (!before) {
+        p.report.warnings.push_back("mirror: " + before.error().message + " (written again)");
+        co_return std::optional<partial_record>(partial_record{});
+    }
+    co_return std::move(*before);
 }
 
 /// Checks that a mirror without fdl.json is empty, so a pass never adopts a folder that
@@ -456,7 +486,7 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
         report.fatal = origin_refs.error();
         co_return finish();
     }
-    if (auto selected = select_refs(*origin_refs, options.follow, options.head); !selected) {
+    if (auto selected = select_refs(*origin_refs, options.partial.follow, options.partial.head); !selected) {
         report.fatal = selected.error();
         co_return finish();
     }
@@ -487,6 +517,15 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
     mirror_known = true;
     report.warnings.insert(report.warnings.end(), mirror_refs->warnings.begin(), mirror_refs->warnings.end());
 
+    auto partial_before = co_await partial_record_before(p);
+    if (!partial_before) {
+        p.note_failure(partial_before.error(), true);
+        co_return finish();
+    }
+    // A shallow mirror looks into its whole window when it deepens, and at full rechecks
+    // (a deepening pass cut short is finished then).
+    bool const through_published = deepens(*partial_before, options.partial.depth) ||
+                                   (options.partial.depth && options.recheck_published);
     if (options.plan_only) {
         if (*create_fdl) {
             if (auto empty = check_empty_mirror(p, *mirror_refs); !empty) {
@@ -494,7 +533,7 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
                 co_return finish();
             }
         }
-        auto would_publish = co_await versions_to_mirror(p, origin_refs->refs);
+        auto would_publish = co_await versions_to_mirror(p, origin_refs->refs, through_published);
         co_await plan(p, create_fdl->has_value(), *origin_refs, *mirror_refs, would_publish);
         co_return finish();
     }
@@ -506,16 +545,13 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
     }
     // What a partial mirror follows, recorded before it copies anything of it (a full
     // mirror looks for a record to remove at its full rechecks only).
-    if (!options.follow.everything() || options.recheck_published) {
-        auto recorded = co_await keep_partial_record(mirror, options.follow, options.head, p.now);
-        if (!recorded) {
-            p.note_failure(recorded.error(), true);
-            co_return finish();
-        }
+    if (auto recorded = co_await keep_partial_record(mirror, options.partial, *partial_before, p.now); !recorded) {
+        p.note_failure(recorded.error(), true);
+        co_return finish();
     }
     if (options.recheck_published)
         co_await recheck_published(p);
-    auto order = co_await versions_to_mirror(p, origin_refs->refs);
+    auto order = co_await versions_to_mirror(p, origin_refs->refs, through_published);
     bool stopped = false;
     auto executor = co_await net::this_coro::executor;
     look_ahead lane(executor);

@@ -6,7 +6,7 @@
 #include "core/io/blocking_pool.hpp"
 #include "core/io/memory_budget.hpp"
 #include "verify/signature_policy.hpp"
-#include "core/fdl/ref_patterns.hpp"
+#include "core/sync/partial.hpp"
 #include "core/store/store.hpp"
 #include "core/sync/catalog_check.hpp"
 #include "core/sync/inventory.hpp"
@@ -67,10 +67,9 @@ struct sync_options {
     /// fdl.json), and writes nothing: no lock, no clean-up, no copy, no ref. The data files'
     /// bytes are not read (a pass checks their sha256 as it copies them).
     bool plan_only = false;
-    /// A partial mirror (core/sync/partial.hpp): the origin refs followed, and the ref HEAD
-    /// names when the origin's is not followed. Everything by default.
-    fdl::ref_selection follow;
-    std::optional<std::string> head;
+    /// A partial mirror (core/sync/partial.hpp): the origin refs followed, the ref HEAD
+    /// names when the origin's is not followed, the depth of history. Everything by default.
+    partial_settings partial;
 };
 
 /// Runs one pass from `origin` to `mirror` (which must be able to list and write).

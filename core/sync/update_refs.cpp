@@ -24,9 +24,15 @@ awaitable<std::optional<std::string>> parent_of(pass& p, std::string const& id) 
     std::string key = "versions/" + id + "/version.json";
     std::optional<std::string> parent;
     auto bytes = co_await store::read_all(p.mirror, key, limits::version_json);
-    if (bytes)
+    if (bytes) {
         if (auto record = fdl::parse_version_record(*bytes, key))
             parent = record->first_parent().value_or("");
+    } else if (bytes.error().code == io::store_errc::not_found && p.options.partial.depth) {
+        // Below a shallow mirror's window: the line goes on at the origin only.
+        auto const* loaded = co_await load_origin_record(p, id);
+        if (*loaded)
+            parent = (*loaded)->record.first_parent().value_or("");
+    }
     p.mirror_parents.emplace(id, parent);
     co_return parent;
 }
@@ -167,7 +173,9 @@ awaitable<void> update_refs(pass& p, refs_snapshot const& origin_refs, refs_snap
                 co_return;
     for (auto const& [name, id] : held)
         if (!origin_refs.refs.contains(name) && !origin_refs.unsettled.contains(name))
-            p.report.warnings.push_back(name + ": gone from the origin; the mirror keeps it at " + id);
+            p.report.warnings.push_back(name + (p.options.partial.follow.follows(name) ? ": gone from the origin"
+                                                                                       : ": no longer followed") +
+                                        "; the mirror keeps it at " + id);
     report_ref_states(p, origin_refs, held);
 
     auto head = desired_head(p, origin_refs, held, mirror_refs);

@@ -165,6 +165,14 @@ std::variant<command, usage_error> parse_sync(arg_reader& in) {
                 else
                     (arg == "--ref" ? cmd.include_refs : cmd.exclude_refs).push_back(*value);
             }
+        } else if (arg == "--depth") {
+            if (auto value = in.value_for(arg, problem)) {
+                auto n = config::parse_count(*value, 1'000'000);
+                if (!n)
+                    problem = usage_error{"--depth: '" + *value + "' is not a count from 1 to 1000000"};
+                else
+                    cmd.depth = *n;
+            }
         } else if (arg == "--head") {
             if (auto value = in.value_for(arg, problem)) {
                 if (auto why = fdl::ref_name_problem(*value); why || !fdl::is_mirrored_ref(*value))

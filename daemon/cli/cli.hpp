@@ -57,6 +57,7 @@ struct sync_command {
     std::vector<std::string> include_refs;
     std::vector<std::string> exclude_refs;
     std::optional<std::string> head;
+    std::optional<std::uint64_t> depth; ///< --depth N: shallow history
 };
 
 struct verify_command {

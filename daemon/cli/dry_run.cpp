@@ -121,15 +121,16 @@ result<std::string> plan_repository(config::daemon_config const& cfg, config::re
     options.trust = std::move(*trust);
     options.catalogs = catalog_settings_of(cfg); // the same gate as the daemon's passes
     options.recheck_published = false;
-    for (auto [texts, into] : {std::pair{&repo.include_refs, &options.follow.include},
-                               std::pair{&repo.exclude_refs, &options.follow.exclude}})
+    for (auto [texts, into] : {std::pair{&repo.include_refs, &options.partial.follow.include},
+                               std::pair{&repo.exclude_refs, &options.partial.follow.exclude}})
         for (auto const& text : *texts) {
             auto pattern = fdl::ref_pattern::parse(text);
             if (!pattern)
                 return error{pattern.error().code, "refs: " + pattern.error().message};
             into->push_back(std::move(*pattern));
         }
-    options.head = repo.head;
+    options.partial.head = repo.head;
+    options.partial.depth = repo.depth;
     net::io_context io(1);
     std::optional<sync::sync_report> report;
     net::co_spawn(io, sync::run_sync(**origin, mirror, std::move(options), nullptr),

@@ -25,6 +25,8 @@ constexpr char const* sync_options = R"(sync options:
                                  (refs/heads/main, refs/tags/v*, refs/heads/**; repeatable)
   --exclude-ref PATTERN          do not follow the refs PATTERN matches (repeatable)
   --head REF                     the ref HEAD names when the origin's is not followed
+  --depth N                      shallow history: the newest N versions of each followed
+                                 ref's line (a larger N later fetches the older ones)
 )";
 
 constexpr char const* verify_options = R"(verify options:

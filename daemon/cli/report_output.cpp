@@ -7,6 +7,7 @@
 #include "core/sync/errors.hpp"
 #include "verify/sshsig.hpp"
 
+#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
 #include <sys/resource.h>
@@ -266,6 +267,27 @@ std::string manifest_entry_line(sync::audited_file const& f) {
     return terminal_safe(file_line(f, "    "), true); // paths come from the repository
 }
 
+/// "partial: follows refs/tags/v* (not refs/tags/v0*), depth 3, since 2026-12-05T10:00:00Z; 1 parent below the window"
+std::string partial_line(sync::partial_record const& p, std::size_t parents_not_held) {
+    auto joined = [](std::vector<std::string> const& patterns) {
+        std::string out;
+        for (auto const& pattern : patterns)
+            out += (out.empty() ? "" : ", ") + pattern;
+        return out;
+    };
+    std::string line = "partial: follows " + (p.include.empty() ? std::string("every ref") : joined(p.include));
+    if (!p.exclude.empty())
+        line += " (not " + joined(p.exclude) + ")";
+    if (p.depth)
+        line += ", depth " + std::to_string(*p.depth);
+    if (p.head)
+        line += ", HEAD names " + *p.head;
+    line += ", since " + utc_text(p.since);
+    if (parents_not_held)
+        line += "; " + std::to_string(parents_not_held) + " parent(s) below the window, not held (expected)";
+    return line + "\n";
+}
+
 bool write_audit_summary(sync::audit_report const& r, audit_setup const& setup, manifest_spill const* spill,
                          text_out const& write, std::string& problem) {
     // Ref names and paths come from the repository: everything shown is terminal_safe.
@@ -276,6 +298,8 @@ bool write_audit_summary(sync::audit_report const& r, audit_setup const& setup, 
     out(policy_line(setup));
     if (r.fatal)
         out("stopped: " + r.fatal->message + "\n");
+    if (r.partial)
+        out(partial_line(*r.partial, r.parents_not_held.size()));
     if (r.head)
         out("HEAD -> " + *r.head + "\n");
     for (auto const& [name, id] : r.refs)
@@ -484,6 +508,14 @@ bool write_audit_json(sync::audit_report const& r, audit_setup const& setup, man
     out["files"] = manifest_json(r.files);
     out["peak_rss_bytes"] = peak_rss_bytes();
     out["catalog_readers_peak_rss_bytes"] = peak_rss_bytes(RUSAGE_CHILDREN);
+    // Newer fields after the earlier ones: readers that take fields by position keep working.
+    if (r.partial) {
+        auto partial = json::parse(sync::render_partial(*r.partial)).as_object();
+        partial["parents_not_held"] = json::array(r.parents_not_held.begin(), r.parents_not_held.end());
+        out["partial"] = std::move(partial);
+    } else {
+        out["partial"] = nullptr;
+    }
     std::string const rest = json::serialize(out);
     write(without_first(rest));
     write("\n");

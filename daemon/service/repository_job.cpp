@@ -459,11 +459,12 @@ awaitable<std::optional<sync::sync_report>> repository_job::run_pass(config::dae
     options.patient_with_unsettled_refs = true; // a next pass comes: no page for a write in flight
     for (auto const& text : r.include_refs)
         if (auto pattern = fdl::ref_pattern::parse(text))
-            options.follow.include.push_back(std::move(*pattern)); // check_named_files refused the others
+            options.partial.follow.include.push_back(std::move(*pattern)); // check_named_files refused the others
     for (auto const& text : r.exclude_refs)
         if (auto pattern = fdl::ref_pattern::parse(text))
-            options.follow.exclude.push_back(std::move(*pattern));
-    options.head = r.head;
+            options.partial.follow.exclude.push_back(std::move(*pattern));
+    options.partial.head = r.head;
+    options.partial.depth = r.depth;
     options.unsettled_before = unsettled_refs_;
     services_.log->debug(name_, full_recheck ? "pass started: full recheck of the published versions"
                                              : "pass started: quick (new versions and moved refs)");

@@ -475,7 +475,7 @@ TEST_CASE("daemon config: the words to_string writes") {
     CHECK(to_string(s3_addressing::automatic) == "auto");
 }
 
-TEST_CASE("daemon config: a partial mirror's patterns and head, peers, and the attestation section are read") {
+TEST_CASE("daemon config: a partial mirror's patterns, head and depth, peers, and the attestation section are read") {
     auto const cfg = parsed(R"(
 attestation: { key_file: keys/mirror, interval: 10m, validity: 1h }
 repositories:
@@ -485,6 +485,7 @@ repositories:
     signatures: off
     refs: { include: [ "refs/tags/v*", "refs/heads/main" ], exclude: [ "refs/tags/*-rc*" ] }
     head: refs/heads/main
+    depth: 3
     peers: [ /srv/eu, "s3://bucket/us/" ]
     compare_interval: 5m
     peer_max_lag: 2
@@ -493,6 +494,7 @@ repositories:
     CHECK(r.include_refs == std::vector<std::string>{"refs/tags/v*", "refs/heads/main"});
     CHECK(r.exclude_refs == std::vector<std::string>{"refs/tags/*-rc*"});
     CHECK(r.head == "refs/heads/main");
+    CHECK(r.depth == 3u);
     CHECK(r.peers == std::vector<std::string>{"/srv/eu", "s3://bucket/us/"});
     CHECK(r.settings.compare_interval == 5min);
     CHECK(r.settings.peer_max_lag == 2);
@@ -508,6 +510,12 @@ repositories:
 )");
     CHECK(plain.repositories.at(0).include_refs.empty());
     CHECK_FALSE(plain.repositories.at(0).head.has_value());
+    CHECK_FALSE(plain.repositories.at(0).depth.has_value());
+    for (auto depth : {"0", "-1", "many"}) {
+        auto refused = parse_config(std::string("repositories:\n  - { name: a, origin: /srv/o, mirror: /srv/m, depth: ") +
+                                    depth + " }\n", "m.yaml");
+        CHECK_MESSAGE(!refused.has_value(), "depth: " << depth);
+    }
     CHECK_FALSE(plain.attestation.has_value());
 
     // An attestation whose validity is not twice its interval, or without a key, is refused.

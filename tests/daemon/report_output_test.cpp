@@ -105,7 +105,7 @@ TEST_CASE("verify --json keeps its earlier fields, in their order, before the ne
     CHECK(keys == std::vector<std::string>{"command", "repository", "exit_code", "versions", "problems", "warnings",
                                            "elapsed_seconds", "unsigned_versions", "would_lose_trust", "keys",
                                            "fatal", "audited_at", "tool", "policy", "head", "refs", "files",
-                                           "peak_rss_bytes", "catalog_readers_peak_rss_bytes"});
+                                           "peak_rss_bytes", "catalog_readers_peak_rss_bytes", "partial"});
     auto const& v = doc.at("versions").as_array().at(0).as_object();
     for (auto const* field : {"id", "reached_from", "ok", "expired", "withdrawn", "tables", "data_files", "data_bytes",
                               "data_files_proven", "data_source", "problems", "signature", "seq", "signer", "catalog"})

@@ -44,3 +44,20 @@ TEST_CASE("mirroring_order lists shared versions once, each after its first pare
 TEST_CASE("mirroring_order: identical chains give each version once") {
     CHECK(mirroring_order({{"b", "a"}, {"b", "a"}, {"b"}}) == strings{"a", "b"});
 }
+
+TEST_CASE("parents_first: a shallow ref's chain that stops above a parent another ref reaches puts that parent first") {
+    // main's window (depth 2) is c, b; the tag's (depth 2) is b, a: chains without the versions
+    // another walk already took, as a shallow pass makes them.
+    strings const order = mirroring_order({{"c", "b"}, {"a"}});
+    REQUIRE(order == strings{"b", "c", "a"}); // a after b: b would wait on a parent not yet copied
+    std::map<std::string, std::string> const parent{{"c", "b"}, {"b", "a"}, {"a", "root"}};
+    auto parent_of = [&](std::string const& id) -> std::optional<std::string> {
+        auto it = parent.find(id);
+        return it == parent.end() ? std::nullopt : std::optional(it->second);
+    };
+    CHECK(parents_first(order, parent_of) == strings{"a", "b", "c"});
+    // Already in order: unchanged; a cycle among the parents ends.
+    CHECK(parents_first(strings{"a", "b", "c"}, parent_of) == strings{"a", "b", "c"});
+    auto cycle = [](std::string const& id) -> std::optional<std::string> { return id == "x" ? "y" : "x"; };
+    CHECK(parents_first(strings{"x", "y"}, cycle).size() == 2);
+}
