@@ -1,5 +1,6 @@
 #include "core/attest/compare.hpp"
 
+
 #include "core/attest/envelope.hpp"
 #include "core/attest/mirror_state.hpp"
 #include "core/fdl/repo_settings.hpp"
@@ -126,7 +127,9 @@ private:
 
 } // namespace
 
-awaitable<result<location_state>> read_location(store::store& from, std::string name, read_settings const& settings) {
+namespace {
+
+awaitable<result<location_state>> read_contents(store::store& from, std::string name, read_settings const& settings) {
     if (settings.trusted != nullptr) {
         auto text = co_await store::read_if_present(from, std::string(attestation_key), max_attestation_bytes);
         if (text && *text) {
@@ -155,6 +158,19 @@ awaitable<result<location_state>> read_location(store::store& from, std::string 
         co_return out;
     }
     co_return co_await walk_records(from, std::move(name), settings);
+}
+
+} // namespace
+
+awaitable<result<location_state>> read_location(store::store& from, std::string name, read_settings const& settings) {
+    auto state = co_await read_contents(from, std::move(name), settings);
+    if (!state)
+        co_return state;
+    // A partial mirror says what it follows: the refs it leaves out are not lag. A record
+    // that cannot be read leaves the copy compared as a full one.
+    if (auto partial = co_await sync::read_partial_record(from); partial && *partial)
+        state->partial = std::move(**partial);
+    co_return state;
 }
 
 awaitable<comparison> compare_locations(std::vector<location_state> states, std::vector<store::store*> stores) {
@@ -249,6 +265,9 @@ awaitable<comparison> compare_locations(std::vector<location_state> states, std:
                     out.lags.push_back(name + ": " + states[i].name + " is " + std::to_string(behind) +
                                        " version(s) behind (at " + *row.targets[i] + "; " + leader_copies + " at " +
                                        *leader + ")");
+            } else if (states[i].partial && !sync::selection_of(*states[i].partial).follows(name)) {
+                out.not_followed.push_back(name + ": not followed by " + states[i].name + " (a partial mirror)");
+                continue; // row.behind[i] stays nullopt: not lag
             } else {
                 behind = line.size(); // the whole line is missing there
                 row.behind[i] = behind;

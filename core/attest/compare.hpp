@@ -7,6 +7,7 @@
 #include "core/fdl/refs.hpp"
 #include "core/io/net.hpp"
 #include "core/store/store.hpp"
+#include "core/sync/partial.hpp"
 #include "verify/allowed_signers.hpp"
 #include "verify/error.hpp"
 
@@ -30,6 +31,8 @@ struct location_state {
     std::map<std::string, std::string, std::less<>> data_files;
     bool from_attestation = false; ///< read from its attestation rather than its records
     std::optional<std::int64_t> attested_at;
+    /// What a partial mirror follows (its `.fdl-mirror/partial`); nullopt for a full copy.
+    std::optional<sync::partial_record> partial;
 };
 
 struct read_settings {
@@ -60,6 +63,7 @@ struct ref_comparison {
 struct comparison {
     std::vector<std::string> divergences; ///< each names the object and the copies
     std::vector<std::string> lags;        ///< each copy behind on a ref, by how much
+    std::vector<std::string> not_followed; ///< refs a partial copy does not follow: neither lag nor divergence
     std::vector<ref_comparison> refs;     ///< by name
     std::vector<std::uint64_t> most_behind; ///< by location: the most versions behind on any ref
     std::size_t versions_in_several = 0;    ///< versions held by more than one copy, compared

@@ -48,6 +48,36 @@ std::string render_partial(partial_record const& record) {
     return boost::json::serialize(out) + "\n";
 }
 
+std::string describe_partial(partial_record const& record) {
+    auto joined = [](std::vector<std::string> const& patterns) {
+        std::string out;
+        for (auto const& pattern : patterns)
+            out += (out.empty() ? "" : ", ") + pattern;
+        return out;
+    };
+    std::string out = "follows " + (record.include.empty() ? std::string("every ref") : joined(record.include));
+    if (!record.exclude.empty())
+        out += " (not " + joined(record.exclude) + ")";
+    if (record.head)
+        out += ", HEAD names " + *record.head;
+    if (record.depth)
+        out += ", depth " + std::to_string(*record.depth);
+    return out;
+}
+
+partial_record record_of(partial_settings const& settings, std::int64_t since) {
+    return {texts_of(settings.follow.include), texts_of(settings.follow.exclude), settings.head, settings.depth, since};
+}
+
+fdl::ref_selection selection_of(partial_record const& record) {
+    fdl::ref_selection out;
+    for (auto [texts, into] : {std::pair{&record.include, &out.include}, std::pair{&record.exclude, &out.exclude}})
+        for (auto const& text : *texts)
+            if (auto pattern = fdl::ref_pattern::parse(text))
+                into->push_back(std::move(*pattern));
+    return out;
+}
+
 result<partial_record> parse_partial(std::string_view text, std::string const& where) {
     auto value = fdl::parse_json(text, where);
     if (!value)
@@ -126,8 +156,7 @@ awaitable<result<void>> keep_partial_record(store::store& mirror, partial_settin
             co_return with_context(removed.error(), "mirror: " + key);
         co_return result<void>();
     }
-    partial_record record{texts_of(wanted.follow.include), texts_of(wanted.follow.exclude), wanted.head,
-                          wanted.depth, now};
+    auto record = record_of(wanted, now);
     if (before && before->include == record.include && before->exclude == record.exclude &&
         before->head == record.head && before->depth == record.depth)
         co_return result<void>(); // the same: its `since` stands

@@ -42,6 +42,14 @@ struct partial_record {
 };
 
 std::string render_partial(partial_record const& record);
+/// "follows refs/tags/* (not refs/tags/*-rc*), HEAD names refs/tags/v1, depth 3": for
+/// `verify`, `status` and `compare`.
+std::string describe_partial(partial_record const& record);
+/// The record for `settings`, since `since`.
+partial_record record_of(partial_settings const& settings, std::int64_t since);
+/// The refs a record follows (a pattern that does not parse is left out: a record is read
+/// from the store, not trusted to be well formed).
+fdl::ref_selection selection_of(partial_record const& record);
 /// `where` names the object in messages; fdl_errc when it does not parse.
 result<partial_record> parse_partial(std::string_view text, std::string const& where);
 

@@ -48,6 +48,9 @@ struct ref_state {
 };
 
 struct sync_report {
+    /// What a partial mirror follows (describe_partial: "follows refs/tags/*, depth 3"); ""
+    /// for a mirror of everything.
+    std::string partial;
     std::vector<std::string> published;      ///< versions published by this pass, in order
     std::vector<held_version> held;          ///< versions not published, with why
     /// Versions published by this pass with a problem that does not hold them (a files.json

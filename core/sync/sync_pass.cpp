@@ -457,6 +457,8 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
     };
 
     p.now = static_cast<std::int64_t>(std::time(nullptr));
+    if (!options.partial.everything())
+        report.partial = describe_partial(record_of(options.partial, p.now));
     if (!catalog::reader_available())
         report.warnings.push_back("no catalog reader in this build (built without DuckDB): data files are taken "
                                   "from files.json, and catalogs are not checked");

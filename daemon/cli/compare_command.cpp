@@ -63,7 +63,7 @@ std::string summary_of(std::vector<attest::location_state> const& states, attest
                " ref(s), " +
                (s.from_attestation ? "from its attestation (made " + attest::utc_time_text(*s.attested_at) + ")"
                                    : std::string("from its records")) +
-               "\n";
+               (s.partial ? ", partial: " + sync::describe_partial(*s.partial) : std::string()) + "\n";
     }
     for (auto const& failure : failures)
         out += "  unreadable: " + failure + "\n";
@@ -84,6 +84,8 @@ std::string summary_of(std::vector<attest::location_state> const& states, attest
         out += "divergence: " + d + "\n";
     for (auto const& l : c.lags)
         out += "lag: " + l + "\n";
+    for (auto const& n : c.not_followed)
+        out += "partial: " + n + "\n";
     std::uint64_t most = 0;
     for (auto b : c.most_behind)
         most = std::max(most, b);
@@ -107,6 +109,7 @@ std::string json_of(std::vector<attest::location_state> const& states, attest::c
                        {"from_attestation", s.from_attestation},
                        {"most_behind", c.most_behind[i]}};
         o["repository_id"] = s.repository_id ? json::value(*s.repository_id) : json::value(nullptr);
+        o["partial"] = s.partial ? json::value(sync::describe_partial(*s.partial)) : json::value(nullptr);
         locations.push_back(std::move(o));
     }
     json::array refs;
@@ -126,7 +129,8 @@ std::string json_of(std::vector<attest::location_state> const& states, attest::c
                      {"versions_compared", c.versions_in_several},
                      {"data_files_compared", c.data_files_in_several},
                      {"divergences", json::array(c.divergences.begin(), c.divergences.end())},
-                     {"lags", json::array(c.lags.begin(), c.lags.end())}};
+                     {"lags", json::array(c.lags.begin(), c.lags.end())},
+                     {"not_followed", json::array(c.not_followed.begin(), c.not_followed.end())}};
     return json::serialize(out) + "\n";
 }
 

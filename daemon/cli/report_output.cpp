@@ -267,22 +267,9 @@ std::string manifest_entry_line(sync::audited_file const& f) {
     return terminal_safe(file_line(f, "    "), true); // paths come from the repository
 }
 
-/// "partial: follows refs/tags/v* (not refs/tags/v0*), depth 3, since 2026-12-05T10:00:00Z; 1 parent below the window"
+/// "partial: follows refs/heads/main, depth 3, since 2026-12-05T10:00:00Z; 1 parent(s) below the window…"
 std::string partial_line(sync::partial_record const& p, std::size_t parents_not_held) {
-    auto joined = [](std::vector<std::string> const& patterns) {
-        std::string out;
-        for (auto const& pattern : patterns)
-            out += (out.empty() ? "" : ", ") + pattern;
-        return out;
-    };
-    std::string line = "partial: follows " + (p.include.empty() ? std::string("every ref") : joined(p.include));
-    if (!p.exclude.empty())
-        line += " (not " + joined(p.exclude) + ")";
-    if (p.depth)
-        line += ", depth " + std::to_string(*p.depth);
-    if (p.head)
-        line += ", HEAD names " + *p.head;
-    line += ", since " + utc_text(p.since);
+    std::string line = "partial: " + sync::describe_partial(p) + ", since " + utc_text(p.since);
     if (parents_not_held)
         line += "; " + std::to_string(parents_not_held) + " parent(s) below the window, not held (expected)";
     return line + "\n";

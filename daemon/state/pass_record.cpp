@@ -58,6 +58,7 @@ void record_pass(pass_record& record, sync::sync_report const& report, pass_outc
                  bool full_recheck) {
     record.last_result = to_string(outcome);
     record.last_finished = now;
+    record.partial = report.partial;
     bool const completed = outcome == pass_outcome::ok || outcome == pass_outcome::held;
     if (completed)
         record.last_error.clear();
@@ -110,6 +111,8 @@ json::object to_json(pass_record const& record) {
     json::object o;
     o["last_result"] = record.last_result;
     o["last_error"] = record.last_error;
+    if (!record.partial.empty())
+        o["partial"] = record.partial;
     if (record.last_finished)
         o["last_finished"] = *record.last_finished;
     if (record.next_pass)
@@ -251,6 +254,8 @@ std::optional<pass_record> pass_record_of(json::value const& value, std::string&
     if (!in.text("last_result", record.last_result) || !in.text("last_error", record.last_error) ||
         !in.time("last_finished", record.last_finished, true) || !in.time("next_pass", record.next_pass, true))
         return std::nullopt;
+    if (auto const* partial = o->if_contains("partial"); partial && partial->is_string())
+        record.partial = partial->get_string(); // absent from older state files
     auto list = [&](char const* name) -> json::array const* {
         auto const* v = o->if_contains(name);
         if (v == nullptr || !v->is_array()) {

@@ -80,6 +80,9 @@ struct pass_record {
     std::string last_error;              ///< why the last pass failed; "" after one that completed
     std::optional<double> last_finished; ///< unix seconds
     std::optional<double> next_pass;     ///< unix seconds: when the next pass was due, as scheduled
+    /// What the mirror follows when partial (sync_report::partial), as of the last pass; ""
+    /// for everything. The refs below are then the followed ones alone.
+    std::string partial;
     std::vector<ref_record> refs;
     std::vector<held_record> held;
     /// Violations known now: those of the last full recheck and of the quick passes since

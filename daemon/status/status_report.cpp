@@ -60,6 +60,8 @@ json::object repository_json(repository_status const& r, double now) {
     for (char const* time : {"last_finished", "next_pass"})
         if (!o.contains(time))
             o[time] = nullptr;
+    if (!o.contains("partial"))
+        o["partial"] = nullptr; // follows everything
     o["last_success"] = time_or_null(state.last_success);
     o["last_attempt"] = time_or_null(state.last_attempt);
     o["consecutive_failures"] = state.consecutive_failures;
@@ -142,6 +144,8 @@ std::string status_text(std::vector<repository_status> const& repositories, doub
                    " (no pass runs until `fdl-mirror resume`)\n";
         if (state.last_success && record.last_result != "ok" && record.last_result != "held")
             out += "  last success:  " + when(*state.last_success, now) + "\n";
+        if (!record.partial.empty())
+            out += "  partial:       " + terminal_safe(record.partial, false) + " (refs below: the followed ones)\n";
         if (!record.last_error.empty())
             out += "  last error:    " + terminal_safe(record.last_error, false) + "\n";
         if (!r.lease_anomaly.empty())
