@@ -123,6 +123,28 @@ struct attestation_settings {
     bool operator==(attestation_settings const&) const = default;
 };
 
+/// Passes started by events (docs/events.md): webhooks (POST /hooks/REPOSITORY) and S3
+/// bucket notifications (POST /events/s3), on a listener of their own.
+struct events_settings {
+    /// The events' own listener: it serves /hooks/ and /events/s3 only. Beyond loopback
+    /// only with TLS (web_config_file's tls_server_config), checked as the daemon starts.
+    listen_address listen{"127.0.0.1", 9465};
+    /// The secrets (config/event_secrets.hpp): each repository's webhook secret, the S3
+    /// notifications' token; absolute.
+    std::filesystem::path secrets_file;
+    /// How far a webhook's timestamp may be from now, either way, >= 10s and <= 1h.
+    std::chrono::milliseconds timestamp_window = std::chrono::minutes(5);
+    bool operator==(events_settings const&) const = default;
+};
+
+/// Which events may start a repository's passes (`events: [webhook, s3]`).
+struct event_sources {
+    bool webhook = false;
+    bool s3 = false; ///< its origin is an s3:// location
+    bool any() const { return webhook || s3; }
+    bool operator==(event_sources const&) const = default;
+};
+
 /// One repository to mirror.
 struct repository_config {
     std::string name;   ///< [A-Za-z0-9][A-Za-z0-9._-]{0,63}: a metric label and a folder name
@@ -140,6 +162,7 @@ struct repository_config {
     /// Shallow history (`depth: N`): the newest N versions of each followed ref's first-parent
     /// chain; unset: all of it.
     std::optional<std::uint64_t> depth;
+    event_sources events; ///< none by default: only the interval (and triggers) start passes
     repository_settings settings;
 };
 
@@ -187,6 +210,7 @@ struct daemon_config {
     catalog_settings catalogs;
     coordination_settings coordination;
     std::optional<attestation_settings> attestation; ///< nullopt: mirrors are not attested
+    std::optional<events_settings> events;           ///< nullopt: no event listener
     repository_settings defaults;                ///< as written in `defaults` over the built-in ones
     std::vector<repository_config> repositories; ///< at least one, in file order
     std::vector<store_entry> stores;             ///< in file order

@@ -1,6 +1,7 @@
 #include "verify/sha256.hpp"
 
 #include <new>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 namespace mirror::verify {
@@ -79,6 +80,23 @@ std::optional<sha256_digest> parse_sha256_hex(std::string_view text) {
         digest[i] = static_cast<std::uint8_t>(high << 4 | low);
     }
     return digest;
+}
+
+sha256_digest hmac_sha256(std::span<std::uint8_t const> key, std::string_view data) {
+    sha256_digest out{};
+    std::size_t length = 0;
+    auto const* bytes = reinterpret_cast<unsigned char const*>(data.data());
+    if (EVP_Q_mac(nullptr, "HMAC", nullptr, "SHA256", nullptr, key.data(), key.size(), bytes, data.size(),
+                  out.data(), out.size(), &length) == nullptr ||
+        length != out.size())
+        throw std::bad_alloc(); // only fails when OpenSSL cannot allocate (or lacks SHA-256)
+    return out;
+}
+
+bool same_bytes(std::string_view a, std::string_view b) noexcept {
+    if (a.size() != b.size())
+        return false; // lengths are not the secret here: a MAC's is fixed, a token's is its own
+    return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
 } // namespace mirror::verify

@@ -37,6 +37,15 @@ private:
 /// The digest of a whole buffer.
 sha256_digest sha256_of(std::string_view bytes);
 
+/// HMAC-SHA256 of `data` under `key` (RFC 2104): SigV4's signing keys, the webhooks' signatures.
+sha256_digest hmac_sha256(std::span<std::uint8_t const> key, std::string_view data);
+inline sha256_digest hmac_sha256(std::string_view key, std::string_view data) {
+    return hmac_sha256(std::span(reinterpret_cast<std::uint8_t const*>(key.data()), key.size()), data);
+}
+
+/// Compares two byte strings in time that depends on their lengths only (a secret, a MAC).
+bool same_bytes(std::string_view a, std::string_view b) noexcept;
+
 /// 64 lower-case hex digits.
 std::string to_hex(sha256_digest const& digest);
 

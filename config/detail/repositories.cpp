@@ -124,6 +124,18 @@ std::vector<repository_config> read_repositories(map_reader& top, defaults_secti
         }
         entry.head = repo.text("head");
         entry.depth = repo.count("depth", 1'000'000);
+        for (auto const& source : repo.list("events")) {
+            std::string const word = source.IsScalar() ? source.Scalar() : std::string();
+            if (word == "webhook")
+                entry.events.webhook = true;
+            else if (word == "s3" && entry.origin.starts_with("s3://"))
+                entry.events.s3 = true;
+            else if (word == "s3")
+                problems.add(source.Mark(), repo.subject("events") + ": s3 needs an s3:// origin (its bucket's "
+                                                                     "notifications announce the changes)");
+            else
+                problems.add(source.Mark(), repo.subject("events") + ": each is webhook or s3");
+        }
         auto own = read_partial_settings(repo, base);
         entry.settings = apply(own, defaults.resolved);
         check_signers(repo, own, defaults.own, entry.settings);

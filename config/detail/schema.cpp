@@ -204,6 +204,36 @@ std::optional<attestation_settings> read_attestation(map_reader& top, std::files
     return out;
 }
 
+std::optional<events_settings> read_events(map_reader& top, std::filesystem::path const& base, problem_list& problems) {
+    auto node = top.mapping("events");
+    if (!node)
+        return std::nullopt;
+    map_reader section(*node, "events", problems);
+    events_settings out;
+    if (auto found = section.scalar("listen", "host:port such as 127.0.0.1:9465")) {
+        if (auto address = parse_listen_address(found->first))
+            out.listen = *address;
+        else
+            problems.add(found->second, "events: listen " + quote(found->first) +
+                                            " is not host:port with a port from 0 to 65535");
+    }
+    auto secrets = read_path(section, "secrets_file", base);
+    out.timestamp_window = section.duration("timestamp_window", std::chrono::seconds(10)).value_or(out.timestamp_window);
+    if (out.timestamp_window > std::chrono::hours(1))
+        problems.add(node->Mark(), "events: timestamp_window must be at most 1h: a longer one lets a captured "
+                                   "webhook be replayed for longer");
+    bool const written = section.find("secrets_file").has_value();
+    section.finish();
+    if (!secrets) {
+        if (!written)
+            problems.add(node->Mark(), "events: secrets_file is required (the webhooks' secrets, the S3 "
+                                       "notifications' token)");
+        return std::nullopt;
+    }
+    out.secrets_file = *secrets;
+    return out;
+}
+
 defaults_section read_defaults(map_reader& top, std::filesystem::path const& base, problem_list& problems) {
     auto node = top.mapping("defaults");
     if (!node)
@@ -242,10 +272,15 @@ daemon_config read_daemon_config(YAML::Node const& root, std::filesystem::path c
     share_memory(cfg, top, memory_limit.has_value());
     cfg.coordination = read_coordination(top, base, problems);
     cfg.attestation = read_attestation(top, base, problems);
+    cfg.events = read_events(top, base, problems);
     auto const defaults = read_defaults(top, base, problems);
     cfg.defaults = defaults.resolved;
     cfg.stores = read_stores(top, base);
     cfg.repositories = read_repositories(top, defaults, cfg.stores, base);
+    for (auto const& repo : cfg.repositories)
+        if (repo.events.any() && !cfg.events && !top.find("events"))
+            problems.add(top.mark(), "repository " + quote(repo.name) +
+                                         ": events: needs the top-level events section (its listener and secrets_file)");
     top.finish();
     return cfg;
 }

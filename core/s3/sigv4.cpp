@@ -108,14 +108,7 @@ static bool well_formed_payload_hash(std::string_view text) {
 }
 
 static mac hmac_sha256(std::span<unsigned char const> key, std::string_view data) {
-    mac out{};
-    std::size_t length = 0;
-    auto const* bytes = reinterpret_cast<unsigned char const*>(data.data());
-    if (EVP_Q_mac(nullptr, "HMAC", nullptr, "SHA256", nullptr, key.data(), key.size(), bytes,
-                  data.size(), out.data(), out.size(), &length) == nullptr ||
-        length != out.size())
-        throw std::bad_alloc(); // only fails when OpenSSL cannot allocate (or lacks SHA-256)
-    return out;
+    return verify::hmac_sha256(key, data);
 }
 
 static std::string hex_of(mac const& digest) {

@@ -1,6 +1,8 @@
 #include "daemon/cli/check_config.hpp"
 
+#include "daemon/status/status_server.hpp"
 #include "daemon/status/web_security.hpp"
+#include "config/event_secrets.hpp"
 
 #include "core/http/tls_roots.hpp"
 #include "core/s3/aws_config.hpp"
@@ -130,12 +132,53 @@ std::vector<std::string> check_named_files(config::daemon_config const& cfg, std
             problems.push_back("attestation: key_file: " + key.error().message);
         }
     }
+    for (auto const& problem : check_events(cfg))
+        problems.push_back(problem);
     if (cfg.web_config_file) {
         // Loaded as the endpoints will serve it: the YAML, then the certificate, key and CA.
         auto web = load_web_settings(*cfg.web_config_file);
         if (auto const* found = std::get_if<std::vector<std::string>>(&web))
             for (auto const& problem : *found)
                 problems.push_back("web_config_file: " + problem);
+    }
+    return problems;
+}
+
+std::vector<std::string> check_events(config::daemon_config const& cfg) {
+    std::vector<std::string> problems;
+    if (!cfg.events)
+        return problems;
+    auto const& events = *cfg.events;
+    auto secrets = config::load_event_secrets(events.secrets_file);
+    if (!secrets) {
+        for (auto const& problem : secrets.error())
+            problems.push_back("events: secrets_file: " + problem.text());
+        return problems;
+    }
+    for (auto const& repo : cfg.repositories) {
+        if (repo.events.webhook && !secrets->webhooks.contains(repo.name))
+            problems.push_back("repository '" + repo.name + "': events: webhook, but " + events.secrets_file.string() +
+                               " has no secret for it under webhooks:");
+        if (repo.events.s3 && !secrets->s3_token)
+            problems.push_back("repository '" + repo.name + "': events: s3, but " + events.secrets_file.string() +
+                               " has no s3_token");
+    }
+    // The events' listener is the one thing that may face other hosts, and then only over
+    // TLS: a webhook's body and an S3 token cross the network (docs/events.md).
+    boost::system::error_code ec;
+    auto address = net::ip::make_address(events.listen.host, ec);
+    bool const loopback = events.listen.host == "localhost" || (!ec && serves_status_to(address));
+    if (!loopback) {
+        bool tls = false;
+        if (cfg.web_config_file) {
+            auto web = load_web_settings(*cfg.web_config_file);
+            if (auto const* settings = std::get_if<0>(&web))
+                tls = (*settings)->config.tls.has_value();
+        }
+        if (!tls)
+            problems.push_back("events: listen " + config::to_string(events.listen) +
+                               " reaches beyond this host: it needs TLS (web_config_file with tls_server_config), or "
+                               "listen on loopback behind a reverse proxy that terminates TLS (docs/events.md)");
     }
     return problems;
 }

@@ -34,6 +34,11 @@ std::optional<config::daemon_config> load_for_command(std::string const& path);
 
 /// How the endpoints are served under `cfg`: "plain HTTP", or "TLS, client certificates
 /// (RequireAndVerifyClientCert), basic authentication (2 users)".
+/// The events' section against its secrets file and the listener's exposure: a repository
+/// asking for webhooks without a secret, for S3 notifications without a token, a listener
+/// beyond loopback without TLS; each a line.
+std::vector<std::string> check_events(config::daemon_config const& cfg);
+
 std::string endpoint_security(config::daemon_config const& cfg);
 
 /// The repository named `name` in `cfg`; null, with `COMMAND: no repository named 'NAME'

@@ -147,6 +147,20 @@ public:
     void peers_compared(std::string const& repo, std::vector<peer_result> const& peers, std::uint32_t max_lag,
                         double when);
 
+    /// Passes driven by events (daemon/events/). `source` is "webhook" or "s3"; `reason` one
+    /// of daemon::event_refusal's words.
+    void event_received(std::string const& source);
+    void event_refused(std::string const& source, std::string const& reason);
+    void events_ignored(std::string const& source, std::size_t records);
+    void event_accepted(std::string const& repo, std::string const& source);
+    /// Whether `repo` takes events (its series at 0 when it does, gone when it no longer
+    /// does), with the times its record kept across restarts (0: never).
+    void set_event_clocks(std::string const& repo, bool expected, double last_event, double unannounced_change);
+    /// A pass of `repo` began at `started` (unix seconds): started by an event, or, when not
+    /// and it found the origin changed, an unannounced change.
+    void pass_by_event(std::string const& repo);
+    void change_unannounced(std::string const& repo, double started);
+
     /// An observer (for store::store_options::observer) that counts the requests of one
     /// store of `repo`, a declared repository, into fdl_mirror_requests_total and
     /// fdl_mirror_request_errors_total with `store_role` ("origin" or "mirror") as the

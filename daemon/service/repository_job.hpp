@@ -94,6 +94,9 @@ public:
     /// A pass now, whatever the wait in hand (the interval, or the backoff after failures):
     /// `fdl-mirror trigger` and POST /trigger. `who` is logged.
     trigger_result trigger(std::string const& who);
+    /// An event (`source`: "webhook" or "s3") asks for a pass: trigger(), and the pass it
+    /// starts counts as started by an event.
+    trigger_result event_arrived(std::string const& source);
     /// Cuts the pass in hand, if any: it ends at its next operation, leaving the mirror
     /// consistent (nothing is published that was not verified), and is not counted as a
     /// failure. `why` is logged.
@@ -195,6 +198,11 @@ private:
     bool last_pass_completed_ = false; ///< ok or held: the audits run after such a pass only
     bool waiting_ = false;          ///< in the wait between passes (what trigger() cuts short)
     bool trigger_pending_ = false;  ///< a trigger came while busy: no wait after this pass
+    bool event_asked_ = false;      ///< an event asked for the next pass
+    bool pass_by_event_ = false;    ///< the pass in hand (or the last) was asked for by an event
+    /// A pass of this run (and lease) completed: from then on, a change no event announced
+    /// is one the events missed.
+    bool events_baseline_ = false;
     bool retired_ = false;
     bool in_pass_ = false;
     bool settings_changed_ = false; ///< run the next pass at once

@@ -2,6 +2,7 @@
 
 #include "daemon/build_info.hpp"
 #include "daemon/cli/check_config.hpp"
+#include "daemon/events/event_listener.hpp"
 #include "daemon/service/coordinator.hpp"
 #include "daemon/common/log.hpp"
 #include "daemon/metrics/metrics.hpp"
@@ -133,6 +134,17 @@ public:
         server_->start();
         log_.info({}, "listening on " + cfg_->listen.host + ":" + std::to_string(server_->port()) +
                           " (/metrics, /status, /healthz, /readyz; " + endpoint_security(*cfg_) + ")");
+        if (cfg_->events) {
+            events_ = std::make_unique<event_listener>(stats_, log_, [this](std::string const& repo,
+                                                                             std::string const& source) {
+                if (auto it = jobs_.find(repo); it != jobs_.end())
+                    it->second->event_arrived(source);
+            });
+            if (auto why = events_->start(io_.get_executor(), *cfg_, security)) {
+                log_.error({}, *why);
+                return exit_unavailable;
+            }
+        }
         stats_.set_repositories(infos_of(*cfg_));
         if (!start_coordination())
             return exit_unavailable;
@@ -371,6 +383,10 @@ private:
             log_.warning({}, "state_dir: the new folder takes effect at the next start");
         if (next->web_config_file != cfg_->web_config_file)
             use_web_config(*next);
+        if (events_)
+            events_->reconfigure(*next);
+        else if (next->events)
+            log_.warning({}, "events: the new listener takes effect at the next start");
         log_.set(next->log);
         transfers_->resize(next->max_transfers);
         passes_->resize(next->max_passes);
@@ -482,6 +498,8 @@ private:
         signals_.cancel(ignored);
         if (server_)
             server_->stop();
+        if (events_)
+            events_->stop();
         io_.stop();
     }
 
@@ -504,6 +522,7 @@ private:
     bool notify_warned_ = false;
     std::shared_ptr<web_security> web_security_;
     std::unique_ptr<status_server> server_;
+    std::unique_ptr<event_listener> events_; ///< when the configuration has events:
     net::signal_set signals_;
     net::steady_timer watchdog_;
     std::chrono::microseconds watchdog_every_{0};

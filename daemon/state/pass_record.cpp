@@ -113,6 +113,10 @@ json::object to_json(pass_record const& record) {
     o["last_error"] = record.last_error;
     if (!record.partial.empty())
         o["partial"] = record.partial;
+    if (record.last_event)
+        o["last_event"] = *record.last_event;
+    if (record.unannounced_change)
+        o["unannounced_change"] = *record.unannounced_change;
     if (record.last_finished)
         o["last_finished"] = *record.last_finished;
     if (record.next_pass)
@@ -256,6 +260,9 @@ std::optional<pass_record> pass_record_of(json::value const& value, std::string&
         return std::nullopt;
     if (auto const* partial = o->if_contains("partial"); partial && partial->is_string())
         record.partial = partial->get_string(); // absent from older state files
+    if (!in.time("last_event", record.last_event, true) ||
+        !in.time("unannounced_change", record.unannounced_change, true))
+        return std::nullopt;
     auto list = [&](char const* name) -> json::array const* {
         auto const* v = o->if_contains(name);
         if (v == nullptr || !v->is_array()) {

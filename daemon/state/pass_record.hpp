@@ -83,6 +83,11 @@ struct pass_record {
     /// What the mirror follows when partial (sync_report::partial), as of the last pass; ""
     /// for everything. The refs below are then the followed ones alone.
     std::string partial;
+    /// Passes driven by events: when the last event accepted for the repository came, and
+    /// when the last pass not started by one, that found the origin changed, began (unix
+    /// seconds; FdlMirrorEventsMissing compares them, across restarts).
+    std::optional<double> last_event;
+    std::optional<double> unannounced_change;
     std::vector<ref_record> refs;
     std::vector<held_record> held;
     /// Violations known now: those of the last full recheck and of the quick passes since

@@ -177,14 +177,82 @@ awaitable<void> serve_requests(Stream& stream, status_sources const& sources, ne
     }
 }
 
-awaitable<void> serve(tcp::socket socket, status_sources sources, std::shared_ptr<web_security> security) {
+/// Answers the event requests of one connection: a POST to an event path, its body read up
+/// to max_event_body; no basic authentication (the events carry their own).
+template <class Stream>
+awaitable<void> serve_events(Stream& stream, status_sources const& sources, web_security* security,
+                             std::shared_ptr<web_settings const> const& settings) {
+    beast::flat_buffer buffer;
+    for (unsigned served = 0; served < max_requests_per_connection; ++served) {
+        bhttp::request_parser<bhttp::string_body> parser;
+        parser.header_limit(8 * 1024);
+        parser.body_limit(max_event_body);
+        beast::get_lowest_layer(stream).expires_after(request_deadline);
+        auto [read_ec, n] = co_await bhttp::async_read(stream, buffer, parser, use_op);
+        bool const too_large = read_ec == bhttp::error::body_limit;
+        if (read_ec && !too_large)
+            co_return;
+        if (security != nullptr && security->current() != settings)
+            co_return;
+        auto const& request = parser.get();
+        bhttp::response<bhttp::string_body> out;
+        out.version(request.version());
+        out.keep_alive(request.keep_alive() && !too_large); // an unread body: the connection cannot go on
+        out.set(bhttp::field::server, "fdl-mirror");
+        out.set(bhttp::field::content_type, "application/json");
+        if (request.method() != bhttp::verb::post) {
+            out.result(bhttp::status::method_not_allowed);
+            out.set(bhttp::field::allow, "POST");
+            out.body() = "{\"error\":\"the event paths take POST only\"}\n";
+        } else if (!sources.event) {
+            out.result(bhttp::status::service_unavailable);
+            out.body() = "{\"error\":\"no events here\"}\n";
+        } else {
+            auto header = [&](std::string_view name) {
+                auto found = request.find(beast::string_view(name.data(), name.size()));
+                return found == request.end() ? std::string_view() : std::string_view(found->value());
+            };
+            event_request event{std::string_view(request.target()), header("X-Hub-Signature-256"),
+                                header("X-Fdl-Timestamp"),
+                                too_large ? std::string_view() : std::string_view(request.body()), too_large};
+            auto answered = sources.event(event);
+            out.result(static_cast<bhttp::status>(answered.status));
+            out.body() = std::move(answered.json);
+        }
+        if (settings != nullptr)
+            for (auto const& [name, value] : settings->config.headers)
+                out.set(name, value);
+        out.prepare_payload();
+        if (served + 1 == max_requests_per_connection)
+            out.keep_alive(false);
+        bool keep = out.keep_alive();
+        beast::get_lowest_layer(stream).expires_after(request_deadline);
+        auto [write_ec, written] = co_await bhttp::async_write(stream, out, use_op);
+        if (write_ec || !keep)
+            break;
+    }
+}
+
+/// The requests of one connection, as the listener's role serves them.
+template <class Stream>
+awaitable<void> serve_connection(Stream& stream, status_sources const& sources, net::ip::address const& peer,
+                                 bool status_allowed, web_security* security,
+                                 std::shared_ptr<web_settings const> const& settings, server_role role) {
+    if (role == server_role::events)
+        co_await serve_events(stream, sources, security, settings);
+    else
+        co_await serve_requests(stream, sources, peer, status_allowed, security, settings);
+}
+
+awaitable<void> serve(tcp::socket socket, status_sources sources, std::shared_ptr<web_security> security,
+                      server_role role) {
     boost::system::error_code peer_ec;
     auto const peer = socket.remote_endpoint(peer_ec);
     bool const status_allowed = !peer_ec && serves_status_to(peer.address());
     auto const settings = security ? security->current() : nullptr;
     if (settings == nullptr || settings->tls == nullptr) {
         beast::tcp_stream stream(std::move(socket));
-        co_await serve_requests(stream, sources, peer.address(), status_allowed, security.get(), settings);
+        co_await serve_connection(stream, sources, peer.address(), status_allowed, security.get(), settings, role);
         beast::error_code ignored;
         stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
         co_return;
@@ -196,7 +264,7 @@ awaitable<void> serve(tcp::socket socket, status_sources sources, std::shared_pt
         co_return; // plain HTTP, an unknown CA, no client certificate where one is required
     if (!peer_has_allowed_san(stream.native_handle(), settings->config.tls->client_allowed_sans))
         co_return; // as exporter-toolkit: the connection ends, no answer
-    co_await serve_requests(stream, sources, peer.address(), status_allowed, security.get(), settings);
+    co_await serve_connection(stream, sources, peer.address(), status_allowed, security.get(), settings, role);
     beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(2));
     auto [shutdown_ec] = co_await stream.async_shutdown(use_op);
     (void)shutdown_ec; // a peer that closed first is not a problem
@@ -261,7 +329,8 @@ bool serves_status_to(net::ip::address const& peer) {
 result<std::unique_ptr<status_server>> status_server::bind(net::any_io_executor executor,
                                                            config::listen_address const& where,
                                                            status_sources sources,
-                                                           std::shared_ptr<web_security> security) {
+                                                           std::shared_ptr<web_security> security,
+                                                           server_role role) {
     auto fail = [&](std::string const& why) {
         return make_error(io::store_errc::rejected, "listen " + config::to_string(where) + ": " + why);
     };
@@ -283,11 +352,12 @@ result<std::unique_ptr<status_server>> status_server::bind(net::any_io_executor 
     if (ec)
         return fail(ec.message());
     return std::unique_ptr<status_server>(
-        new status_server(std::move(acceptor), std::move(sources), std::move(security)));
+        new status_server(std::move(acceptor), std::move(sources), std::move(security), role));
 }
 
-status_server::status_server(tcp::acceptor acceptor, status_sources sources, std::shared_ptr<web_security> security)
-    : acceptor_(std::move(acceptor)), sources_(std::move(sources)), security_(std::move(security)) {}
+status_server::status_server(tcp::acceptor acceptor, status_sources sources, std::shared_ptr<web_security> security,
+                             server_role role)
+    : acceptor_(std::move(acceptor)), sources_(std::move(sources)), security_(std::move(security)), role_(role) {}
 
 status_server::~status_server() = default;
 
@@ -319,7 +389,7 @@ awaitable<void> status_server::accept_loop() {
         // for the client's delayed ACK of the first (40 ms on Linux).
         boost::system::error_code ignored;
         socket.set_option(tcp::no_delay(true), ignored);
-        net::co_spawn(acceptor_.get_executor(), serve(std::move(socket), sources_, security_), rethrow_bug);
+        net::co_spawn(acceptor_.get_executor(), serve(std::move(socket), sources_, security_, role_), rethrow_bug);
     }
 }
 

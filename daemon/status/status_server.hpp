@@ -13,6 +13,7 @@
 
 #include <boost/asio/ip/tcp.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -28,6 +29,23 @@ struct control_answer {
     std::string json;
 };
 
+/// What the events' listener read of a request to an event path (daemon/events/).
+struct event_request {
+    std::string_view target;    ///< path and query
+    std::string_view signature; ///< X-Hub-Signature-256, "" when absent
+    std::string_view timestamp; ///< X-Fdl-Timestamp, "" when absent
+    std::string_view body;
+    bool body_too_large = false; ///< past max_event_body: not read
+};
+
+inline constexpr std::size_t max_event_body = 256 * 1024;
+
+/// What a listener serves: the daemon's endpoints, or the events' alone.
+enum class server_role {
+    endpoints, ///< /metrics, /status, /healthz, /readyz, POST /trigger; basic authentication when configured
+    events,    ///< POST /hooks/REPOSITORY and /events/s3 only, authenticated by the events themselves
+};
+
 /// What the server shows, asked for at each request (on the I/O thread).
 struct status_sources {
     std::function<std::string()> metrics; ///< the text exposition
@@ -37,6 +55,8 @@ struct status_sources {
     /// POST /trigger[?repository=NAME]: a pass now of that repository (of every one without
     /// it). The name is the query's, decoded; nullopt when absent.
     std::function<awaitable<control_answer>(std::optional<std::string> repository)> trigger;
+    /// An event (server_role::events only): answered at once, never waiting on a pass.
+    std::function<control_answer(event_request const& request)> event;
 };
 
 /// Whether /status answers a client at `peer`: only on this host (loopback, IPv4-mapped
@@ -65,7 +85,8 @@ public:
     static result<std::unique_ptr<status_server>> bind(net::any_io_executor executor,
                                                        config::listen_address const& where,
                                                        status_sources sources,
-                                                       std::shared_ptr<web_security> security = nullptr);
+                                                       std::shared_ptr<web_security> security = nullptr,
+                                                       server_role role = server_role::endpoints);
     ~status_server();
 
     /// Starts accepting on the executor given to bind().
@@ -76,12 +97,14 @@ public:
     std::uint16_t port() const;
 
 private:
-    status_server(net::ip::tcp::acceptor acceptor, status_sources sources, std::shared_ptr<web_security> security);
+    status_server(net::ip::tcp::acceptor acceptor, status_sources sources, std::shared_ptr<web_security> security,
+                  server_role role);
     awaitable<void> accept_loop();
 
     net::ip::tcp::acceptor acceptor_;
     status_sources sources_;
     std::shared_ptr<web_security> security_;
+    server_role role_;
 };
 
 } // namespace mirror::daemon

@@ -224,6 +224,25 @@ log_lines_with() {
   }
 }
 
+# --- events ------------------------------------------------------------------------------
+
+# events_port: the events' listener's port, from the current daemon's `events: listening on
+# 127.0.0.1:PORT` line ("" when it logged none).
+events_port() { grep -m1 -o 'events: listening on 127\.0\.0\.1:[0-9][0-9]*' "$daemon_log" | sed 's/.*://'; }
+
+# send_webhook REPOSITORY SECRET [TIMESTAMP [BODY [SIGNATURE]]]: POSTs a webhook to the events'
+# listener, signed (HMAC-SHA256 of TIMESTAMP.BODY under SECRET, as docs/events.md says, with
+# openssl) unless SIGNATURE is given ("-" for none); prints the HTTP status.
+send_webhook() {
+  local repo=$1 secret=$2 timestamp=${3:-$(date +%s)} body=${4:-'{"ref":"refs/heads/main"}'} signature=${5:-}
+  [ -n "$signature" ] || signature=sha256=$(printf '%s.%s' "$timestamp" "$body" |
+    openssl dgst -sha256 -hmac "$secret" | sed 's/.*= //')
+  local headers=(-H "X-Fdl-Timestamp: $timestamp" -H 'Content-Type: application/json')
+  [ "$signature" = - ] || headers+=(-H "X-Hub-Signature-256: $signature")
+  curl -s -o "$work/webhook.out" -w '%{http_code}' --max-time 5 "${headers[@]}" --data-binary "$body" \
+    "http://127.0.0.1:$(events_port)/hooks/$repo" || true
+}
+
 # --- /metrics ----------------------------------------------------------------------------
 
 url() { echo "http://127.0.0.1:$daemon_port$1"; }

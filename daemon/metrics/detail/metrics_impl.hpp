@@ -219,6 +219,26 @@ struct metrics::impl {
     Family<Gauge>& peers_compared_at =
         gauge("fdl_mirror_peers_compared_timestamp_seconds", "When the mirror was last compared with its peers");
     std::map<std::string, std::set<std::string>> peers_seen; ///< by repository
+    // Passes driven by events (daemon/events/): the refusals' labels are fixed words, never
+    // a name a sender chose, so a sender cannot grow the series.
+    Family<Counter>& events_received = counter(
+        "fdl_mirror_events_received_total", "Requests to the event paths (/hooks/, /events/s3), before authentication");
+    Family<Counter>& events_accepted = counter("fdl_mirror_events_accepted_total",
+                                               "Events authenticated that ask for a pass of this repository");
+    Family<Counter>& events_refused =
+        counter("fdl_mirror_events_refused_total", "Event requests refused, by source and reason");
+    Family<Counter>& events_ignored = counter(
+        "fdl_mirror_events_ignored_total",
+        "S3 event records authenticated but about keys that announce nothing, or about no repository taking them");
+    Family<Counter>& passes_by_events =
+        counter("fdl_mirror_passes_started_by_events_total", "Passes an event started (or asked for while waiting)");
+    Family<Gauge>& events_expected =
+        gauge("fdl_mirror_events_expected", "1 when the repository's events: lists a source, else 0");
+    Family<Gauge>& last_event =
+        gauge("fdl_mirror_last_event_timestamp_seconds", "When the last event accepted for the repository came; 0: never");
+    Family<Gauge>& unannounced_change = gauge(
+        "fdl_mirror_unannounced_change_timestamp_seconds",
+        "When the last pass not started by an event, that found the origin changed, began; 0: never");
     Family<Counter>& requests =
         counter("fdl_mirror_requests_total", "HTTP requests the stores sent and got an answer to, by status code");
     Family<Counter>& request_errors = counter(
@@ -380,6 +400,11 @@ struct metrics::impl {
             remove_repo(*family, repo, {r});
         remove_attestation(repo);
         remove_peers(repo);
+        for (auto* family : {&passes_by_events, &events_accepted})
+            remove_repo(*family, repo, {{{"repo", repo}}, {{"repo", repo}, {"source", "webhook"}},
+                                        {{"repo", repo}, {"source", "s3"}}});
+        for (auto* family : {&events_expected, &last_event, &unannounced_change})
+            remove_repo(*family, repo, {r});
         std::vector<Labels> scrubbed;
         for (auto kind : scrub_kinds)
             scrubbed.push_back({{"repo", repo}, {"kind", kind}});

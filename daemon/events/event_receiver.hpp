@@ -1,0 +1,66 @@
+#pragma once
+// The events' endpoints (docs/events.md): POST /hooks/REPOSITORY (a signed webhook) and POST
+// /events/s3?token=TOKEN (S3 bucket notifications). Each authenticated event asks for a
+// pass of the repositories it concerns, coalesced with one running or queued; what came,
+// what was refused and why, is counted. Synchronous and quick: RGW waits for the answer
+// before it answers the write that caused the event, so the answer never waits on a pass.
+
+#include "config/daemon_config.hpp"
+#include "config/event_secrets.hpp"
+#include "daemon/common/log.hpp"
+#include "daemon/events/event_auth.hpp"
+#include "daemon/events/s3_events.hpp"
+#include "daemon/metrics/metrics.hpp"
+#include "daemon/status/status_server.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mirror::daemon {
+
+/// A repository as the events see it.
+struct event_target {
+    std::string name;
+    config::event_sources sources;
+    std::optional<s3_origin> origin; ///< for S3 notifications
+};
+
+class event_receiver {
+public:
+    /// Asks for a pass of `repository` (a configured one), for an event from `source`.
+    using start_pass = std::function<void(std::string const& repository, std::string const& source)>;
+
+    event_receiver(metrics& counted, logger const& log, start_pass start);
+
+    /// The secrets, the window and the repositories: at start and after each reload.
+    void configure(config::event_secrets secrets, std::chrono::seconds window, std::vector<event_target> targets);
+
+    /// The answer to one request at `now` (unix seconds): 202 with the repositories asked
+    /// for, 401 for what fails authentication, 400 malformed, 413 too large, 404 another path.
+    control_answer handle(event_request const& request, std::int64_t now);
+
+    /// Whether `target` is an event path (and so for handle()).
+    static bool is_event_path(std::string_view target);
+
+private:
+    control_answer hook(std::string_view repository, event_request const& request, std::int64_t now);
+    control_answer notification(event_request const& request, std::int64_t now);
+    control_answer refuse(std::string const& source, event_refusal why, std::string const& detail, std::int64_t now);
+
+    metrics& metrics_;
+    logger const& log_;
+    start_pass start_;
+    config::event_secrets secrets_;
+    std::chrono::seconds window_{300};
+    std::vector<event_target> targets_;
+    replay_guard replays_;
+    std::map<std::string, std::int64_t> last_logged_; ///< refusal kind -> when last logged
+};
+
+} // namespace mirror::daemon
