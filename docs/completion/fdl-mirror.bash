@@ -7,7 +7,7 @@ _fdl_mirror_shared='--json --allowed-signers --signatures --namespace --ca-bundl
 
 _fdl_mirror_options() {
   case $1 in
-    sync) echo "--allow-rewind --concurrency --quick --max-refs --max-ref-name-length --memory-limit --deadline --ref --exclude-ref --head $_fdl_mirror_shared" ;;
+    sync) echo "--allow-rewind --concurrency --quick --max-refs --max-ref-name-length --memory-limit --deadline --ref --exclude-ref --head --depth $_fdl_mirror_shared" ;;
     verify) echo "--concurrency --memory-limit --deadline --version --without-key --full-digests --config --repository --origin --attestation-signers --max-age --attestation-only --attestation-namespace $_fdl_mirror_shared" ;;
     check-signature) echo "-f -I -n -s --verify-time --help" ;;
     find-principals) echo "-f -s -n --verify-time --help" ;;
@@ -46,7 +46,7 @@ _fdl_mirror() {
       mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
     --concurrency | --max-refs | --max-ref-name-length | --memory-limit | --deadline | --namespace | --max-requests-per-second | \
       --max-bytes-per-second | --allow-redirect-to | --without-key | --version | --verify-time | --max-age | \
-      --attestation-namespace | --max-lag | --ref | --exclude-ref | --head | -I | -n)
+      --attestation-namespace | --max-lag | --ref | --exclude-ref | --head | --depth | -I | -n)
       return ;; # a value of the user's own
   esac
   if [ "$command" = help ]; then

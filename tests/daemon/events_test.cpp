@@ -39,7 +39,7 @@ TEST_CASE("webhook: the HMAC-SHA256 of timestamp.body, as openssl computes it") 
     CHECK(webhook_signature(secret + "x", "1796500000", "{}") != good);
 }
 
-TEST_CASE("webhook: a good signature within the window passes; each fault has its reason") {
+TEST_CASE("webhook: a good signature within the window passes, and each fault has its reason") {
     auto const body = std::string(R"({"ref":"refs/heads/main"})");
     auto const ts = std::to_string(now);
     auto const sig = webhook_signature(secret, ts, body);
@@ -125,7 +125,7 @@ TEST_CASE("s3 events: a record maps to the repositories whose origin holds its k
     CHECK(ignored == 3);
 }
 
-TEST_CASE("event receiver: a signed webhook starts a pass; a bad, stale, replayed or unknown one is 401 and counted") {
+TEST_CASE("event receiver: a signed webhook starts a pass, and a bad, stale, replayed or unknown one is 401 and counted") {
     test::captured_log log;
     metrics counted({"0.1.0", "0.12.2", true});
     counted.set_repositories({{"population", 60}, {"quiet", 60}});

@@ -89,7 +89,7 @@ start_named b
 
 # Prometheus, with the shipped rules made quick.
 sed -e 's/^\( *for: \)[0-9]*[mh]$/\16s/' -e 's/^\( *keep_firing_for: \)[0-9]*m\(.*\)$/\120s/' \
-  -e 's/> 1800)/> 8)/; s/> 1800$/> 8/; s/> 3600)/> 8)/' -e 's/\[1h\]/[10m]/g' \
+  -e 's/> 1800)/> 8)/; s/> 1800$/> 8/; s/> 3600)/> 8)/; s/> 3600$/> 8/' -e 's/\[1h\]/[10m]/g' \
   "$SOURCE_DIR/systemd/fdl-mirror.rules.yml" >"$work/rules.yml"
 grep -q 'for: 6s' "$work/rules.yml" && ! grep -qE 'for: [0-9]+[mh]$|> (1800|3600)' "$work/rules.yml" && pass ||
   fail "the rules were not all shortened: $(grep -nE 'for: [0-9]+[mh]$|> (1800|3600)' "$work/rules.yml")"
