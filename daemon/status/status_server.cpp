@@ -132,6 +132,22 @@ bhttp::response<bhttp::string_body> unauthorized(bhttp::request<bhttp::empty_bod
     return out;
 }
 
+/// Sends the answer to the `served`th request of a connection, with the web configuration's
+/// headers; false when the connection ends after it (closed, or its share of requests made).
+template <class Stream>
+awaitable<bool> send_answer(Stream& stream, bhttp::response<bhttp::string_body>& out, unsigned served,
+                            std::shared_ptr<web_settings const> const& settings) {
+    if (settings != nullptr)
+        for (auto const& [name, value] : settings->config.headers)
+            out.set(name, value);
+    if (served + 1 == max_requests_per_connection)
+        out.keep_alive(false); // said, so that the client does not send one more into a closing socket
+    bool const keep = out.keep_alive();
+    beast::get_lowest_layer(stream).expires_after(request_deadline);
+    auto [write_ec, written] = co_await bhttp::async_write(stream, out, use_op);
+    co_return !write_ec && keep;
+}
+
 /// Answers the requests of one connection, plain or TLS, until it closes, stalls or has
 /// made its share of requests.
 template <class Stream>
@@ -164,15 +180,8 @@ awaitable<void> serve_requests(Stream& stream, status_sources const& sources, ne
             out = co_await answer_control(request, sources, peer);
         else
             out = answer(request, sources, status_allowed);
-        if (settings != nullptr)
-            for (auto const& [name, value] : settings->config.headers)
-                out.set(name, value);
-        if (served + 1 == max_requests_per_connection)
-            out.keep_alive(false); // said, so that the client does not send one more into a closing socket
-        bool keep = out.keep_alive();
-        beast::get_lowest_layer(stream).expires_after(request_deadline);
-        auto [write_ec, written] = co_await bhttp::async_write(stream, out, use_op);
-        if (write_ec || !keep)
+        bool const go_on = co_await send_answer(stream, out, served, settings);
+        if (!go_on)
             break;
     }
 }
@@ -219,16 +228,9 @@ awaitable<void> serve_events(Stream& stream, status_sources const& sources, web_
             out.result(static_cast<bhttp::status>(answered.status));
             out.body() = std::move(answered.json);
         }
-        if (settings != nullptr)
-            for (auto const& [name, value] : settings->config.headers)
-                out.set(name, value);
         out.prepare_payload();
-        if (served + 1 == max_requests_per_connection)
-            out.keep_alive(false);
-        bool keep = out.keep_alive();
-        beast::get_lowest_layer(stream).expires_after(request_deadline);
-        auto [write_ec, written] = co_await bhttp::async_write(stream, out, use_op);
-        if (write_ec || !keep)
+        bool const go_on = co_await send_answer(stream, out, served, settings);
+        if (!go_on)
             break;
     }
 }
