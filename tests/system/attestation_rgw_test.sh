@@ -165,24 +165,22 @@ stop_daemon
 expect_clean_exit "stopped at the end"
 
 # --- compare on RGW: the origin, the mirror tampered with, and a mirror behind --------------
-s3() { env AWS_ACCESS_KEY_ID="$s3_access_key" AWS_SECRET_ACCESS_KEY="$s3_secret_key" AWS_REGION=us-east-1 \
-  AWS_ENDPOINT_URL="http://127.0.0.1:$s3_port" "$@"; }
-expect_status 0 "a second mirror, in the same RGW" -- s3 "$FDL_MIRROR" sync "$origin" s3://mirror/behind/ \
+expect_status 0 "a second mirror, in the same RGW" -- with_s3 "$FDL_MIRROR" sync "$origin" s3://mirror/behind/ \
   --allow-plain-http --allowed-signers "$work/keys/origin.allowed_signers"
 "$FDL_PUBLISHER" add "$origin" main 100 --sign "$work/keys/publisher" >/dev/null
-expect_status 0 "the attested mirror takes the new version" -- s3 "$FDL_MIRROR" sync "$origin" "$mirror_url" \
+expect_status 0 "the attested mirror takes the new version" -- with_s3 "$FDL_MIRROR" sync "$origin" "$mirror_url" \
   --allow-plain-http --allowed-signers "$work/keys/origin.allowed_signers"
 first=$(cat "$work/first")
 rgw "versions/$first/version.json" >"$work/record"
 printf ' ' >>"$work/record"
 rgw "versions/$first/version.json" "$work/record"
 expect_status 1 "compare names the tampered mirror and the one behind" -- \
-  s3 "$FDL_MIRROR" compare "$origin" "$mirror_url" s3://mirror/behind/ --allow-plain-http
+  with_s3 "$FDL_MIRROR" compare "$origin" "$mirror_url" s3://mirror/behind/ --allow-plain-http
 expect_output "divergence: versions/$first/version.json: the same version with other bytes" "the tampered version"
 expect_output " at $mirror_url" "in the tampered mirror"
 expect_output "lag: refs/heads/main: s3://mirror/behind/ is 1 version(s) behind" "and the mirror behind"
 expect_status 1 "the attestation names the tampered version too" -- \
-  s3 "$FDL_MIRROR" verify "$mirror_url" --allow-plain-http --attestation-signers "$work/rotation.allowed_signers" \
+  with_s3 "$FDL_MIRROR" verify "$mirror_url" --allow-plain-http --attestation-signers "$work/rotation.allowed_signers" \
   --attestation-only
 expect_output "attestation.mismatch: attestation: versions/$first/version.json" "as a mismatch"
 finish

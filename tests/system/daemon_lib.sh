@@ -527,6 +527,13 @@ start_rgw() {
     "http://127.0.0.1:$s3_port/$bucket" >/dev/null || { fail "bucket $bucket not created on RGW"; return 1; }
 }
 
+# with_s3 COMMAND...: COMMAND with the AWS variables of the S3 server start_s3 or start_rgw
+# started (its keys, its endpoint), as `fdl-mirror sync` into or out of it takes them.
+with_s3() {
+  env AWS_ACCESS_KEY_ID="$s3_access_key" AWS_SECRET_ACCESS_KEY="$s3_secret_key" AWS_REGION=us-east-1 \
+    AWS_ENDPOINT_URL="http://127.0.0.1:$s3_port" "$@"
+}
+
 # start_s3 BUCKET: the S3 server $FDL_TEST_S3_SERVER names (s3rver, the default, or rgw)
 # with BUCKET; sets s3_port, s3_access_key and s3_secret_key, and writes
 # $work/s3-credentials.

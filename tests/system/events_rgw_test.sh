@@ -9,10 +9,8 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/daemon_lib.sh"
 
 start_rgw origins
-s3() { env AWS_ACCESS_KEY_ID="$s3_access_key" AWS_SECRET_ACCESS_KEY="$s3_secret_key" AWS_REGION=us-east-1 \
-  AWS_ENDPOINT_URL="http://127.0.0.1:$s3_port" "$@"; }
 publish() {
-  s3 "$FDL_MIRROR" sync "$work/origin" s3://origins/repo/ --allow-plain-http --signatures off >"$work/publish.out" 2>&1 ||
+  with_s3 "$FDL_MIRROR" sync "$work/origin" s3://origins/repo/ --allow-plain-http --signatures off >"$work/publish.out" 2>&1 ||
     fail "publishing into RGW: $(tail -n 3 "$work/publish.out")"
 }
 "$FDL_PUBLISHER" sample "$work/origin" >/dev/null

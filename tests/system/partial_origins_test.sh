@@ -13,11 +13,9 @@ for i in $(seq 27); do "$FDL_PUBLISHER" add "$origin" main 100 >/dev/null; done
 
 start_nginx "$origin"
 start_s3 origins
-s3() { env AWS_ACCESS_KEY_ID="$s3_access_key" AWS_SECRET_ACCESS_KEY="$s3_secret_key" AWS_REGION=us-east-1 \
-  AWS_ENDPOINT_URL="http://127.0.0.1:$s3_port" "$@"; }
 # The S3 origin is a copy of the folder, brought up to date before each pass.
 publish_to_s3() {
-  s3 "$FDL_MIRROR" sync "$origin" s3://origins/repo/ --allow-plain-http --signatures off >"$work/publish.out" 2>&1 ||
+  with_s3 "$FDL_MIRROR" sync "$origin" s3://origins/repo/ --allow-plain-http --signatures off >"$work/publish.out" 2>&1 ||
     fail "the S3 origin was not brought up to date: $(tail -n 3 "$work/publish.out")"
 }
 
@@ -49,7 +47,7 @@ partial_sync() {
   case $kind in
     folder) "$FDL_MIRROR" sync "$origin" "$mirror" --signatures off "$@" ;;
     http) "$FDL_MIRROR" sync "http://127.0.0.1:$nginx_port/" "$mirror" --allow-plain-http --signatures off "$@" ;;
-    s3) publish_to_s3 && s3 "$FDL_MIRROR" sync s3://origins/repo/ "$mirror" --allow-plain-http --signatures off "$@" ;;
+    s3) publish_to_s3 && with_s3 "$FDL_MIRROR" sync s3://origins/repo/ "$mirror" --allow-plain-http --signatures off "$@" ;;
   esac
 }
 
