@@ -22,6 +22,7 @@
 
 #include "config/units.hpp"
 #include "core/catalog/catalog_worker.hpp"
+#include "core/catalog/sandbox.hpp"
 #include "core/io/cuttable.hpp"
 #include "core/io/errors.hpp"
 #include "core/store/fault_store.hpp"
@@ -343,6 +344,7 @@ std::string version_text() {
 #ifdef FDL_MIRROR_HAVE_DUCKDB
            "catalog reader: DuckDB's C library; each version's frozen catalog names its data files and is "
            "checked against version.json, files.json and catalogs/*\n"
+           "catalog sandbox: " + catalog::describe_catalog_sandbox() + "\n"
 #else
            "catalog reader: none in this build (built without DuckDB): data files are taken from files.json, "
            "and catalogs are not checked\n"

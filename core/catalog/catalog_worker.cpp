@@ -1,17 +1,20 @@
 #include "core/catalog/catalog_worker.hpp"
 
 #include "core/catalog/catalog_reader.hpp"
+#include "core/catalog/detail/reader_isolation.hpp"
 #include "core/catalog/detail/worker_socket.hpp"
 #include "core/catalog/errors.hpp"
 #include "core/catalog/sandbox.hpp"
 #include "core/catalog/worker_protocol.hpp"
 
+#include <cerrno>
 #include <charconv>
-#include <csignal>
 #include <cstdio>
+#include <cstring>
+#include <fcntl.h>
 #include <new>
 #include <string>
-#include <sys/prctl.h>
+#include <sys/sendfile.h>
 #include <unistd.h>
 
 namespace mirror::catalog {
@@ -40,8 +43,9 @@ void classify_memory(result<catalog_contents>& outcome) {
         outcome = make_error(catalog_errc::reader_limit, outcome.error().message);
 }
 
-/// Where the file behind `fd` lies: DuckDB opens a catalog by path, and resolves links
-/// before it checks the path against the folder it may read.
+/// Where the file behind `fd` lies, for a reader that shares the host's file system:
+/// DuckDB opens a catalog by path, and resolves links before it checks the path against
+/// the folder it may read.
 std::optional<std::string> path_of(int fd, std::string const& folder) {
     std::string link = "/proc/self/fd/" + std::to_string(fd);
     std::string target(4096, '\0');
@@ -54,19 +58,75 @@ std::optional<std::string> path_of(int fd, std::string const& folder) {
     return target;
 }
 
-std::vector<result<catalog_contents>> read_items(catalog_reader& reader, worker_request const& request,
-                                                 std::vector<int> const& fds) {
-    auto const& items = request.items;
-    std::vector<catalog_reader::batch_item> batch;
-    std::vector<std::optional<error>> refused(items.size());
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        auto path = path_of(fds[i], request.folder);
-        if (!path) {
-            refused[i] = make_error(catalog_errc::cannot_open, items[i].name + ": its file lies outside " + request.folder);
+/// Copies the catalog behind `fd` into the private root's one folder, where DuckDB can
+/// open it by path; the copy is removed after the request.
+result<std::string> copy_in(int fd, std::string const& name, std::size_t index) {
+    std::string path = std::string(detail::private_catalogs) + "/" + std::to_string(index) + ".duckdb";
+    int out = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (out < 0)
+        return make_error(catalog_errc::cannot_open, name + ": the catalog reader cannot copy it (" +
+                                                         std::string(std::strerror(errno)) + ")");
+    off_t offset = 0;
+    int err = 0;
+    for (;;) {
+        ssize_t n = ::sendfile(out, fd, &offset, 1 << 30);
+        if (n > 0)
+            continue;
+        if (n < 0 && errno == EINTR)
+            continue;
+        err = n < 0 ? errno : 0;
+        break;
+    }
+    ::close(out);
+    if (err == ENOSPC || err == EFBIG)
+        return make_error(catalog_errc::reader_limit, name + ": larger than the catalog reader's scratch space");
+    if (err != 0)
+        return make_error(catalog_errc::cannot_open, name + ": the catalog reader cannot copy it (" +
+                                                         std::string(std::strerror(err)) + ")");
+    return path;
+}
+
+/// Where DuckDB finds each catalog of a request: its copy in the private root, or its
+/// path in the folder the parent named.
+struct located {
+    std::vector<std::optional<std::string>> paths;
+    std::vector<std::optional<error>> refused;
+    std::vector<std::string> copies; ///< removed once the request is answered
+};
+
+located locate(worker_request const& request, std::vector<int> const& fds, bool private_root) {
+    located out;
+    for (std::size_t i = 0; i < request.items.size(); ++i) {
+        auto const& name = request.items[i].name;
+        if (private_root) {
+            auto copied = copy_in(fds[i], name, i);
+            if (copied) {
+                out.copies.push_back(*copied);
+                out.paths.emplace_back(*copied);
+                out.refused.emplace_back();
+            } else {
+                out.paths.emplace_back();
+                out.refused.emplace_back(copied.error());
+            }
             continue;
         }
-        batch.push_back({*path, items[i].name, items[i].options});
+        auto path = path_of(fds[i], request.folder);
+        if (!path)
+            out.refused.emplace_back(make_error(catalog_errc::cannot_open, name + ": its file lies outside " + request.folder));
+        else
+            out.refused.emplace_back();
+        out.paths.push_back(std::move(path));
     }
+    return out;
+}
+
+std::vector<result<catalog_contents>> read_items(catalog_reader& reader, worker_request const& request,
+                                                 located& where) {
+    auto const& items = request.items;
+    std::vector<catalog_reader::batch_item> batch;
+    for (std::size_t i = 0; i < items.size(); ++i)
+        if (!where.refused[i])
+            batch.push_back({*where.paths[i], items[i].name, items[i].options});
     std::vector<result<catalog_contents>> outcomes;
     try {
         outcomes = reader.read_batch(batch);
@@ -88,27 +148,26 @@ std::vector<result<catalog_contents>> read_items(catalog_reader& reader, worker_
         classify_memory(outcome);
     std::vector<result<catalog_contents>> out;
     for (std::size_t i = 0, next = 0; i < items.size(); ++i)
-        out.push_back(refused[i] ? result<catalog_contents>(std::move(*refused[i])) : std::move(outcomes[next++]));
+        out.push_back(where.refused[i] ? result<catalog_contents>(std::move(*where.refused[i]))
+                                       : std::move(outcomes[next++]));
     return out;
 }
 
 int serve(int parent, sandbox_limits limits, std::string const& memory_limit) {
-    // The reader must not outlive its parent, even one killed with SIGKILL.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent)
-        return 0;
-    if (auto sandboxed = enter_catalog_sandbox(limits); !sandboxed) {
-        std::fprintf(stderr, "fdl-mirror catalog reader: %s\n", sandboxed.error().message.c_str());
+    auto sandbox = enter_catalog_sandbox(limits, parent);
+    if (!sandbox) // its stderr goes nowhere: the exit status says it
         return exit_sandbox;
-    }
     if (detail::send_frame(socket_fd, encode_frame_header(frame_kind::hello, 0), {}, std::nullopt) !=
         detail::socket_outcome::done)
         return 0;
     // The database is made now, while no one waits (a spare reader waits for the next
-    // pass); the first request names the folder of its pass, the only one DuckDB may read,
-    // and every later request must name the same one.
+    // pass). With a private root, DuckDB may open files in its one folder only; without,
+    // the first request names the folder of its pass, the only one DuckDB (and Landlock)
+    // lets it read, and every later request must name the same one.
     catalog_reader reader;
     reader.prepare(memory_limit);
+    if (sandbox->private_root)
+        reader.set_folder(detail::private_catalogs);
     std::string folder;
     for (;;) {
         std::string header, payload;
@@ -126,10 +185,17 @@ int serve(int parent, sandbox_limits limits, std::string const& memory_limit) {
             return exit_request;
         if (folder.empty()) {
             folder = request->folder;
-            reader.set_folder(folder);
+            if (!sandbox->private_root) {
+                if (!confine_reads_to(folder, *sandbox))
+                    return exit_sandbox;
+                reader.set_folder(folder);
+            }
         }
-        auto answer = encode_answer(read_items(reader, *request, fds));
+        auto where = locate(*request, fds, sandbox->private_root);
         detail::close_all(fds);
+        auto answer = encode_answer(read_items(reader, *request, where));
+        for (auto const& copy : where.copies)
+            ::unlinkat(AT_FDCWD, copy.c_str(), 0); // unlink(2) is not in the filter
         if (detail::send_frame(socket_fd, encode_frame_header(frame_kind::answer, answer.size()) + answer, {},
                                std::nullopt) != detail::socket_outcome::done)
             return 0;
@@ -148,7 +214,10 @@ std::optional<int> serve_catalog_worker_if_asked(int argc, char** argv) {
         std::fprintf(stderr, "fdl-mirror catalog reader: started without its parent's pid and limits\n");
         return exit_request;
     }
-    return serve(static_cast<int>(*parent), {*address_space, *cpu}, argv[5]);
+    sandbox_limits limits;
+    limits.address_space = *address_space;
+    limits.cpu_seconds = *cpu;
+    return serve(static_cast<int>(*parent), limits, argv[5]);
 }
 
 } // namespace mirror::catalog

@@ -38,6 +38,9 @@ constexpr bool sanitized = true;
 constexpr bool sanitized = false;
 #endif
 
+/// The reader's status when it cannot enter its sandbox (catalog_worker.cpp, EX_SOFTWARE).
+constexpr int exit_no_sandbox = 70;
+
 /// The environment a reader gets: nothing of this process's but a sanitizer's options.
 std::vector<std::string> reader_environment() {
     std::vector<std::string> out;
@@ -48,6 +51,24 @@ std::vector<std::string> reader_environment() {
                 out.emplace_back(entry);
     }
     return out;
+}
+
+/// Whether `file` lies in `folder` (normalised, without links): the real path of the
+/// folder the reader serves, which a pass's private copies are written in.
+bool lies_in(std::filesystem::path const& file, std::string const& folder) {
+    std::error_code ec;
+    auto real = std::filesystem::weakly_canonical(file.parent_path(), ec);
+    std::string parent = (ec ? file.parent_path() : real).lexically_normal().string();
+    return parent == folder || parent.starts_with(folder + "/");
+}
+
+/// `extra` entries replace inherited ones of the same name.
+void add_environment(std::vector<std::string>& environment, std::vector<std::string> const& extra) {
+    for (auto const& entry : extra) {
+        auto name = entry.substr(0, entry.find('=') + 1);
+        std::erase_if(environment, [&](std::string const& e) { return e.starts_with(name); });
+        environment.push_back(entry);
+    }
 }
 
 std::string signal_name(int sig) {
@@ -126,10 +147,12 @@ result<sandboxed_reader::reader_process> sandboxed_reader::spawn(std::string con
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     // Descriptor 3 is the socket; nothing else of this process's (connections, files in
-    // transfer, the lock) reaches the reader, and its output never mixes with ours.
+    // transfer, the lock, its log) reaches the reader: what a subverted reader writes to
+    // its standard output or error goes nowhere, and cannot pass for our log's lines.
     posix_spawn_file_actions_adddup2(&actions, pair[1], 3);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addclosefrom_np(&actions, 4);
     posix_spawnattr_t attributes;
     posix_spawnattr_init(&attributes);
@@ -152,6 +175,7 @@ result<sandboxed_reader::reader_process> sandboxed_reader::spawn(std::string con
     std::string memory = memory_limit;
     std::vector<char*> argv = {name.data(), flag.data(), parent.data(), space.data(), cpu.data(), memory.data(), nullptr};
     auto environment = reader_environment();
+    add_environment(environment, settings_.environment);
     std::vector<char*> envp;
     for (auto& e : environment)
         envp.push_back(e.data());
@@ -208,9 +232,16 @@ error sandboxed_reader::failure(std::string const& who, bool timed_out, std::str
         int sig = WTERMSIG(status);
         if (sig == SIGXCPU)
             return make_error(catalog_errc::reader_limit, who + ": the catalog reader reached its CPU limit" + when);
+        if (sig == SIGSYS) // the filter's default action: a call it does not allow
+            return make_error(catalog_errc::reader_crashed, who + ": the catalog reader made a system call its "
+                                                                  "sandbox does not allow" + when + " (SIGSYS)");
         return make_error(catalog_errc::reader_crashed,
                           who + ": the catalog reader crashed" + when + " (" + signal_name(sig) + ")");
     }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == exit_no_sandbox)
+        return make_error(catalog_errc::reader_crashed,
+                          who + ": the catalog reader could not enter its sandbox" + when +
+                              " (status 70; `fdl-mirror --version` says what this machine allows)");
     return make_error(catalog_errc::reader_crashed, who + ": the catalog reader exited" + when + " with status " +
                                                         std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1));
 }
@@ -225,6 +256,9 @@ sandboxed_reader::exchange(std::vector<catalog_reader::batch_item> const& items,
     } closed{fds};
     worker_request request{folder, {}};
     for (auto const& item : items) {
+        // The reader reads what it is given: only files of the folder it serves are.
+        if (!lies_in(item.file, folder))
+            return make_error(catalog_errc::cannot_open, item.name + ": its file lies outside " + folder);
         // Never through a link: the copy is this process's own, in its private folder.
         int fd = ::open(item.file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0)

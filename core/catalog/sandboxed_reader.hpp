@@ -27,6 +27,10 @@ struct reader_process_settings {
     std::uint64_t max_answer_bytes = std::uint64_t{512} << 20;
     /// How long a new reader may take to say it is sandboxed and ready.
     std::chrono::milliseconds startup_limit{15'000};
+    /// Entries added to the reader's environment, which holds nothing of this process's
+    /// but a sanitizer's options: for tests only (the sandbox's regression suite preloads
+    /// a stand-in for an exploit with LD_PRELOAD). Never set from configuration.
+    std::vector<std::string> environment;
     /// Past each catalog's time limit, how long the reader may take before it is killed
     /// (its own watchdog interrupts DuckDB at the limit; this is the last resort).
     std::chrono::milliseconds grace{5'000};

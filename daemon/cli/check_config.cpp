@@ -4,6 +4,8 @@
 #include "daemon/status/web_security.hpp"
 #include "config/event_secrets.hpp"
 
+#include "core/catalog/catalog_reader.hpp"
+#include "core/catalog/sandbox.hpp"
 #include "core/http/tls_roots.hpp"
 #include "core/s3/aws_config.hpp"
 #include "daemon/service/pass_setup.hpp"
@@ -251,6 +253,8 @@ int run_check_config(std::string const& path, std::optional<std::string> const& 
     std::printf("%s: memory: at most %llu MiB with the catalog readers (MemoryMax=%lluM)\n", path.c_str(),
                 static_cast<unsigned long long>(config::service_memory(*loaded) >> 20),
                 static_cast<unsigned long long>(config::service_memory(*loaded) >> 20));
+    if (catalog::reader_available()) // what a reader started here gets (docs/design.md)
+        std::printf("%s: catalog sandbox: %s\n", path.c_str(), catalog::describe_catalog_sandbox().c_str());
     return 0;
 }
 

@@ -15,6 +15,7 @@
 #include "daemon/status/status_server.hpp"
 
 #include "core/catalog/catalog_reader.hpp"
+#include "core/catalog/sandbox.hpp"
 #include "core/catalog/sandboxed_reader.hpp"
 #include "core/io/blocking_pool.hpp"
 #include "core/store/open_store.hpp"
@@ -134,6 +135,13 @@ public:
         server_->start();
         log_.info({}, "listening on " + cfg_->listen.host + ":" + std::to_string(server_->port()) +
                           " (/metrics, /status, /healthz, /readyz; " + endpoint_security(*cfg_) + ")");
+        if (catalog::reader_available()) { // what its catalog readers get here (docs/design.md)
+            auto sandbox = catalog::describe_catalog_sandbox();
+            if (sandbox.starts_with("namespaces"))
+                log_.info({}, "catalog sandbox: " + sandbox);
+            else
+                log_.warning({}, "catalog sandbox: " + sandbox);
+        }
         if (cfg_->events) {
             events_ = std::make_unique<event_listener>(stats_, log_, [this](std::string const& repo,
                                                                              std::string const& source) {
