@@ -59,10 +59,12 @@ std::optional<std::string> path_of(int fd, std::string const& folder) {
 }
 
 /// Copies the catalog behind `fd` into the private root's one folder, where DuckDB can
-/// open it by path; the copy is removed after the request.
+/// open it by path: over the copy the last request left at the same position, then cut
+/// to size. Writing over pages tmpfs already holds costs a fifth of a new file's (0.7 ms
+/// against 3.0 ms for a 3.7 MB catalog: docs/benchmarks.md).
 result<std::string> copy_in(int fd, std::string const& name, std::size_t index) {
     std::string path = std::string(detail::private_catalogs) + "/" + std::to_string(index) + ".duckdb";
-    int out = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    int out = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
     if (out < 0)
         return make_error(catalog_errc::cannot_open, name + ": the catalog reader cannot copy it (" +
                                                          std::string(std::strerror(errno)) + ")");
@@ -77,6 +79,8 @@ result<std::string> copy_in(int fd, std::string const& name, std::size_t index) 
         err = n < 0 ? errno : 0;
         break;
     }
+    if (err == 0 && ::ftruncate(out, offset) != 0)
+        err = errno;
     ::close(out);
     if (err == ENOSPC || err == EFBIG)
         return make_error(catalog_errc::reader_limit, name + ": larger than the catalog reader's scratch space");
@@ -91,7 +95,6 @@ result<std::string> copy_in(int fd, std::string const& name, std::size_t index) 
 struct located {
     std::vector<std::optional<std::string>> paths;
     std::vector<std::optional<error>> refused;
-    std::vector<std::string> copies; ///< removed once the request is answered
 };
 
 located locate(worker_request const& request, std::vector<int> const& fds, bool private_root) {
@@ -101,7 +104,6 @@ located locate(worker_request const& request, std::vector<int> const& fds, bool 
         if (private_root) {
             auto copied = copy_in(fds[i], name, i);
             if (copied) {
-                out.copies.push_back(*copied);
                 out.paths.emplace_back(*copied);
                 out.refused.emplace_back();
             } else {
@@ -194,8 +196,6 @@ int serve(int parent, sandbox_limits limits, std::string const& memory_limit) {
         auto where = locate(*request, fds, sandbox->private_root);
         detail::close_all(fds);
         auto answer = encode_answer(read_items(reader, *request, where));
-        for (auto const& copy : where.copies)
-            ::unlinkat(AT_FDCWD, copy.c_str(), 0); // unlink(2) is not in the filter
         if (detail::send_frame(socket_fd, encode_frame_header(frame_kind::answer, answer.size()) + answer, {},
                                std::nullopt) != detail::socket_outcome::done)
             return 0;

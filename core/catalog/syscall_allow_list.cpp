@@ -126,8 +126,9 @@ void add_rules(allow_list& a, file_access access) {
              "lseek", "fcntl", "getdents64", "readlink", "readlinkat", "access", "faccessat", "faccessat2", "getcwd",
              "fadvise64", "recvmsg", "sendmsg", "poll", "ppoll"});
     if (access == file_access::private_root) {
-        // Its own tmpfs: the catalogs are copied in (sendfile), read, then removed.
-        a.allow({"openat", "sendfile", "unlinkat", "pwrite64"});
+        // Its own tmpfs: the catalogs are copied in (sendfile, over the last request's
+        // copies, cut to size), then read.
+        a.allow({"openat", "sendfile", "ftruncate"});
     } else {
         // O_TMPFILE needs O_WRONLY or O_RDWR (and holds O_DIRECTORY's bit, which a
         // read-only open of a folder uses): the write bits refuse it.

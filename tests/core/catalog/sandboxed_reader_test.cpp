@@ -199,7 +199,7 @@ TEST_CASE("the sandbox lets threads, memory and its own folder through, and kill
             return 2;
         if (private_root) {
             int fd = ::open("/catalogs/copy.duckdb", O_WRONLY | O_CREAT | O_EXCL, 0600);
-            if (fd < 0 || ::write(fd, "x", 1) != 1 || ::close(fd) != 0 || ::unlinkat(AT_FDCWD, "/catalogs/copy.duckdb", 0) != 0)
+            if (fd < 0 || ::write(fd, "x", 1) != 1 || ::close(fd) != 0)
                 return 3;
             // The host's files are gone: the test's folder is not there.
             if (::open((tmp / "readable").c_str(), O_RDONLY) >= 0 || errno != ENOENT)
