@@ -90,45 +90,31 @@ result<std::string> copy_in(int fd, std::string const& name, std::size_t index) 
     return path;
 }
 
-/// Where DuckDB finds each catalog of a request: its copy in the private root, or its
-/// path in the folder the parent named.
-struct located {
-    std::vector<std::optional<std::string>> paths;
-    std::vector<std::optional<error>> refused;
-};
-
-located locate(worker_request const& request, std::vector<int> const& fds, bool private_root) {
-    located out;
+/// Where DuckDB finds each catalog of a request (its copy in the private root, or its
+/// path in the folder the parent named), or why it cannot.
+std::vector<result<std::string>> locate(worker_request const& request, std::vector<int> const& fds,
+                                        bool private_root) {
+    std::vector<result<std::string>> out;
     for (std::size_t i = 0; i < request.items.size(); ++i) {
         auto const& name = request.items[i].name;
         if (private_root) {
-            auto copied = copy_in(fds[i], name, i);
-            if (copied) {
-                out.paths.emplace_back(*copied);
-                out.refused.emplace_back();
-            } else {
-                out.paths.emplace_back();
-                out.refused.emplace_back(copied.error());
-            }
-            continue;
+            out.push_back(copy_in(fds[i], name, i));
+        } else if (auto path = path_of(fds[i], request.folder)) {
+            out.emplace_back(std::move(*path));
+        } else {
+            out.emplace_back(make_error(catalog_errc::cannot_open, name + ": its file lies outside " + request.folder));
         }
-        auto path = path_of(fds[i], request.folder);
-        if (!path)
-            out.refused.emplace_back(make_error(catalog_errc::cannot_open, name + ": its file lies outside " + request.folder));
-        else
-            out.refused.emplace_back();
-        out.paths.push_back(std::move(path));
     }
     return out;
 }
 
 std::vector<result<catalog_contents>> read_items(catalog_reader& reader, worker_request const& request,
-                                                 located& where) {
+                                                 std::vector<result<std::string>> const& where) {
     auto const& items = request.items;
     std::vector<catalog_reader::batch_item> batch;
     for (std::size_t i = 0; i < items.size(); ++i)
-        if (!where.refused[i])
-            batch.push_back({*where.paths[i], items[i].name, items[i].options});
+        if (where[i])
+            batch.push_back({*where[i], items[i].name, items[i].options});
     std::vector<result<catalog_contents>> outcomes;
     try {
         outcomes = reader.read_batch(batch);
@@ -150,8 +136,7 @@ std::vector<result<catalog_contents>> read_items(catalog_reader& reader, worker_
         classify_memory(outcome);
     std::vector<result<catalog_contents>> out;
     for (std::size_t i = 0, next = 0; i < items.size(); ++i)
-        out.push_back(where.refused[i] ? result<catalog_contents>(std::move(*where.refused[i]))
-                                       : std::move(outcomes[next++]));
+        out.push_back(where[i] ? std::move(outcomes[next++]) : result<catalog_contents>(where[i].error()));
     return out;
 }
 

@@ -147,6 +147,11 @@ void add_rules(allow_list& a, file_access access) {
     // Naming its threads; no other prctl (not the death signal, not dumpability).
     a.allow_if("prctl", 0, PR_SET_NAME);
     a.allow_if("prctl", 0, PR_GET_NAME);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_UNDEFINED__) || defined(__SANITIZE_THREAD__)
+    // Sanitized builds only: the sanitizers' runtime checks whether memory is readable by
+    // writing it into a pipe of its own (UBSan's vptr check), which reaches nothing.
+    a.allow({"pipe2"});
+#endif
     // Landlock only ever narrows: a reader without namespaces confines its reads to its
     // pass's folder when it learns it, after this filter is in place.
     a.allow({"landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self"});
