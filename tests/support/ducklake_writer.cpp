@@ -509,6 +509,18 @@ std::string files_json_of(catalog_model const& model, std::uint64_t snapshot) {
     return boost::json::serialize(top);
 }
 
+catalog_model one_file_catalog(std::string const& file_name) {
+    catalog_model m;
+    m.data_path = "/data/";
+    m.snapshots = {0, 1};
+    model_table t;
+    t.name = "towns";
+    t.columns = {{1, "id"}};
+    t.files = {model_file{file_name, true, 1, 123, 10, 1}};
+    m.tables = {t};
+    return m;
+}
+
 catalog_model make_real_lake(fs::path const& data_root, std::string const& format) {
     catalog_model model;
     model.format = format;

@@ -98,6 +98,11 @@ void write_catalog(std::filesystem::path const& file, catalog_model const& model
 /// written when true) when a column id of the table has two names.
 std::string files_json_of(catalog_model const& model, std::uint64_t snapshot);
 
+/// The smallest lake a reader has something to read in: data_path "/data/", snapshots 0
+/// and 1, table "towns" (1: id) with one live data file `file_name` of 123 bytes and 10
+/// rows. Nothing is written.
+catalog_model one_file_catalog(std::string const& file_name);
+
 /// A realistic lake. Writes real Parquet files with DuckDB under `data_root` (the
 /// repository's data_dir on disk) and returns the model that describes them, with their
 /// real sizes and footer sizes. Snapshots 0-3: schema "main" (path "main/") with table

@@ -34,18 +34,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-catalog_model one_file() {
-    catalog_model m;
-    m.data_path = "/data/";
-    m.snapshots = {0, 1};
-    model_table t;
-    t.name = "towns";
-    t.columns = {{1, "id"}};
-    t.files = {model_file{"a.parquet", true, 1, 123, 10, 1}};
-    m.tables = {t};
-    return m;
-}
-
 /// How an attack ended, seen from the process that started the reader.
 struct attack_outcome {
     bool parent_survived = false; ///< it finished its read and exited 0
@@ -70,7 +58,7 @@ void refuse_namespaces() {
 attack_outcome run_attack(std::string const& attack, std::string const& target, bool namespaces,
                           std::function<void(pid_t)> while_reading = {}) {
     temp_dir tmp;
-    write_catalog(tmp / "a.duckdb", one_file());
+    write_catalog(tmp / "a.duckdb", one_file_catalog("a.parquet"));
     int pipe_fds[2];
     REQUIRE(::pipe(pipe_fds) == 0);
     std::string stderr_path = (tmp / "parent-stderr").string();

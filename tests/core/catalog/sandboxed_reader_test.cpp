@@ -29,18 +29,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-catalog_model one_file(std::string const& name) {
-    catalog_model m;
-    m.data_path = "/data/";
-    m.snapshots = {0, 1};
-    model_table t;
-    t.name = "towns";
-    t.columns = {{1, "id"}};
-    t.files = {model_file{name, true, 1, 123, 10, 1}};
-    m.tables = {t};
-    return m;
-}
-
 catalog_reader::batch_item item(fs::path file, std::string name, std::chrono::milliseconds limit = std::chrono::seconds(30)) {
     read_options options;
     options.time_limit = limit;
@@ -70,8 +58,8 @@ error only_error(std::vector<result<catalog_contents>> const& out) {
 
 TEST_CASE("a catalog read in the sandboxed reader gives what a read in this process gives") {
     temp_dir tmp;
-    write_catalog(tmp / "a.duckdb", one_file("a.parquet"));
-    write_catalog(tmp / "b.duckdb", one_file("b.parquet"));
+    write_catalog(tmp / "a.duckdb", one_file_catalog("a.parquet"));
+    write_catalog(tmp / "b.duckdb", one_file_catalog("b.parquet"));
     std::ofstream(tmp / "junk.duckdb") << "not a database";
     sandboxed_reader reader;
     auto out = reader.read_batch({item(tmp / "a.duckdb", "a"), item(tmp / "junk.duckdb", "junk"),
@@ -98,7 +86,7 @@ TEST_CASE("a catalog read in the sandboxed reader gives what a read in this proc
     // Another folder gets another process, which reads nothing outside it; and from the
     // second on, a spare is started ahead for the next folder.
     temp_dir other;
-    write_catalog(other / "c.duckdb", one_file("c.parquet"));
+    write_catalog(other / "c.duckdb", one_file_catalog("c.parquet"));
     CHECK(reader.read_batch({item(other / "c.duckdb", "c")}, other.path())[0].has_value());
     CHECK(sandboxed_reader::process_failures().started == started + 2);
     auto outside = only_error(reader.read_batch({item(tmp / "b.duckdb", "b")}, other.path()));
@@ -108,7 +96,7 @@ TEST_CASE("a catalog read in the sandboxed reader gives what a read in this proc
 
 TEST_CASE("a link is never followed to a catalog") {
     temp_dir tmp;
-    write_catalog(tmp / "a.duckdb", one_file("a.parquet"));
+    write_catalog(tmp / "a.duckdb", one_file_catalog("a.parquet"));
     fs::create_symlink(tmp / "a.duckdb", tmp / "link.duckdb");
     sandboxed_reader reader;
     auto e = only_error(reader.read_batch({item(tmp / "link.duckdb", "link")}, tmp.path()));
@@ -117,7 +105,7 @@ TEST_CASE("a link is never followed to a catalog") {
 
 TEST_CASE("a reader that dies, hangs or answers garbage fails that catalog, and the next read has a new reader") {
     temp_dir tmp;
-    write_catalog(tmp / "a.duckdb", one_file("a.parquet"));
+    write_catalog(tmp / "a.duckdb", one_file_catalog("a.parquet"));
     reader_process_settings settings;
     settings.grace = std::chrono::milliseconds(200);
     settings.startup_limit = std::chrono::milliseconds(3000);
