@@ -19,6 +19,11 @@ namespace mirror::catalog::detail {
 
 namespace {
 
+/// The namespaces a reader takes: everything but PID (its threads must stay in the PID
+/// namespace they are born in) and time.
+constexpr int reader_namespaces =
+    CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
+
 std::string failure(std::string const& what, int err = errno) { return what + " (" + std::strerror(err) + ")"; }
 
 /// Writes `text` to a /proc file of this process; an error text, or empty.
@@ -96,8 +101,7 @@ bool own_user_gets_namespaces() {
     if (child < 0)
         return false;
     if (child == 0) {
-        bool ok = leave_root().empty() && ::unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC |
-                                                    CLONE_NEWUTS | CLONE_NEWCGROUP) == 0;
+        bool ok = leave_root().empty() && ::unshare(reader_namespaces) == 0;
         ::_exit(ok ? 0 : 1);
     }
     int status = 0;
@@ -109,8 +113,7 @@ bool own_user_gets_namespaces() {
 bool enter_private_root(unsigned long long scratch_bytes, std::string& why_not, std::string& failed) {
     uid_t uid = ::geteuid();
     gid_t gid = ::getegid();
-    constexpr int spaces = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
-    if (::unshare(spaces) != 0) {
+    if (::unshare(reader_namespaces) != 0) {
         why_not = failure("the kernel refused new namespaces");
         return false;
     }
