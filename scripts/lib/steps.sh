@@ -122,6 +122,15 @@ s3rver_prefix=${FDL_MIRROR_S3RVER_PREFIX:-$PWD/$build_dir/deps/s3rver}
 
 install_s3rver() {
   install_pinned_npm s3rver "$s3rver_prefix" "$s3rver_prefix/node_modules/s3rver/bin/s3rver.js" "s3rver"
+  # s3rver 3.7.1 answers a PUT when the request's body has ended, before its bytes reach
+  # the file, so a GET straight after can read a short object: the patch answers once the
+  # file is closed (docs/design.md, "s3rver"). Applied once; npm ci puts the original back.
+  local store="$s3rver_prefix/node_modules/s3rver/lib/stores/filesystem.js"
+  if ! grep -q "fdl-mirror: answer only once" "$store"; then
+    command -v patch >/dev/null || install_debian_packages patch
+    log_step "s3rver: patching PUT to answer after its bytes are written"
+    patch -s -d "$s3rver_prefix/node_modules/s3rver" -p1 <scripts/deps/s3rver/put-answers-after-bytes.patch
+  fi
 }
 
 # promtool, which checks and unit-tests the Prometheus alert rules (systemd/fdl-mirror.rules.yml),
