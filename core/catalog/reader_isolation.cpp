@@ -211,4 +211,18 @@ std::string landlock_confine(std::string const& read_root, bool writable) {
     return {};
 }
 
+isolation isolate_reader(unsigned long long scratch_bytes) {
+    isolation out;
+    // Without namespaces, a user of its own could not open the pass's folder (root's,
+    // 0700): root then keeps uid 0, with no capability, under Landlock and the filter.
+    if (::geteuid() == 0 && !own_user_gets_namespaces()) {
+        out.why_not = "the kernel refused new namespaces to a user of its own; it keeps uid 0, with no capability";
+        return out;
+    }
+    if (out.failed = leave_root(); !out.failed.empty())
+        return out;
+    out.private_root = enter_private_root(scratch_bytes, out.why_not, out.failed);
+    return out;
+}
+
 } // namespace mirror::catalog::detail

@@ -41,20 +41,11 @@ constexpr std::uint64_t reader_descriptors = 256;
 result<sandbox_state> enter_catalog_sandbox(sandbox_limits const& limits, int parent) {
     sandbox_state state;
     // Credentials change first: each change clears the death signal, set after them.
-    // Root leaves for a user of its own where namespaces follow; without them, that user
-    // could not open the pass's folder, and root with no capability, under Landlock and
-    // the filter, is what is left.
-    bool as_root = ::geteuid() == 0;
-    if (!as_root || detail::own_user_gets_namespaces()) {
-        if (auto e = detail::leave_root(); !e.empty())
-            return cannot(e);
-        std::string failed;
-        state.private_root = detail::enter_private_root(limits.scratch_bytes, state.why_not, failed);
-        if (!failed.empty())
-            return cannot(failed);
-    } else {
-        state.why_not = "the kernel refused new namespaces to a user of its own; it keeps uid 0, with no capability";
-    }
+    auto isolated = detail::isolate_reader(limits.scratch_bytes);
+    if (!isolated.failed.empty())
+        return cannot(isolated.failed);
+    state.private_root = isolated.private_root;
+    state.why_not = std::move(isolated.why_not);
     if (auto e = detail::drop_capabilities(); !e.empty())
         return cannot(e);
     // Not dumpable: its /proc belongs to root, and no process of its user may trace it.
@@ -112,11 +103,9 @@ std::string describe_catalog_sandbox() {
     pid_t child = ::fork();
     if (child == 0) {
         ::close(pipe_fds[0]);
-        std::string why_not, failed;
-        bool may_leave = ::geteuid() != 0 || detail::own_user_gets_namespaces();
-        std::string left = may_leave ? detail::leave_root() : "a user of its own may not take namespaces here";
-        bool ok = left.empty() && detail::enter_private_root(64 << 10, why_not, failed);
-        std::string said = !left.empty() ? left : !failed.empty() ? failed : why_not;
+        auto isolated = detail::isolate_reader(64 << 10);
+        bool ok = isolated.private_root;
+        std::string said = !isolated.failed.empty() ? isolated.failed : isolated.why_not;
         [[maybe_unused]] auto n = ::write(pipe_fds[1], said.data(), said.size());
         ::_exit(ok ? 0 : 1);
     }

@@ -35,6 +35,19 @@ bool own_user_gets_namespaces();
 /// on.
 bool enter_private_root(unsigned long long scratch_bytes, std::string& why_not, std::string& failed);
 
+/// What isolate_reader got: a private root, or why not (the process may fall back), or
+/// a step that failed half-way (the process must not go on).
+struct isolation {
+    bool private_root = false;
+    std::string why_not;
+    std::string failed;
+};
+
+/// The reader's first step, and the probe's that --version reports: leaves root for a
+/// user of its own when that user may take namespaces (else root stays, to be stripped
+/// of its capabilities later), then enters the private root (enter_private_root).
+isolation isolate_reader(unsigned long long scratch_bytes);
+
 /// Drops every capability: the bounding set, the ambient set, and the permitted,
 /// effective and inheritable sets; locks the securebits so that uid 0 gives none back.
 /// An error text, or empty.
