@@ -154,7 +154,7 @@ public:
         auto target = answer.header("location");
         if (!target)
             return make_error(io::store_errc::rejected,
-                              req.where.text() + ": HTTP " + std::to_string(answer.status) + " without a Location");
+                              req.where.shown() + ": HTTP " + std::to_string(answer.status) + " without a Location");
         auto next = resolve_redirect(req.where, *target);
         if (!next)
             return next.error();
@@ -165,8 +165,8 @@ public:
             return make_error(io::store_errc::rejected, verdict.why);
         req.public_addresses_only = verdict.public_addresses_only;
         if (++count_ > settings.max_redirects)
-            return make_error(io::store_errc::rejected, req.where.text() + ": more than " +
-                                                               std::to_string(settings.max_redirects) + " redirects");
+            return make_error(io::store_errc::rejected, req.where.shown() + ": more than " +
+                                                            std::to_string(settings.max_redirects) + " redirects");
         req.where = std::move(*next);
         return {};
     }
@@ -204,7 +204,7 @@ struct client::impl {
         auto ex = co_await net::this_coro::executor;
         auto c = std::make_unique<connection>();
         c->pool_key = pool_key_of(where, public_only);
-        std::string what = where.text();
+        std::string what = where.shown();
         if (where.tls) {
             if (tls_setup_failure) {
                 failure = io::request_failure::tls;
@@ -357,7 +357,7 @@ awaitable<result<response_head>> client::exchange(request const& req, io::byte_s
         co_return std::move(*answer);
     }
     told({false, 0, io::request_failure::reset});
-    co_return make_error(io::store_errc::transient, req.where.text() + ": no connection");
+    co_return make_error(io::store_errc::transient, req.where.shown() + ": no connection");
 }
 
 awaitable<result<response_head>> client::fetch(request req, io::byte_sink* body) {
@@ -394,17 +394,17 @@ awaitable<result<response_head>> client::fetch(request req, io::byte_sink* body)
             }
             if (resume_from > 0 && status == 200)
                 co_return make_error(io::store_errc::transient,
-                                     req.where.text() + ": changed while it was read (its ETag no longer matches)");
+                                     req.where.shown() + ": changed while it was read (its ETag no longer matches)");
             if (resume_from > 0 && status == 206) {
                 auto start = answer->header("content-range");
                 if (!start || range_start(*start) != resume_from)
                     co_return make_error(io::store_errc::rejected,
-                                         req.where.text() + ": a resumed read came back from the wrong offset");
+                                         req.where.shown() + ": a resumed read came back from the wrong offset");
                 answer->status = 200;
             }
             if (status < 300 || status == 304)
                 co_return answer;
-            auto failure = failure_of(*answer, req.where.text(), impl_->settings);
+            auto failure = failure_of(*answer, req.where.shown(), impl_->settings);
             if (!io::is_retryable(failure.code))
                 co_return answer; // final: the caller judges it (S3 reads its error body)
             wait = retry_after(*answer, impl_->settings.retry_after_cap);

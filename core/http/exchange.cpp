@@ -5,6 +5,7 @@
 #include "core/http/tcp_options.hpp"
 #include "core/io/blocking_pool.hpp"
 #include "core/io/errors.hpp"
+#include "core/io/text.hpp"
 
 #include <boost/beast/http.hpp>
 
@@ -266,8 +267,8 @@ result<response_head> head_of(answer_parser const& parser, request const& req, s
             outcome.failure = io::request_failure::protocol; // its body is left unread
             return make_error(io::store_errc::transient,
                               what + ": changed while it was read (the rest came with ETag " +
-                                  head.header("etag").value_or("none").substr(0, 80) + ", not " +
-                                  pinned.substr(0, 80) + ")");
+                                  std::string(io::utf8_prefix(head.header("etag").value_or("none"), 80)) + ", not " +
+                                  std::string(io::utf8_prefix(pinned, 80)) + ")");
         }
     return head;
 }
@@ -336,7 +337,7 @@ template <class Stream>
 awaitable<result<response_head>> run_exchange(Stream& stream, connection& c, client_settings const& settings,
                                               request const& req, io::byte_sink* body, exchange_outcome& outcome,
                                               response_head* seen) {
-    std::string what = req.where.text();
+    std::string what = req.where.shown();
     if (auto sent = co_await send_request(stream, c, settings, req, what, outcome); !sent)
         co_return sent.error();
     std::optional<answer_parser> head_parser;

@@ -73,7 +73,7 @@ bool is_internal_address(boost::asio::ip::address const& address) noexcept {
 redirect_verdict decide_redirect(location const& start, bool start_internal, location const& next,
                                  std::vector<std::string> const& allowed_hosts) {
     redirect_verdict out;
-    std::string const from = start.text(), to = next.text();
+    std::string const from = start.shown(), to = next.shown();
     if (start.tls && !next.tls) {
         out.why = from + ": a redirect from https to http (" + to + ") is refused";
         return out;

@@ -1,12 +1,14 @@
 #include "core/http/url.hpp"
 
 #include "core/io/errors.hpp"
+#include "core/io/text.hpp"
 
 #include <boost/url/encode.hpp>
 #include <boost/url/parse.hpp>
 #include <boost/url/rfc/pchars.hpp>
 #include <boost/url/url.hpp>
 
+#include <algorithm>
 #include <optional>
 
 namespace mirror::http {
@@ -23,8 +25,32 @@ std::string location::text() const { return scheme() + "://" + host_header() + t
 
 std::string location::target() const { return query.empty() ? path : path + "?" + query; }
 
-std::string masked_location(std::string_view text) {
+std::string location::shown() const { return without_secrets(text()); }
+
+namespace {
+
+/// "a=1&b&c=" as "a=***&***&c=***": each part's name kept, its value masked.
+std::string masked_query(std::string_view query) {
+    std::string out;
+    for (std::size_t start = 0; start <= query.size();) {
+        auto end = std::min(query.find('&', start), query.size());
+        auto part = query.substr(start, end - start);
+        if (!out.empty() || start > 0)
+            out += '&';
+        if (auto equals = part.find('='); equals != std::string_view::npos)
+            out.append(part.substr(0, equals + 1)).append("***");
+        else if (!part.empty())
+            out += "***";
+        start = end + 1;
+    }
+    return out;
+}
+
+} // namespace
+
+std::string without_secrets(std::string_view text) {
     std::string out(text);
+    std::size_t authority_end = 0;
     if (auto start = out.find("//"); start != std::string::npos) {
         start += 2;
         auto end = out.find_first_of("/?#", start);
@@ -34,9 +60,21 @@ std::string masked_location(std::string_view text) {
             std::string mask = colon != std::string::npos && colon < at ? out.substr(start, colon - start) + ":***" : "***";
             out.replace(start, at - start, mask);
         }
+        authority_end = start; // the user part before a colon holds no '?' or '#'
     }
-    return out.substr(0, 200);
+    auto fragment = out.find('#', authority_end);
+    if (fragment != std::string::npos && fragment + 1 < out.size())
+        out.replace(fragment + 1, std::string::npos, "***");
+    auto query = out.find('?', authority_end);
+    if (query != std::string::npos && (fragment == std::string::npos || query < fragment)) {
+        auto query_end = fragment == std::string::npos ? out.size() : fragment;
+        out.replace(query + 1, query_end - query - 1,
+                    masked_query(std::string_view(out).substr(query + 1, query_end - query - 1)));
+    }
+    return out;
 }
+
+std::string masked_location(std::string_view text) { return std::string(io::utf8_prefix(without_secrets(text), 200)); }
 
 /// The scheme of text that starts with one and a colon not followed by "//" ("a:?",
 /// "http:x"), else nullopt. Boost.URL 1.81 asserts on some of those ("a:?", "x:[";
@@ -141,19 +179,18 @@ location key_location(location const& base, std::string_view key) {
 
 result<location> resolve_redirect(location const& from, std::string_view target) {
     if (auto scheme = scheme_without_host(target))
-        return make_error(io::store_errc::rejected, from.text() + ": a redirect to '" +
-                                                           masked_location(target) + "': " +
-                                                           without_host_reason(*scheme));
+        return make_error(io::store_errc::rejected, from.shown() + ": a redirect to '" + masked_location(target) +
+                                                        "': " + without_host_reason(*scheme));
     std::string from_text = from.text(); // the views below point into it
     auto base = urls::parse_absolute_uri(from_text);
     auto ref = urls::parse_uri_reference(target);
     if (!base || !ref)
         return make_error(io::store_errc::rejected,
-                          from.text() + ": a redirect to '" + masked_location(target) + "', not a URL");
+                          from.shown() + ": a redirect to '" + masked_location(target) + "', not a URL");
     urls::url resolved;
     if (auto ok = urls::resolve(*base, *ref, resolved); !ok)
         return make_error(io::store_errc::rejected,
-                          from.text() + ": a redirect to '" + masked_location(target) + "' cannot be resolved");
+                          from.shown() + ": a redirect to '" + masked_location(target) + "' cannot be resolved");
     resolved.remove_fragment();
     return from_url(resolved, resolved.buffer());
 }

@@ -19,16 +19,25 @@ struct location {
     std::string scheme() const { return tls ? "https" : "http"; }
     /// "host" or "host:port" as sent in the Host header (the port only when not default).
     std::string host_header() const;
-    /// "https://host:port/path?query", for messages and redirects.
+    /// "https://host:port/path?query", for redirects and requests; never for messages,
+    /// which take shown().
     std::string text() const;
+    /// text() as a message shows it: the query's values masked (without_secrets).
+    std::string shown() const;
     /// path and query as sent in the request line.
     std::string target() const;
 };
 
-/// `text` as a message quotes it: the user information of its authority (up to the last
-/// '@' after "//") masked, "user:***@", or "***@" for a user alone (which may be a token),
-/// so that a secret written into a URL never reaches a log; then cut to 200 bytes. Works
-/// on any text, URL or not (tests/fuzz/url_fuzz.cpp).
+/// `text` with what may be a secret masked, so that none written into a URL reaches a
+/// log: the user information of its authority (up to the last '@' after "//") as
+/// "user:***@", or "***@" for a user alone (which may be a token); each value of its
+/// query as "name=***" (or "***" without a name: "?token=abc&x" shows "?token=***&***");
+/// and a fragment as "#***". Every value is masked, not the ones whose names look secret:
+/// a signed URL's signature goes by many names. Works on any text, URL or not
+/// (tests/fuzz/url_fuzz.cpp).
+std::string without_secrets(std::string_view text);
+
+/// without_secrets(text) cut to 200 bytes, for a location quoted in a message.
 std::string masked_location(std::string_view text);
 
 /// Parses an absolute http(s) URL. Fails with store_errc::rejected for another scheme,

@@ -77,9 +77,10 @@ awaitable<result<object_info>> http_store::stat(std::string key) {
     if (!answer)
         co_return answer.error();
     if (answer->status >= 300)
-        co_return http::status_error(answer->status, answer->where.text());
+        co_return http::status_error(answer->status, answer->where.shown());
     if (!answer->content_length)
-        co_return make_error(io::store_errc::rejected, answer->where.text() + ": no Content-Length in the answer to HEAD");
+        co_return make_error(io::store_errc::rejected,
+                             answer->where.shown() + ": no Content-Length in the answer to HEAD");
     co_return object_info{*answer->content_length};
 }
 
@@ -103,13 +104,13 @@ awaitable<result<void>> http_store::read(std::string key, io::byte_sink& out) {
         auto known = remembered_.find(key);
         if (known == remembered_.end() || known->second.validator != *sent)
             co_return make_error(io::store_errc::transient,
-                                 answer->where.text() + ": the remembered copy changed during the read");
+                                 answer->where.shown() + ": the remembered copy changed during the read");
         counts_.not_modified += 1;
         std::string bytes = known->second.bytes;
         co_return co_await out.write(std::as_bytes(std::span(bytes.data(), bytes.size())));
     }
     if (answer->status >= 300)
-        co_return http::status_error(answer->status, answer->where.text());
+        co_return http::status_error(answer->status, answer->where.shown());
     // A 200 replaces what was remembered, even when nothing new can be (too large, no
     // validator): old bytes must never outlive the answer that superseded them.
     forget(key);

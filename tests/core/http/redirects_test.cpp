@@ -67,3 +67,15 @@ TEST_CASE("an allowed host is followed, on public addresses only unless the orig
     CHECK(inside.follow);
     CHECK(!inside.public_addresses_only);
 }
+
+TEST_CASE("a refused redirect's message masks the query values of both locations") {
+    auto from = parse_location("https://data.example.org/lake/fdl.json?session=s3cr3t");
+    auto to = parse_location("https://cdn.example.net/lake/fdl.json?X-Amz-Signature=deadbeef");
+    REQUIRE(from.has_value());
+    REQUIRE(to.has_value());
+    auto refused = decide_redirect(*from, false, *to, {});
+    CHECK_FALSE(refused.follow);
+    CHECK(refused.why.find("s3cr3t") == std::string::npos);
+    CHECK(refused.why.find("deadbeef") == std::string::npos);
+    CHECK(refused.why.find("https://cdn.example.net/lake/fdl.json?X-Amz-Signature=***") != std::string::npos);
+}

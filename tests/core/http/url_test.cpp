@@ -142,3 +142,29 @@ TEST_CASE("a location's text reads back as the same location, an IPvFuture host 
         CHECK(again->target() == where->target());
     }
 }
+
+TEST_CASE("a message masks a URL's query values and fragment, as it masks its user information") {
+    CHECK(without_secrets("https://h.example/x?token=abc123") == "https://h.example/x?token=***");
+    CHECK(without_secrets("https://h.example/x?a=1&b&c=&=d") == "https://h.example/x?a=***&***&c=***&=***");
+    CHECK(without_secrets("https://u:pw@h.example/x?sig=s#frag") == "https://u:***@h.example/x?sig=***#***");
+    CHECK(without_secrets("https://h.example/x?") == "https://h.example/x?");
+    CHECK(without_secrets("https://h.example/plain/path") == "https://h.example/plain/path");
+    CHECK(without_secrets("not a url ?k=v") == "not a url ?k=***");
+    // A '?' or '#' in the user information ends the authority first: nothing is lost.
+    CHECK(without_secrets("https://h.example/a@b?x=1") == "https://h.example/a@b?x=***");
+
+    // The refusal of an origin with a token in its query names the URL, not the token.
+    auto refused = parse_base("https://example.org/repo/?token=ghp_abc123&x-amz-signature=deadbeef");
+    REQUIRE(!refused);
+    CHECK(refused.error().message.find("abc123") == std::string::npos);
+    CHECK(refused.error().message.find("deadbeef") == std::string::npos);
+    CHECK(refused.error().message.find("'https://example.org/repo/?token=***&x-amz-signature=***'") !=
+          std::string::npos);
+
+    // A location reached by a redirect to a signed URL is shown masked in messages, and
+    // still requested whole.
+    auto signed_url = parse_location("https://cdn.example.org/lake/fdl.json?X-Amz-Signature=deadbeef");
+    REQUIRE(signed_url.has_value());
+    CHECK(signed_url->target() == "/lake/fdl.json?X-Amz-Signature=deadbeef");
+    CHECK(signed_url->shown() == "https://cdn.example.org/lake/fdl.json?X-Amz-Signature=***");
+}
