@@ -1,4 +1,5 @@
 #include "core/catalog/catalog_objects.hpp"
+#include "core/io/text.hpp"
 
 #include <algorithm>
 #include <map>
@@ -16,7 +17,7 @@ constexpr std::string_view required_tables[] = {"ducklake_metadata", "ducklake_s
 /// A name from the catalog, short enough for a message.
 std::string shown(std::optional<std::string> const& text) {
     std::string s = text.value_or("?");
-    return s.size() > 100 ? s.substr(0, 100) + "…" : s;
+    return s.size() > 100 ? std::string(io::utf8_prefix(s, 100)) + "…" : s;
 }
 
 /// The single quoted list of the attached catalogs' names (ours, "fdl_catalog_<n>", never

@@ -5,6 +5,7 @@
 #include "core/catalog/duckdb_session.hpp"
 #include "core/catalog/resolve.hpp"
 #include "core/fdl/paths.hpp"
+#include "core/io/text.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -145,7 +146,8 @@ private:
             data_path_ = d->second;
         }
         if (!is_known_format(out_.format))
-            return fail(catalog_errc::unknown_format, "DuckLake format '" + out_.format.substr(0, 40) + "' is not known");
+            return fail(catalog_errc::unknown_format,
+                        "DuckLake format '" + std::string(io::utf8_prefix(out_.format, 40)) + "' is not known");
         return {};
     }
 
@@ -248,7 +250,7 @@ private:
         path_level none;
         auto where = resolve_path(data_path_, schema != nullptr ? schema->level : none,
                                   table != nullptr ? table->level : none, *f.path, f.relative.value_or(true));
-        auto shown = [&] { return "'" + where.full.substr(0, 200) + "'"; }; // for messages only
+        auto shown = [&] { return "'" + std::string(io::utf8_prefix(where.full, 200)) + "'"; }; // for messages only
         if (!where.relative) {
             problem(catalog_errc::outside_data_dir, shown() + " lies outside data_dir");
             return std::nullopt;
@@ -273,7 +275,8 @@ private:
         // Readers of a DuckLake read Parquet; a file of another format, or with a key in a
         // catalog that says nothing is encrypted, would be mirrored for no reader to read.
         if (f.format && *f.format != "parquet") {
-            problem(catalog_errc::bad_catalog, shown() + ": a file format '" + f.format->substr(0, 40) +
+            problem(catalog_errc::bad_catalog, shown() + ": a file format '" +
+                                                   std::string(io::utf8_prefix(*f.format, 40)) +
                                                    "', where DuckLake's readers read parquet");
             return std::nullopt;
         }
@@ -386,7 +389,8 @@ result<void> check_inlined(duckdb_session& db, std::vector<std::string> const& t
             continue;
         if (!is_inlined_table_name(table)) {
             out.problems.push_back(
-                make_error(catalog_errc::bad_catalog, name + ": unexpected catalog table '" + table.substr(0, 100) + "'"));
+                make_error(catalog_errc::bad_catalog,
+                           name + ": unexpected catalog table '" + std::string(io::utf8_prefix(table, 100)) + "'"));
             continue;
         }
         // count_star from the system catalog: nothing of the attached catalog is in its way.

@@ -1,6 +1,7 @@
 #include "core/catalog/catalog_rows.hpp"
 
 #include "core/catalog/catalog_objects.hpp"
+#include "core/io/text.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -86,7 +87,8 @@ private:
     void invalid(char const* column, std::string const& value, char const* kind) {
         if (valid_)
             problems_.push_back(make_error(catalog_errc::bad_catalog, catalog_ + ": " + table_ + "." + column + " '" +
-                                                                          value.substr(0, 40) + "' is not " + kind));
+                                                                          std::string(io::utf8_prefix(value, 40)) +
+                                                                          "' is not " + kind));
         valid_ = false;
     }
 

@@ -6,6 +6,7 @@
 #include "core/catalog/errors.hpp"
 #include "core/catalog/sandbox.hpp"
 #include "core/catalog/worker_protocol.hpp"
+#include "core/io/text.hpp"
 
 #include <cerrno>
 #include <charconv>
@@ -128,9 +129,9 @@ std::vector<result<catalog_contents>> read_items(catalog_reader& reader, worker_
         // A bug of the reader that a catalog found: said as such, rather than an abort.
         outcomes.clear();
         for (auto const& item : batch)
-            outcomes.emplace_back(make_error(catalog_errc::reader_crashed,
-                                             item.name + ": the catalog reader failed (" +
-                                                 std::string(e.what()).substr(0, 200) + ")"));
+            outcomes.emplace_back(
+                make_error(catalog_errc::reader_crashed, item.name + ": the catalog reader failed (" +
+                                                             std::string(io::utf8_prefix(e.what(), 200)) + ")"));
     }
     for (auto& outcome : outcomes)
         classify_memory(outcome);

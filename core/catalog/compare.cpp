@@ -1,6 +1,7 @@
 #include "core/catalog/compare.hpp"
 
 #include "core/catalog/errors.hpp"
+#include "core/io/text.hpp"
 
 #include <map>
 #include <set>
@@ -101,7 +102,7 @@ std::vector<error> check_against_record(catalog_contents const& catalog, fdl::du
     if (catalog.format != block.format)
         out.push_back(make_error(catalog_errc::format_mismatch, name + ": the catalog is in DuckLake format " +
                                                                     catalog.format + ", version.json says " +
-                                                                    block.format.substr(0, 40)));
+                                                                    std::string(io::utf8_prefix(block.format, 40))));
     return out;
 }
 
@@ -134,7 +135,7 @@ std::vector<error> compare_catalogs(catalog_contents const& catalog, catalog_con
     if (other.format != declared_format)
         out.push_back(make_error(catalog_errc::format_mismatch, other_name + ": its name says format " +
                                                                     declared_format + ", it holds format " +
-                                                                    other.format.substr(0, 40)));
+                                                                    std::string(io::utf8_prefix(other.format, 40))));
     // The files live at each one's last snapshot, with their sizes.
     auto live = [](catalog_contents const& c) {
         std::map<std::string, std::uint64_t> files;

@@ -2,6 +2,7 @@
 
 #include "core/catalog/detail/duckdb_c.hpp"
 #include "core/catalog/detail/query_watchdog.hpp"
+#include "core/io/text.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -48,7 +49,8 @@ result<duckdb_database> open_database(char const* path, std::string const& name,
     if (duckdb_open_ext(path, &database, config, &failure) != DuckDBSuccess) {
         std::string why = failure != nullptr ? failure : "unknown reason";
         duckdb_free(failure);
-        return make_error(catalog_errc::cannot_open, name + ": not a DuckDB database (" + why.substr(0, 200) + ")");
+        return make_error(catalog_errc::cannot_open,
+                          name + ": not a DuckDB database (" + std::string(io::utf8_prefix(why, 200)) + ")");
     }
     return database;
 }
@@ -180,7 +182,7 @@ result<void> run_guarded(duckdb_connection connection, std::string const& sql, d
     if (state != DuckDBSuccess) {
         char const* why = duckdb_result_error(&raw);
         return make_error(catalog_errc::query_failed,
-                          name + ": " + std::string(why != nullptr ? why : "query failed").substr(0, 300));
+                          name + ": " + std::string(io::utf8_prefix(why != nullptr ? why : "query failed", 300)));
     }
     return {};
 }
@@ -305,7 +307,8 @@ result<std::unique_ptr<duckdb_session>> duckdb_session::attach(duckdb_instance& 
         if (attached.error().code != catalog_errc::query_failed)
             return attached.error();
         std::string why = attached.error().message.substr(name.size() + 2);
-        return make_error(catalog_errc::cannot_open, name + ": not a DuckDB database (" + why.substr(0, 200) + ")");
+        return make_error(catalog_errc::cannot_open,
+                          name + ": not a DuckDB database (" + std::string(io::utf8_prefix(why, 200)) + ")");
     }
     // Never USE it: as the default database, its macros, views and types would come first in
     // name resolution, and could stand in for what the reader's own queries name.
@@ -356,10 +359,9 @@ result<std::vector<int>> plain_types(duckdb_result& raw, std::string const& name
         bool plain = (type >= DUCKDB_TYPE_BOOLEAN && type <= DUCKDB_TYPE_DOUBLE) || type == DUCKDB_TYPE_HUGEINT ||
                      type == DUCKDB_TYPE_VARCHAR;
         if (!plain)
-            return make_error(catalog_errc::query_failed, name + ": column '" +
-                                                              std::string(duckdb_column_name(&raw, c)).substr(0, 60) +
-                                                              "' has a type this reader does not read (" +
-                                                              std::to_string(type) + ")");
+            return make_error(catalog_errc::query_failed,
+                              name + ": column '" + std::string(io::utf8_prefix(duckdb_column_name(&raw, c), 60)) +
+                                  "' has a type this reader does not read (" + std::to_string(type) + ")");
         batch.columns.emplace_back(duckdb_column_name(&raw, c));
         types.push_back(type);
     }
@@ -415,7 +417,7 @@ result<void> duckdb_session::query_streaming(std::string const& sql, std::size_t
             return make_error(catalog_errc::timed_out, name_ + ": reading the catalog took too long (interrupted)");
         char const* why = duckdb_result_error(&raw);
         return make_error(catalog_errc::query_failed,
-                          name_ + ": " + std::string(why != nullptr ? why : fallback).substr(0, 300));
+                          name_ + ": " + std::string(io::utf8_prefix(why != nullptr ? why : fallback, 300)));
     };
     if (duckdb_execute_prepared_streaming(statement, &raw) != DuckDBSuccess)
         return failed("query failed");

@@ -2,6 +2,7 @@
 
 #include "core/catalog/errors.hpp"
 #include "core/fdl/paths.hpp"
+#include "core/io/text.hpp"
 
 #include <algorithm>
 
@@ -117,12 +118,14 @@ void put_error(writer& w, error const& e) {
     // Only the reader's own codes cross: anything else is reported as a failed query.
     bool ours = e.code.category() == catalog_category();
     w.u32(ours ? static_cast<std::uint32_t>(e.code.value()) : static_cast<std::uint32_t>(catalog_errc::query_failed));
-    w.text(std::string_view(e.message).substr(0, max_text));
+    w.text(io::utf8_prefix(e.message, max_text));
 }
 
 std::optional<error> get_error(reader& r) {
     auto code = r.u32();
-    auto message = r.text();
+    // The reader is not trusted: its words reach logs and JSON, so they are made valid
+    // UTF-8 here (paths are checked as paths where they are used).
+    auto message = io::valid_utf8(r.text());
     if (!r.ok())
         return std::nullopt;
     if (!known_catalog_code(code)) {
@@ -161,7 +164,7 @@ void put_contents(writer& w, catalog_contents const& c) {
     for (auto const& v : c.views) {
         w.text(v.name);
         w.text(v.dialect);
-        w.text(std::string_view(v.sql).substr(0, max_sql));
+        w.text(io::utf8_prefix(v.sql, max_sql));
     }
     w.u64(c.needed.size());
     for (auto const& n : c.needed) {

@@ -5,6 +5,7 @@
 
 #include "core/fdl/json_fields.hpp"
 #include "core/io/errors.hpp"
+#include "core/io/text.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
@@ -124,7 +125,7 @@ awaitable<result<lease_change>> lease::acquire_or_renew() {
     }
     bool const unrenewed = asked_at - observed_since_ > patience;
     if (current->expires > now + patience)
-        anomaly_ = describe() + ": " + current->holder.substr(0, 100) + "'s lease claims " +
+        anomaly_ = describe() + ": " + std::string(io::utf8_prefix(current->holder, 100)) + "'s lease claims " +
                    std::to_string((current->expires - now) / 1000) + " s more, more than " +
                    (current->idle ? "its longest wait between passes, lease_duration" : "lease_duration") +
                    " and max_clock_skew allow: " +

@@ -1,6 +1,7 @@
 #include "core/coord/pause.hpp"
 
 #include "core/io/errors.hpp"
+#include "core/io/text.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
@@ -16,10 +17,12 @@ namespace {
 
 constexpr std::size_t max_pause_bytes = 64 * 1024; // a name and a sentence: more is not ours
 
-/// The first 300 bytes of `text`, printable: the reason is shown on terminals and in logs.
+/// At most 300 bytes of `text`, cut between characters, valid UTF-8 and printable: the
+/// reason is shown on terminals, in logs and in JSON that strict readers parse.
 std::string printable(std::string_view text) {
+    std::string const valid = io::valid_utf8(text.substr(0, 1200));
     std::string out;
-    for (char c : text.substr(0, 300))
+    for (char c : io::utf8_prefix(valid, 300))
         out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? ' ' : c;
     return out;
 }
@@ -27,7 +30,9 @@ std::string printable(std::string_view text) {
 } // namespace
 
 std::string render_pause(pause_record const& record) {
-    json::object o{{"paused_since", record.since}, {"by", record.by}, {"reason", record.reason}};
+    // The operator's words may be any bytes (an argument of `fdl-mirror pause`): what is
+    // written is what parse_pause will show, never text a strict JSON reader refuses.
+    json::object o{{"paused_since", record.since}, {"by", printable(record.by)}, {"reason", printable(record.reason)}};
     return json::serialize(o) + "\n";
 }
 

@@ -162,8 +162,14 @@ result<void> state_dir::save(std::string const& repo_name, repository_state cons
         o["failing_since"] = *state.failing_since;
     if (state.configured_since && std::isfinite(*state.configured_since))
         o["configured_since"] = *state.configured_since;
-    if (state.paused)
-        o["paused"] = json::parse(coord::render_pause(*state.paused));
+    if (state.paused) {
+        // Never a throwing parse here: one odd field must not stop the file being written.
+        boost::system::error_code ec;
+        json::parse_options options;
+        options.allow_invalid_utf8 = true;
+        if (auto paused = json::parse(coord::render_pause(*state.paused), ec, {}, options); !ec)
+            o["paused"] = std::move(paused);
+    }
     o["origin"] = state.origin;
     json::array cache;
     for (auto const& object : state.origin_cache)

@@ -1,6 +1,7 @@
 #include "daemon/status/status_server.hpp"
 
 #include "core/io/errors.hpp"
+#include "core/io/text.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -317,7 +318,7 @@ std::string control_refusal(net::ip::address const& peer, std::string_view host,
                 rest.remove_prefix(scheme.size());
         if (rest.size() == origin.size() || rest.empty() || !names_this_host(rest))
             return "fdl-mirror takes no control request from a page of another site (Origin: " +
-                   std::string(origin.substr(0, 100)) + ")";
+                   std::string(io::utf8_prefix(origin, 100)) + ")";
     }
     return {};
 }

@@ -304,3 +304,20 @@ TEST_CASE("state_dir: hostile repository names stay inside repositories/ and rou
     CHECK(names_in(tmp.path()) == std::vector<std::string>{"state"}); // nothing escaped
     CHECK(names_in(tmp / "state") == std::vector<std::string>{"lock", "repositories"});
 }
+
+TEST_CASE("state_dir: a pause whose reason is not valid UTF-8 still saves, and the rest of the state with it") {
+    // Issue 45: one field that a strict JSON reader refuses stopped the whole file.
+    temp_dir tmp;
+    auto dir = open_dir(tmp / "state");
+    auto state = sample_state();
+    state.paused = coord::pause_record{1700000400.5, "alice\xff", std::string(10, 'x') + "\xc3"};
+    REQUIRE(dir.save("population", state));
+    std::string warning;
+    auto loaded = dir.load("population", &warning);
+    CHECK(warning.empty());
+    CHECK(loaded.last_success == state.last_success);
+    CHECK(loaded.origin_cache == state.origin_cache);
+    REQUIRE(loaded.paused.has_value());
+    CHECK(loaded.paused->reason == std::string(10, 'x') + "\xef\xbf\xbd");
+    CHECK(loaded.paused->by == "alice\xef\xbf\xbd");
+}

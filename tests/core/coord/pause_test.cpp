@@ -29,3 +29,16 @@ TEST_CASE("pause: fields of the wrong type are left out, and text is made printa
     auto const long_reason = coord::parse_pause("{\"reason\":\"" + std::string(5000, 'x') + "\"}");
     CHECK(long_reason.reason.size() == 300);
 }
+
+TEST_CASE("pause: a long reason is cut between characters, and bytes that are not UTF-8 are replaced") {
+    // Issue 45: 299 bytes and an "ä" were cut to 300 inside the "ä"; the state file that
+    // holds the reason then failed to save, and the repository left /status.
+    std::string const reason = std::string(299, 'x') + "\xc3\xa4 and more";
+    auto const cut = coord::parse_pause(coord::render_pause({1.0, "bob", reason}));
+    CHECK(cut.reason == std::string(299, 'x'));
+    // What `fdl-mirror pause` is given may be any bytes: it is written as valid UTF-8, so
+    // that the object still parses (and shows who paused, and why).
+    auto const odd = coord::parse_pause(coord::render_pause({1.0, "b\xffob", "why\xc3"}));
+    CHECK(odd.by == "b\xef\xbf\xbdob");
+    CHECK(odd.reason == "why\xef\xbf\xbd");
+}
