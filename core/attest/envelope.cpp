@@ -36,6 +36,11 @@ namespace {
 
 constexpr std::string_view where = "attestation envelope";
 
+/// The signatures read of one envelope: a mirror signs with one key, two while it rotates
+/// them. Each costs a verification, so a planted envelope of 200,000 signatures naming a
+/// trusted key would cost its consumer many seconds of CPU (issue 45); more is refused.
+constexpr std::size_t max_envelope_signatures = 16;
+
 error malformed(std::string const& what) { return make_error(attest_errc::malformed, std::string(where) + ": " + what); }
 
 } // namespace
@@ -64,6 +69,9 @@ result<envelope> parse_envelope(std::string_view text) {
         return make_error(attest_errc::malformed, signatures.error().message);
     if ((*signatures)->empty())
         return malformed("signatures: none");
+    if ((*signatures)->size() > max_envelope_signatures)
+        return malformed("signatures: " + std::to_string((*signatures)->size()) + ", more than the " +
+                         std::to_string(max_envelope_signatures) + " an envelope may carry");
     for (std::size_t i = 0; i < (*signatures)->size(); ++i) {
         auto const& item = (**signatures)[i];
         std::string const at = "signatures[" + std::to_string(i) + "]";
