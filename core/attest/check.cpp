@@ -47,6 +47,10 @@ void compare_refs(mirror_statement const& statement, mirror_state const& state, 
         report.problems.push_back(mismatch(name + ": attested at " + ref->version + ", absent from the mirror"));
     for (auto const& refused : state.refused_refs)
         report.problems.push_back(mismatch(refused.message));
+    // Readers over HTTP go by refs.json: it must say what refs/ says, wherever the check
+    // can see both (a check over HTTP reads the refs through refs.json itself).
+    for (auto const& problem : state.refs_json_problems)
+        report.problems.push_back(mismatch(problem));
 }
 
 /// The versions: each published one attested with the same version.json, each attested one there.

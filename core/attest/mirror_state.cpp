@@ -42,6 +42,12 @@ awaitable<result<mirror_state>> read_mirror_state(store::store& mirror, std::siz
     state.refused_refs = std::move(refs->refused);
     for (auto const& [name, why] : refs->unsettled)
         state.refused_refs.push_back(why);
+    if (mirror.caps().can_list) {
+        state.refs_json_problems = std::move(refs->refs_json_disagreements);
+        if (!refs->refs_json)
+            state.refs_json_problems.push_back("mirror: refs.json: not found (readers that cannot list the mirror "
+                                               "see no refs)");
+    }
     std::set<std::string, std::less<>> targets;
     for (auto const& [name, id] : state.refs)
         targets.insert(id);

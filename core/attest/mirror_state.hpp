@@ -21,6 +21,9 @@ struct mirror_state {
     std::optional<std::string> repository_id; ///< fdl.json's `id`, when it has one
     fdl::ref_map refs;
     std::vector<error> refused_refs; ///< refs whose name or content no reader accepts
+    /// Where refs/ can be listed: how refs.json (what readers over HTTP go by) disagrees
+    /// with it, or that it is missing.
+    std::vector<std::string> refs_json_problems;
     /// Every version whose folder holds version.json: id -> its sha256.
     std::map<std::string, std::string, std::less<>> versions;
     /// The first parent of each version read here (not of those taken from `known`), ""

@@ -3,6 +3,7 @@
 #include "core/fdl/ids.hpp"
 #include "core/fdl/paths.hpp"
 #include "core/io/errors.hpp"
+#include "core/io/text.hpp"
 #include "core/sync/errors.hpp"
 #include "core/sync/limits.hpp"
 #include "core/sync/workers.hpp"
@@ -39,7 +40,7 @@ awaitable<result<versions_listing>> list_versions(store::store& from) {
             return {}; // not a version folder; readers ignore it, and so do we
         std::string_view path = rest.substr(slash + 1);
         if (auto problem = fdl::relative_path_problem(path)) {
-            listing.refused.push_back(entry.key.substr(0, 200) + ": " + *problem);
+            listing.refused.push_back(std::string(io::utf8_prefix(entry.key, 200)) + ": " + *problem);
             return {};
         }
         listing.versions[std::string(id)].emplace(std::string(path), entry.size);
@@ -118,34 +119,37 @@ awaitable<result<path_sizes>> list_data_sizes(store::store& from, std::string da
 
 static void compare_with_refs_json(refs_snapshot& snapshot, result<fdl::refs_document> const& document,
                                    std::string const& side) {
+    auto disagree = [&](std::string what) {
+        snapshot.refs_json_disagreements.push_back(what);
+        snapshot.warnings.push_back(std::move(what));
+    };
     if (!document) {
-        snapshot.warnings.push_back(side + ": " + document.error().message);
+        disagree(side + ": " + document.error().message);
         return;
     }
     for (auto const& refused : document->refused)
-        snapshot.warnings.push_back(side + ": " + refused.message);
+        disagree(side + ": " + refused.message);
     for (auto const& [name, id] : snapshot.refs) {
         auto it = document->refs.find(name);
         if (it == document->refs.end())
-            snapshot.warnings.push_back(side + ": refs.json lacks " + name);
+            disagree(side + ": refs.json lacks " + name);
         else if (it->second != id)
-            snapshot.warnings.push_back(side + ": refs.json says " + name + " is " + it->second + ", " + name +
-                                        " says " + id);
+            disagree(side + ": refs.json says " + name + " is " + it->second + ", " + name + " says " + id);
     }
     for (auto const& [name, id] : document->refs)
         if (fdl::is_mirrored_ref(name) && !snapshot.refs.contains(name) && !snapshot.unsettled.contains(name))
-            snapshot.warnings.push_back(side + ": refs.json names " + name + ", which refs/ does not hold");
+            disagree(side + ": refs.json names " + name + ", which refs/ does not hold");
 }
 
 /// Whether `name` passes the checks and limits; refuses it in `snapshot` otherwise.
 static bool accept_ref_name(refs_snapshot& snapshot, std::string const& name, ref_limits const& limits,
                             std::size_t& accepted, std::size_t& over_limit, std::string const& side) {
     if (name.size() > limits.max_name_bytes) {
-        snapshot.refused.push_back(make_error(sync_errc::refused_ref, side + ": " + name.substr(0, 80) +
-                                                                          (name.size() > 80 ? "…" : "") + ": a name of " + std::to_string(name.size()) +
-                                                                          " bytes, more than the " +
-                                                                          std::to_string(limits.max_name_bytes) +
-                                                                          " this mirror accepts"));
+        std::string const shown = std::string(io::utf8_prefix(name, 80)) + (name.size() > 80 ? "…" : "");
+        snapshot.refused.push_back(
+            make_error(sync_errc::refused_ref, side + ": " + shown + ": a name of " + std::to_string(name.size()) +
+                                                   " bytes, more than the " + std::to_string(limits.max_name_bytes) +
+                                                   " this mirror accepts"));
         return false;
     }
     if (auto problem = fdl::ref_name_problem(name)) {

@@ -63,6 +63,9 @@ struct refs_snapshot {
     /// until it persists across passes).
     std::map<std::string, error> unsettled;
     std::vector<std::string> warnings;       ///< refs.json disagreeing with refs/, a bad HEAD
+    /// Where refs/ was listed: each way refs.json disagrees with it (also in `warnings`),
+    /// for the checks that must fail on them (an attested mirror's).
+    std::vector<std::string> refs_json_disagreements;
 };
 
 /// How many refs, and how long a name, a pass takes from one side. A hostile refs.json of

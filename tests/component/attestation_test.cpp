@@ -254,6 +254,19 @@ TEST_CASE("each failure has its reason: missing, bad signature, untrusted key, e
         CHECK(again.error().code == attest_errc::mismatch);
         CHECK(again.error().message.find("refs/tags/v1") != std::string::npos);
     }
+    SUBCASE("a refs.json that disagrees with refs/ is named: readers over HTTP go by it") {
+        m.attest(m.key, now);
+        write_file(m.mirror_root / "refs.json",
+                   R"({"HEAD":"ref: refs/heads/main","refs":{"refs/heads/main":")" + m.sample.main.front() + "\"}}\n");
+        auto report = m.check(m.trusting(m.key), now);
+        CHECK_MESSAGE(
+            has_problem(report, attest_errc::mismatch, "refs.json says refs/heads/main is " + m.sample.main.front()),
+            problems_of(report));
+        CHECK_MESSAGE(has_problem(report, attest_errc::mismatch, "refs.json lacks refs/tags/v1"), problems_of(report));
+        fs::remove(m.mirror_root / "refs.json");
+        report = m.check(m.trusting(m.key), now);
+        CHECK_MESSAGE(has_problem(report, attest_errc::mismatch, "refs.json: not found"), problems_of(report));
+    }
     SUBCASE("a ref added in the mirror is named") {
         m.attest(m.key, now);
         write_file(m.mirror_root / "refs/heads/extra", m.sample.main.front());
