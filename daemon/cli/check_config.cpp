@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 #include <variant>
 
@@ -134,7 +135,7 @@ std::vector<std::string> check_named_files(config::daemon_config const& cfg, std
             problems.push_back("attestation: key_file: " + key.error().message);
         }
     }
-    for (auto const& problem : check_events(cfg))
+    for (auto const& problem : check_events(cfg, warnings))
         problems.push_back(problem);
     if (cfg.web_config_file) {
         // Loaded as the endpoints will serve it: the YAML, then the certificate, key and CA.
@@ -146,7 +147,7 @@ std::vector<std::string> check_named_files(config::daemon_config const& cfg, std
     return problems;
 }
 
-std::vector<std::string> check_events(config::daemon_config const& cfg) {
+std::vector<std::string> check_events(config::daemon_config const& cfg, std::vector<std::string>* warnings) {
     std::vector<std::string> problems;
     if (!cfg.events)
         return problems;
@@ -164,6 +165,21 @@ std::vector<std::string> check_events(config::daemon_config const& cfg) {
         if (repo.events.s3 && !secrets->s3_token)
             problems.push_back("repository '" + repo.name + "': events: s3, but " + events.secrets_file.string() +
                                " has no s3_token");
+    }
+    if (warnings != nullptr) {
+        std::map<std::string, std::vector<std::string>> sharing; // secret -> repositories (never printed)
+        for (auto const& [name, secret] : secrets->webhooks)
+            sharing[secret].push_back(name);
+        for (auto const& [secret, names] : sharing) {
+            if (names.size() < 2)
+                continue;
+            std::string list;
+            for (auto const& name : names)
+                list += (list.empty() ? "'" : ", '") + name + "'";
+            warnings->push_back("events: secrets_file: " + events.secrets_file.string() + ": repositories " + list +
+                                " share one webhook secret: give each its own, so that one leaked secret exposes one "
+                                "repository");
+        }
     }
     // The events' listener is the one thing that may face other hosts, and then only over
     // TLS: a webhook's body and an S3 token cross the network (docs/events.md).

@@ -36,8 +36,10 @@ std::optional<config::daemon_config> load_for_command(std::string const& path);
 /// (RequireAndVerifyClientCert), basic authentication (2 users)".
 /// The events' section against its secrets file and the listener's exposure: a repository
 /// asking for webhooks without a secret, for S3 notifications without a token, a listener
-/// beyond loopback without TLS; each a line.
-std::vector<std::string> check_events(config::daemon_config const& cfg);
+/// beyond loopback without TLS; each a line. Into `warnings` (when given): one webhook
+/// secret shared by several repositories (a sender of one could start the others' passes
+/// if the path were not signed; and one leak exposes them all).
+std::vector<std::string> check_events(config::daemon_config const& cfg, std::vector<std::string>* warnings = nullptr);
 
 std::string endpoint_security(config::daemon_config const& cfg);
 

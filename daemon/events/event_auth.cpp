@@ -22,30 +22,33 @@ std::string_view to_string(event_refusal why) noexcept {
     return "malformed";
 }
 
-std::string webhook_signature(std::string_view secret, std::string_view timestamp, std::string_view body) {
+std::string webhook_signature(std::string_view secret, std::string_view timestamp, std::string_view path,
+                              std::string_view body) {
     std::string signed_text;
-    signed_text.reserve(timestamp.size() + 1 + body.size());
-    signed_text.append(timestamp).append(".").append(body);
+    signed_text.reserve(timestamp.size() + path.size() + 2 + body.size());
+    signed_text.append(timestamp).append(".").append(path).append(".").append(body);
     return "sha256=" + verify::to_hex(verify::hmac_sha256(secret, signed_text));
 }
 
-std::optional<event_refusal> check_webhook(std::string_view secret, std::string_view timestamp,
-                                           std::string_view signature, std::string_view body, std::int64_t now,
-                                           std::chrono::seconds window) {
-    if (signature.empty())
-        return event_refusal::missing_signature;
-    if (timestamp.empty())
-        return event_refusal::missing_timestamp;
-    std::int64_t sent = 0;
-    auto [end, ec] = std::from_chars(timestamp.data(), timestamp.data() + timestamp.size(), sent);
-    if (ec != std::errc() || end != timestamp.data() + timestamp.size() || timestamp.size() > 12)
-        return event_refusal::missing_timestamp; // not a time: as good as none
+webhook_check check_webhook(std::string_view secret, std::string_view timestamp, std::string_view signature,
+                            std::string_view path, std::string_view body, std::int64_t now,
+                            std::chrono::seconds window) {
+    webhook_check out;
+    if (signature.empty()) {
+        out.refused = event_refusal::missing_signature;
+        return out;
+    }
+    auto [end, ec] = std::from_chars(timestamp.data(), timestamp.data() + timestamp.size(), out.sent);
+    if (timestamp.empty() || ec != std::errc() || end != timestamp.data() + timestamp.size() || timestamp.size() > 12) {
+        out.refused = event_refusal::missing_timestamp; // not a time: as good as none
+        return out;
+    }
     // The MAC first: an unsigned request learns nothing about the clock.
-    if (!verify::same_bytes(webhook_signature(secret, timestamp, body), signature))
-        return event_refusal::bad_signature;
-    if (std::llabs(now - sent) > window.count())
-        return event_refusal::stale_timestamp;
-    return std::nullopt;
+    if (!verify::same_bytes(webhook_signature(secret, timestamp, path, body), signature))
+        out.refused = event_refusal::bad_signature;
+    else if (std::llabs(now - out.sent) > window.count())
+        out.refused = event_refusal::stale_timestamp;
+    return out;
 }
 
 bool replay_guard::first_sight(std::string const& signature, std::int64_t expires, std::int64_t now) {

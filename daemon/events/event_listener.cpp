@@ -20,7 +20,7 @@ std::vector<event_target> targets_of(config::daemon_config const& cfg) {
 } // namespace
 
 event_listener::event_listener(metrics& counted, logger const& log, event_receiver::start_pass start)
-    : log_(log), receiver_(counted, log, std::move(start)) {}
+    : log_(log), receiver_(counted, log, std::move(start), static_cast<std::int64_t>(std::time(nullptr))) {}
 
 event_listener::~event_listener() = default;
 

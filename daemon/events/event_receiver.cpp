@@ -44,14 +44,17 @@ control_answer answer(unsigned status, json::object body) { return {status, json
 
 } // namespace
 
-event_receiver::event_receiver(metrics& counted, logger const& log, start_pass start)
-    : metrics_(counted), log_(log), start_(std::move(start)) {}
+event_receiver::event_receiver(metrics& counted, logger const& log, start_pass start, std::int64_t started_at)
+    : metrics_(counted), log_(log), start_(std::move(start)), started_at_(started_at) {}
 
 void event_receiver::configure(config::event_secrets secrets, std::chrono::seconds window,
                                std::vector<event_target> targets) {
     secrets_ = std::move(secrets);
     window_ = window;
     targets_ = std::move(targets);
+    std::erase_if(replays_, [&](auto const& entry) {
+        return std::none_of(targets_.begin(), targets_.end(), [&](auto const& t) { return t.name == entry.first; });
+    });
 }
 
 bool event_receiver::is_event_path(std::string_view target) {
@@ -73,12 +76,13 @@ control_answer event_receiver::handle(event_request const& request, std::int64_t
 }
 
 control_answer event_receiver::refuse(std::string const& source, event_refusal why, std::string const& detail,
-                                      std::int64_t now) {
+                                      std::int64_t now, std::string const& about) {
     auto const reason = std::string(to_string(why));
     metrics_.event_refused(source, reason);
-    // One line per kind of refusal every few seconds: a flood of bad requests is counted,
-    // not copied into the journal.
-    auto& last = last_logged_[source + "/" + reason];
+    // One line per kind of refusal (and configured repository) every few seconds: a flood
+    // of bad requests is counted, not copied into the journal, and a flood against one
+    // repository does not hide the refusals of another's.
+    auto& last = last_logged_[source + "/" + reason + "/" + about];
     if (now - last >= refusal_log_gap) {
         last = now;
         log_.warning({}, source + " event refused (" + reason + "): " + detail);
@@ -97,11 +101,16 @@ control_answer event_receiver::hook(std::string_view repository, event_request c
     if (!is_repository_name(repository) || target == targets_.end() || secret == secrets_.webhooks.end())
         return refuse("webhook", event_refusal::unknown_repository,
                       "no webhook for this repository (the name is not logged)", now);
-    auto why = check_webhook(secret->second, request.timestamp, request.signature, request.body, now, window_);
-    if (why)
-        return refuse("webhook", *why, "for repository " + target->name, now);
-    if (!replays_.first_sight(std::string(request.signature), now + window_.count(), now))
-        return refuse("webhook", event_refusal::replayed, "for repository " + target->name, now);
+    std::string const path = std::string(hooks_path) + std::string(repository);
+    auto checked =
+        check_webhook(secret->second, request.timestamp, request.signature, path, request.body, now, window_);
+    if (checked.refused)
+        return refuse("webhook", *checked.refused, "for repository " + target->name, now, target->name);
+    if (checked.sent < started_at_)
+        return refuse("webhook", event_refusal::stale_timestamp,
+                      "for repository " + target->name + ": signed before this daemon started", now, target->name);
+    if (!replays_[target->name].first_sight(std::string(request.signature), now + window_.count(), now))
+        return refuse("webhook", event_refusal::replayed, "for repository " + target->name, now, target->name);
     metrics_.event_accepted(target->name, "webhook");
     start_(target->name, "webhook");
     return answer(202, {{"repositories", json::array{json::value(target->name)}}});

@@ -36,7 +36,10 @@ public:
     /// Asks for a pass of `repository` (a configured one), for an event from `source`.
     using start_pass = std::function<void(std::string const& repository, std::string const& source)>;
 
-    event_receiver(metrics& counted, logger const& log, start_pass start);
+    /// `started_at` (unix seconds): when this daemon started. A webhook signed before it is
+    /// refused as stale: the replays an earlier run accepted are not remembered, and the
+    /// passes every repository starts with cover what such an event announced.
+    event_receiver(metrics& counted, logger const& log, start_pass start, std::int64_t started_at);
 
     /// The secrets, the window and the repositories: at start and after each reload.
     void configure(config::event_secrets secrets, std::chrono::seconds window, std::vector<event_target> targets);
@@ -51,7 +54,10 @@ public:
 private:
     control_answer hook(std::string_view repository, event_request const& request, std::int64_t now);
     control_answer notification(event_request const& request, std::int64_t now);
-    control_answer refuse(std::string const& source, event_refusal why, std::string const& detail, std::int64_t now);
+    /// Counts and answers a refusal; logs it unless one of its kind (for the same
+    /// configured repository, `about`) was logged within the last few seconds.
+    control_answer refuse(std::string const& source, event_refusal why, std::string const& detail, std::int64_t now,
+                          std::string const& about = "");
 
     metrics& metrics_;
     logger const& log_;
@@ -59,8 +65,10 @@ private:
     config::event_secrets secrets_;
     std::chrono::seconds window_{300};
     std::vector<event_target> targets_;
-    replay_guard replays_;
-    std::map<std::string, std::int64_t> last_logged_; ///< refusal kind -> when last logged
+    std::int64_t started_at_;
+    /// Per repository: one sender's flood never refuses another repository's events.
+    std::map<std::string, replay_guard, std::less<>> replays_;
+    std::map<std::string, std::int64_t> last_logged_; ///< refusal kind (and repository) -> when last logged
 };
 
 } // namespace mirror::daemon

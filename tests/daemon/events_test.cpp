@@ -27,36 +27,44 @@ bool has_line(std::string const& text, std::string const& line) {
 
 } // namespace
 
-TEST_CASE("webhook: the HMAC-SHA256 of timestamp.body, as openssl computes it") {
-    // printf '1796500000.{"ref":"main"}' | openssl dgst -sha256 -hmac 0123456789abcdef-population
-    CHECK(webhook_signature(secret, "1796500000", R"({"ref":"main"})") ==
-          "sha256=e415d6718d23f71f06d94a679c31d83bc654bf59ee9771f4cf0ea8cd76e65ac6");
-    auto const good = webhook_signature(secret, "1796500000", "{}");
+TEST_CASE("webhook: the HMAC-SHA256 of timestamp.path.body, as openssl computes it") {
+    // printf '1796500000./hooks/population.{"ref":"main"}' | openssl dgst -sha256 -hmac 0123456789abcdef-population
+    CHECK(webhook_signature(secret, "1796500000", "/hooks/population", R"({"ref":"main"})") ==
+          "sha256=43f30dd9d9cd3a0555e6331b3150197ef4f441c3ca568f85632a2239d30a8117");
+    auto const good = webhook_signature(secret, "1796500000", "/hooks/population", "{}");
     CHECK(good.starts_with("sha256="));
     CHECK(good.size() == 7 + 64);
-    CHECK(webhook_signature(secret, "1796500001", "{}") != good); // the time is signed
-    CHECK(webhook_signature(secret, "1796500000", "{ }") != good); // and the body
-    CHECK(webhook_signature(secret + "x", "1796500000", "{}") != good);
+    CHECK(webhook_signature(secret, "1796500001", "/hooks/population", "{}") != good);  // the time is signed
+    CHECK(webhook_signature(secret, "1796500000", "/hooks/population", "{ }") != good); // and the body
+    CHECK(webhook_signature(secret, "1796500000", "/hooks/other", "{}") != good);       // and the repository
+    CHECK(webhook_signature(secret + "x", "1796500000", "/hooks/population", "{}") != good);
 }
 
 TEST_CASE("webhook: a good signature within the window passes, and each fault has its reason") {
     auto const body = std::string(R"({"ref":"refs/heads/main"})");
     auto const ts = std::to_string(now);
-    auto const sig = webhook_signature(secret, ts, body);
-    CHECK_FALSE(check_webhook(secret, ts, sig, body, now, 300s).has_value());
-    CHECK_FALSE(check_webhook(secret, ts, sig, body, now + 300, 300s).has_value()); // the window's edge
-    CHECK(check_webhook(secret, ts, "", body, now, 300s) == event_refusal::missing_signature);
-    CHECK(check_webhook(secret, "", sig, body, now, 300s) == event_refusal::missing_timestamp);
-    CHECK(check_webhook(secret, "yesterday", sig, body, now, 300s) == event_refusal::missing_timestamp);
-    CHECK(check_webhook(secret, ts, sig, body + " ", now, 300s) == event_refusal::bad_signature);
-    CHECK(check_webhook("another secret of 16+", ts, sig, body, now, 300s) == event_refusal::bad_signature);
-    CHECK(check_webhook(secret, ts, "sha256=" + std::string(64, '0'), body, now, 300s) == event_refusal::bad_signature);
-    CHECK(check_webhook(secret, ts, sig.substr(7), body, now, 300s) == event_refusal::bad_signature); // no "sha256="
-    CHECK(check_webhook(secret, ts, sig, body, now + 301, 300s) == event_refusal::stale_timestamp);
-    CHECK(check_webhook(secret, ts, sig, body, now - 301, 300s) == event_refusal::stale_timestamp); // from the future
+    std::string const path = "/hooks/population";
+    auto const sig = webhook_signature(secret, ts, path, body);
+    auto check = [&](std::string const& key, std::string const& timestamp, std::string const& signature,
+                     std::string const& at, std::string const& sent, std::int64_t when) {
+        return check_webhook(key, timestamp, signature, at, sent, when, 300s).refused;
+    };
+    CHECK_FALSE(check(secret, ts, sig, path, body, now).has_value());
+    CHECK(check_webhook(secret, ts, sig, path, body, now, 300s).sent == now);
+    CHECK_FALSE(check(secret, ts, sig, path, body, now + 300).has_value()); // the window's edge
+    CHECK(check(secret, ts, "", path, body, now) == event_refusal::missing_signature);
+    CHECK(check(secret, "", sig, path, body, now) == event_refusal::missing_timestamp);
+    CHECK(check(secret, "yesterday", sig, path, body, now) == event_refusal::missing_timestamp);
+    CHECK(check(secret, ts, sig, path, body + " ", now) == event_refusal::bad_signature);
+    CHECK(check(secret, ts, sig, "/hooks/another", body, now) == event_refusal::bad_signature); // sent elsewhere
+    CHECK(check("another secret of 16+", ts, sig, path, body, now) == event_refusal::bad_signature);
+    CHECK(check(secret, ts, "sha256=" + std::string(64, '0'), path, body, now) == event_refusal::bad_signature);
+    CHECK(check(secret, ts, sig.substr(7), path, body, now) == event_refusal::bad_signature); // no "sha256="
+    CHECK(check(secret, ts, sig, path, body, now + 301) == event_refusal::stale_timestamp);
+    CHECK(check(secret, ts, sig, path, body, now - 301) == event_refusal::stale_timestamp); // from the future
     // A captured request sent again with a fresh time fails its signature, not the window.
     auto const later = std::to_string(now + 3600);
-    CHECK(check_webhook(secret, later, sig, body, now + 3600, 300s) == event_refusal::bad_signature);
+    CHECK(check(secret, later, sig, path, body, now + 3600) == event_refusal::bad_signature);
 }
 
 TEST_CASE("replay guard: a signature is accepted once within its window, and the guard stays bounded") {
@@ -130,9 +138,10 @@ TEST_CASE("event receiver: a signed webhook starts a pass, and a bad, stale, rep
     metrics counted({"0.1.0", "0.12.2", true});
     counted.set_repositories({{"population", 60}, {"quiet", 60}});
     std::vector<std::string> started;
-    event_receiver receiver(counted, log.log, [&](std::string const& repo, std::string const& source) {
-        started.push_back(repo + "/" + source);
-    });
+    event_receiver receiver(
+        counted, log.log,
+        [&](std::string const& repo, std::string const& source) { started.push_back(repo + "/" + source); },
+        now - 3600);
     config::event_secrets secrets;
     secrets.webhooks.emplace("population", secret);
     secrets.webhooks.emplace("quiet", secret);
@@ -141,7 +150,7 @@ TEST_CASE("event receiver: a signed webhook starts a pass, and a bad, stale, rep
                         {"quiet", config::event_sources{false, false}, std::nullopt}});
     std::string const body = "{}";
     auto const ts = std::to_string(now);
-    auto const sig = webhook_signature(secret, ts, body);
+    auto const sig = webhook_signature(secret, ts, "/hooks/population", body);
     auto request = [&](std::string const& target, std::string const& signature, std::string const& timestamp) {
         return event_request{target, signature, timestamp, body, false};
     };
@@ -152,7 +161,10 @@ TEST_CASE("event receiver: a signed webhook starts a pass, and a bad, stale, rep
 
     CHECK(receiver.handle(request("/hooks/population", sig, ts), now + 5).status == 401); // replayed
     CHECK(receiver.handle(request("/hooks/population", "", ts), now).status == 401);
-    CHECK(receiver.handle(request("/hooks/population", webhook_signature("x-secret-of-16-bytes", ts, body), ts), now)
+    CHECK(receiver
+              .handle(request("/hooks/population",
+                              webhook_signature("x-secret-of-16-bytes", ts, "/hooks/population", body), ts),
+                      now)
               .status == 401);
     CHECK(receiver.handle(request("/hooks/population", sig, ts), now + 3600).status == 401);
     CHECK(receiver.handle(request("/hooks/quiet", sig, ts), now).status == 401); // not configured for webhooks
@@ -182,9 +194,8 @@ TEST_CASE("event receiver: an S3 notification with the token starts the passes o
     metrics counted({"0.1.0", "0.12.2", true});
     counted.set_repositories({{"a", 60}, {"b", 60}});
     std::vector<std::string> started;
-    event_receiver receiver(counted, log.log, [&](std::string const& repo, std::string const&) {
-        started.push_back(repo);
-    });
+    event_receiver receiver(
+        counted, log.log, [&](std::string const& repo, std::string const&) { started.push_back(repo); }, now - 3600);
     config::event_secrets secrets;
     secrets.s3_token = "token-0123456789abcdef";
     receiver.configure(secrets, 300s,
@@ -207,4 +218,66 @@ TEST_CASE("event receiver: an S3 notification with the token starts the passes o
     CHECK(has_line(text, R"(fdl_mirror_events_refused_total{reason="bad_token",source="s3"} 2)"));
     CHECK(has_line(text, R"(fdl_mirror_events_refused_total{reason="malformed",source="s3"} 1)"));
     CHECK(log.read().find("token-0123456789abcdef") == std::string::npos);
+}
+
+TEST_CASE("event receiver: one repository's flood of webhooks never refuses another's, and each refusal is logged") {
+    // Issue 45: one replay table of 4,096 entries for every repository refused everything
+    // once full, and the victim's refusals were not logged.
+    test::captured_log log;
+    metrics counted({"0.1.0", "0.12.2", true});
+    counted.set_repositories({{"noisy", 60}, {"victim", 60}});
+    std::vector<std::string> started;
+    event_receiver receiver(
+        counted, log.log, [&](std::string const& repo, std::string const&) { started.push_back(repo); }, now - 3600);
+    config::event_secrets secrets;
+    secrets.webhooks.emplace("noisy", "secret-of-the-noisy-one");
+    secrets.webhooks.emplace("victim", "secret-of-the-victim-1");
+    receiver.configure(secrets, 300s,
+                       {{"noisy", config::event_sources{true, false}, std::nullopt},
+                        {"victim", config::event_sources{true, false}, std::nullopt}});
+    auto send = [&](std::string const& repo, std::string const& body, std::string const& ts) {
+        auto signature = webhook_signature(secrets.webhooks.at(repo), ts, "/hooks/" + repo, body);
+        return receiver.handle(event_request{"/hooks/" + repo, signature, ts, body, false}, now).status;
+    };
+    auto const ts = std::to_string(now);
+    std::size_t accepted = 0;
+    for (int i = 0; i < 5000; ++i)
+        accepted += send("noisy", "{\"n\":" + std::to_string(i) + "}", ts) == 202;
+    CHECK(accepted == 4096); // its own table is full: the rest of its flood is refused
+    CHECK(send("victim", "{}", ts) == 202);
+    CHECK(started.back() == "victim");
+    // A replay of the victim's event is refused and logged, though the noisy one's
+    // replays were logged a moment ago.
+    CHECK(send("victim", "{}", ts) == 401);
+    CHECK(log.read().find("webhook event refused (replayed): for repository victim") != std::string::npos);
+
+    // A request signed for one repository does not pass for another with the same secret.
+    secrets.webhooks["victim"] = secrets.webhooks.at("noisy");
+    receiver.configure(secrets, 300s,
+                       {{"noisy", config::event_sources{true, false}, std::nullopt},
+                        {"victim", config::event_sources{true, false}, std::nullopt}});
+    auto for_noisy = webhook_signature(secrets.webhooks.at("noisy"), ts, "/hooks/noisy", "{\"x\":1}");
+    CHECK(receiver.handle(event_request{"/hooks/victim", for_noisy, ts, "{\"x\":1}", false}, now).status == 401);
+}
+
+TEST_CASE("event receiver: a webhook signed before the daemon started is refused as stale") {
+    // The replays an earlier run accepted are not remembered; the passes at start cover them.
+    test::captured_log log;
+    metrics counted({"0.1.0", "0.12.2", true});
+    counted.set_repositories({{"population", 60}});
+    std::vector<std::string> started;
+    event_receiver receiver(
+        counted, log.log, [&](std::string const& repo, std::string const&) { started.push_back(repo); }, now);
+    config::event_secrets secrets;
+    secrets.webhooks.emplace("population", secret);
+    receiver.configure(secrets, 300s, {{"population", config::event_sources{true, false}, std::nullopt}});
+    auto request_at = [&](std::int64_t sent) {
+        auto ts = std::to_string(sent);
+        return event_request{"/hooks/population", webhook_signature(secret, ts, "/hooks/population", "{}"), ts, "{}",
+                             false};
+    };
+    CHECK(receiver.handle(request_at(now - 10), now + 5).status == 401);
+    CHECK(log.read().find("signed before this daemon started") != std::string::npos);
+    CHECK(receiver.handle(request_at(now + 1), now + 5).status == 202);
+    CHECK(started == std::vector<std::string>{"population"});
 }

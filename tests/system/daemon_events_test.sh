@@ -3,7 +3,8 @@
 # hour) and is counted; a replayed, stale, unsigned, badly signed or unknown one is 401 and
 # counted by reason, and starts nothing. A change a pass finds without an event is recorded
 # (FdlMirrorEventsMissing's clock) and kept across a restart. check-config refuses a listener
-# beyond loopback without TLS, a repository without its secret, a secrets file others read.
+# beyond loopback without TLS, a repository without its secret, a secrets file others read,
+# and warns about one secret shared by two repositories.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/daemon_lib.sh"
 
@@ -46,7 +47,7 @@ awk -v t="$last_event" -v s="${sent%.*}" 'BEGIN { exit !(t >= s - 1) }' && pass 
 # Refused, each with its reason, and none starts a pass.
 webhook_body='{"ref":"refs/heads/main","delivery":2}'
 ts=$(date +%s)
-good=sha256=$(printf '%s.%s' "$ts" "$webhook_body" | openssl dgst -sha256 -hmac "$secret" | sed 's/.*= //')
+good=sha256=$(printf '%s./hooks/population.%s' "$ts" "$webhook_body" | openssl dgst -sha256 -hmac "$secret" | sed 's/.*= //')
 [ "$(send_webhook population "$secret" "$ts" "$webhook_body" "$good")" = 202 ] && pass || fail "a second webhook"
 [ "$(send_webhook population "$secret" "$ts" "$webhook_body" "$good")" = 401 ] && pass || fail "a replay is not 401"
 [ "$(send_webhook population "$secret" "$ts" "$webhook_body" -)" = 401 ] && pass || fail "unsigned is not 401"
@@ -101,4 +102,10 @@ chmod 644 "$work/events.yaml"
 expect_status 78 "a secrets file others may read" -- "$FDL_MIRROR" check-config --config "$work/mirror.yaml"
 expect_output "others may read or write it (mode 644)" "says why"
 grep -qF "$secret" "$work/out" "$work/err" && fail "check-config showed a secret" || pass
+# One secret for two repositories passes, with a warning that names them, not the secret.
+printf 'webhooks:\n  population: %s\n  other: %s\n' "$secret" "$secret" >"$work/events.yaml"
+chmod 600 "$work/events.yaml"
+expect_status 0 "a secret shared by two repositories is allowed" -- "$FDL_MIRROR" check-config --config "$work/mirror.yaml"
+expect_output "repositories 'other', 'population' share one webhook secret" "warns, naming both"
+grep -qF "$secret" "$work/out" "$work/err" && fail "check-config showed a shared secret" || pass
 finish

@@ -231,11 +231,12 @@ log_lines_with() {
 events_port() { grep -m1 -o 'events: listening on 127\.0\.0\.1:[0-9][0-9]*' "$daemon_log" | sed 's/.*://'; }
 
 # send_webhook REPOSITORY SECRET [TIMESTAMP [BODY [SIGNATURE]]]: POSTs a webhook to the events'
-# listener, signed (HMAC-SHA256 of TIMESTAMP.BODY under SECRET, as docs/events.md says, with
-# openssl) unless SIGNATURE is given ("-" for none); prints the HTTP status.
+# listener, signed (HMAC-SHA256 of TIMESTAMP./hooks/REPOSITORY.BODY under SECRET, as
+# docs/events.md says, with openssl) unless SIGNATURE is given ("-" for none); prints the
+# HTTP status.
 send_webhook() {
   local repo=$1 secret=$2 timestamp=${3:-$(date +%s)} body=${4:-'{"ref":"refs/heads/main"}'} signature=${5:-}
-  [ -n "$signature" ] || signature=sha256=$(printf '%s.%s' "$timestamp" "$body" |
+  [ -n "$signature" ] || signature=sha256=$(printf '%s./hooks/%s.%s' "$timestamp" "$repo" "$body" |
     openssl dgst -sha256 -hmac "$secret" | sed 's/.*= //')
   local headers=(-H "X-Fdl-Timestamp: $timestamp" -H 'Content-Type: application/json')
   [ "$signature" = - ] || headers+=(-H "X-Hub-Signature-256: $signature")

@@ -43,7 +43,7 @@ wait_until 30 "the first pass" '[ -f "$work/mirror/refs/heads/main" ]'
 
 new=$("$FDL_PUBLISHER" add "$work/origin" main 100)
 ts=$(date +%s) body='{"ref":"main"}'
-sig=sha256=$(printf '%s.%s' "$ts" "$body" | openssl dgst -sha256 -hmac "$secret" | sed 's/.*= //')
+sig=sha256=$(printf '%s./hooks/population.%s' "$ts" "$body" | openssl dgst -sha256 -hmac "$secret" | sed 's/.*= //')
 code=$(curl -s -o "$work/answer" -w '%{http_code}' --max-time 5 --cacert "$work/ca.pem" -H "X-Fdl-Timestamp: $ts" \
   -H "X-Hub-Signature-256: $sig" --data-binary "$body" "https://127.0.0.1:$port/hooks/population" || true)
 [ "$code" = 202 ] && pass || fail "a signed webhook over TLS, without basic authentication: HTTP $code: $(cat "$work/answer")"
