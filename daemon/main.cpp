@@ -276,7 +276,7 @@ int run_verify_command(daemon::verify_command const& cmd) {
     if (cmd.attestation_signers) {
         // The attestation first: a consumer may want nothing else (--attestation-only).
         daemon::attestation_request request{*cmd.attestation_signers, cmd.attestation_namespace, cmd.max_age,
-                                            audit.concurrency};
+                                            audit.concurrency, attest::attestation_limit(memory.capacity())};
         auto attested = daemon::check_attestation_of(io, **repo, request);
         if (attested.status == 2) {
             daemon::print_error(attested.summary.substr(0, attested.summary.size() - 1));
@@ -287,7 +287,8 @@ int run_verify_command(daemon::verify_command const& cmd) {
             std::string out =
                 cmd.json ? "{\"command\":\"verify\",\"repository\":" +
                                boost::json::serialize(boost::json::value(daemon::shown_location(audit.location))) +
-                               ",\"exit_code\":" + std::to_string(status) + ",\"attestation\":" + attested.json + "}\n"
+                               ",\"exit_code\":" + std::to_string(status) + ",\"attestation\":" + attested.json +
+                               ",\"peak_rss_bytes\":" + std::to_string(daemon::peak_rss_bytes()) + "}\n"
                          : daemon::terminal_safe("verify " + daemon::shown_location(audit.location) + "\n" +
                                                      attested.summary,
                                                  true);

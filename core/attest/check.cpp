@@ -3,6 +3,8 @@
 #include "core/attest/envelope.hpp"
 #include "core/attest/errors.hpp"
 #include "core/attest/mirror_state.hpp"
+#include "verify/sha256.hpp"
+#include "core/io/errors.hpp"
 
 namespace mirror::attest {
 
@@ -138,21 +140,31 @@ bool has_mismatch(check_report const& report) {
 
 awaitable<check_report> check_attestation(store::store& mirror, check_settings const& settings) {
     std::string const key(attestation_key);
-    auto text = co_await store::read_if_present(mirror, key, max_attestation_bytes);
+    auto text = co_await store::read_if_present(mirror, key, settings.max_bytes);
     if (!text || !*text) {
         check_report report;
-        report.problems.push_back(text ? make_error(attest_errc::missing,
-                                                  "attestation: " + named(mirror, key) + ": the mirror holds no attestation")
-                                       : with_context(text.error(), named(mirror, key)));
+        if (text)
+            report.problems.push_back(
+                make_error(attest_errc::missing, "attestation: " + named(mirror, key) + ": the mirror holds no attestation"));
+        else if (text.error().code == io::store_errc::too_large)
+            report.problems.push_back(make_error(
+                attest_errc::too_large, "attestation: " + named(mirror, key) + ": larger than " +
+                                            std::to_string(settings.max_bytes >> 20) +
+                                            " MiB, the most this memory limit lets it read (raise --memory-limit)"));
+        else
+            report.problems.push_back(with_context(text.error(), named(mirror, key)));
         co_return report;
     }
     auto report = co_await check_once(mirror, **text, settings);
     if (!has_mismatch(report))
         co_return report;
     // The daemon may have published and re-attested while this read: a new attestation
-    // is checked once more; the same one stands.
-    auto again = co_await store::read_if_present(mirror, key, max_attestation_bytes);
-    if (again && *again && **again != **text)
+    // is checked once more; the same one stands. Only the first one's digest is kept
+    // meanwhile: two texts of the limit's size are not held at once.
+    auto const first = verify::sha256_of(**text);
+    text->reset();
+    auto again = co_await store::read_if_present(mirror, key, settings.max_bytes);
+    if (again && *again && verify::sha256_of(**again) != first)
         report = co_await check_once(mirror, **again, settings);
     co_return report;
 }

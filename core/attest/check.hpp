@@ -27,6 +27,8 @@ struct check_settings {
     /// A statement may be dated this far past `now` (the clocks of the daemon and the
     /// consumer disagree); further, it is refused as stale.
     std::chrono::seconds clock_skew{300};
+    /// The most the attestation may weigh (attestation_limit of the memory budget).
+    std::size_t max_bytes = max_attestation_bytes;
 };
 
 struct check_report {

@@ -131,7 +131,7 @@ namespace {
 
 awaitable<result<location_state>> read_contents(store::store& from, std::string name, read_settings const& settings) {
     if (settings.trusted != nullptr) {
-        auto text = co_await store::read_if_present(from, std::string(attestation_key), max_attestation_bytes);
+        auto text = co_await store::read_if_present(from, std::string(attestation_key), settings.max_attestation_bytes);
         if (text && *text) {
             auto opened = open_envelope(**text, *settings.trusted, settings.ns, settings.now);
             if (opened && opened->statement.expires > settings.now)
@@ -150,7 +150,8 @@ awaitable<result<location_state>> read_contents(store::store& from, std::string 
         out.first_parents = std::move(state->first_parents);
         // A mirror's ledger says what each data file was when copied: compared for free of
         // the files themselves (one read a version). An origin has none.
-        auto ledger = co_await sync::load_ledger(from, sync::ledger_reads{std::min<std::size_t>(settings.concurrency, 8)});
+        auto ledger = co_await sync::load_ledger(
+            from, sync::ledger_reads{std::min<std::size_t>(settings.concurrency, 8), nullptr, settings.ledger_memory});
         if (!ledger)
             co_return with_context(ledger.error(), out.name + ": the ledger");
         for (auto const& [path, entry] : *ledger)

@@ -6,6 +6,7 @@
 
 #include "core/fdl/refs.hpp"
 #include "core/io/net.hpp"
+#include "core/attest/statement.hpp"
 #include "core/store/store.hpp"
 #include "core/sync/partial.hpp"
 #include "verify/allowed_signers.hpp"
@@ -43,6 +44,8 @@ struct read_settings {
     std::int64_t now = 0;
     std::size_t concurrency = 8;
     std::size_t max_versions = 1'000'000; ///< a walk of a store that cannot list stops past this
+    std::size_t max_attestation_bytes = attest::max_attestation_bytes; ///< attestation_limit of the budget
+    std::size_t ledger_memory = 0; ///< what a ledger walk may hold at once (sync::ledger_reads::memory)
 };
 
 /// Reads a copy: from its attestation when `settings.trusted` accepts it and it has not

@@ -106,9 +106,9 @@ result<mirror_statement> own_statement(std::string_view text, verify::signing_ke
 }
 
 awaitable<remembered_versions> remembered_from_mirror(store::store& mirror, verify::signing_key const& key,
-                                                      std::string ns) {
+                                                      std::string ns, std::size_t max_bytes) {
     remembered_versions out;
-    auto text = co_await store::read_if_present(mirror, std::string(attestation_key), max_attestation_bytes);
+    auto text = co_await store::read_if_present(mirror, std::string(attestation_key), max_bytes);
     if (!text || !*text)
         co_return out;
     auto statement = own_statement(**text, key, ns);

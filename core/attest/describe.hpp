@@ -56,8 +56,9 @@ result<mirror_statement> own_statement(std::string_view text, verify::signing_ke
 /// What an earlier attestation of `mirror` says of its versions, when it was signed by
 /// `key` for `ns` (whatever its age): a restarted daemon, or the next holder of the lease
 /// with the same key, need not read every version again. Empty when there is none, or it
-/// does not open with this key.
+/// does not open with this key, or weighs more than `max_bytes` (a co-tenant's planted
+/// file costs nothing but its read).
 awaitable<remembered_versions> remembered_from_mirror(store::store& mirror, verify::signing_key const& key,
-                                                      std::string ns);
+                                                      std::string ns, std::size_t max_bytes = max_attestation_bytes);
 
 } // namespace mirror::attest

@@ -48,7 +48,9 @@ error malformed(std::string const& what) { return make_error(attest_errc::malfor
 result<envelope> parse_envelope(std::string_view text) {
     if (text.size() > max_attestation_bytes)
         return malformed("larger than " + std::to_string(max_attestation_bytes) + " bytes");
-    auto value = fdl::parse_json(text, where);
+    // The envelope is its payload's base64 and a few signatures: a tree much larger than
+    // its text is not one.
+    auto value = fdl::parse_json(text, where, text.size() + (std::size_t{1} << 20));
     if (!value)
         return make_error(attest_errc::malformed, value.error().message);
     auto top = fdl::object_fields::top(*value, where);

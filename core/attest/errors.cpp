@@ -13,6 +13,7 @@ char const* kind_name(attest_errc e) noexcept {
     case attest_errc::expired: return "expired";
     case attest_errc::stale: return "stale";
     case attest_errc::mismatch: return "mismatch";
+    case attest_errc::too_large: return "too_large";
     }
     return "unknown";
 }

@@ -16,6 +16,7 @@ enum class attest_errc {
     expired,       ///< past the `expires` its signer gave it: nobody kept the mirror verified
     stale,         ///< older than the consumer's --max-age: replayed, or the mirror frozen
     mismatch,      ///< the mirror holds something other than what was attested (named)
+    too_large,     ///< larger than this process's memory limit lets it read (named, with the limit)
 };
 
 boost::system::error_category const& attest_category() noexcept;

@@ -1,5 +1,7 @@
 #include "core/attest/statement.hpp"
 
+#include <algorithm>
+
 #include "core/attest/errors.hpp"
 #include "core/fdl/ids.hpp"
 #include "core/fdl/json_fields.hpp"
@@ -225,7 +227,7 @@ result<void> read_versions(fdl::object_fields const& predicate, mirror_statement
 } // namespace
 
 result<mirror_statement> parse_statement(std::string_view text) {
-    auto value = fdl::parse_json(text, where);
+    auto value = fdl::parse_json(text, where, statement_tree_limit(text.size()));
     if (!value)
         return make_error(attest_errc::malformed, value.error().message);
     auto top = fdl::object_fields::top(*value, where);
@@ -291,5 +293,14 @@ result<mirror_statement> parse_statement(std::string_view text) {
         out.fencing_token = *fdl::as_count(*token);
     return out;
 }
+
+std::size_t attestation_limit(std::uint64_t capacity) {
+    if (capacity == 0)
+        return max_attestation_bytes;
+    return static_cast<std::size_t>(std::clamp<std::uint64_t>(capacity / 8, std::uint64_t{1} << 20,
+                                                              max_attestation_bytes));
+}
+
+std::size_t statement_tree_limit(std::size_t text_bytes) { return 2 * text_bytes + (std::size_t{1} << 20); }
 
 } // namespace mirror::attest

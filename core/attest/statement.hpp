@@ -26,6 +26,12 @@ inline constexpr std::string_view default_namespace = "fdl-mirror-attestation";
 /// The most an attestation may weigh: a statement of 100,000 versions is about 20 MiB.
 inline constexpr std::size_t max_attestation_bytes = std::size_t{64} << 20;
 
+/// The most an attestation may weigh in a process whose memory budget holds `capacity`
+/// bytes (0: no budget): an eighth of it, at least 1 MiB, at most max_attestation_bytes.
+/// Opening one costs a few times its size (its text, the payload decoded, two trees):
+/// a planted 62 MiB attestation once took `verify` to 458 MiB (issue 45).
+std::size_t attestation_limit(std::uint64_t capacity);
+
 struct attested_ref {
     std::string name;                ///< "refs/heads/main"
     std::string version;             ///< the version id it names
@@ -71,6 +77,10 @@ std::string render_statement(mirror_statement const& statement);
 /// type): `_type` and `predicateType` must be these; every field is checked for its type
 /// and form (ids, digests, times). Fails with attest_errc::malformed, naming the field.
 result<mirror_statement> parse_statement(std::string_view text);
+
+/// The memory a statement's tree may take: twice its text and 1 MiB (a statement of many
+/// versions costs about its size; one of tiny values, many times it, is refused).
+std::size_t statement_tree_limit(std::size_t text_bytes);
 
 /// "2026-12-05T13:00:00Z" for unix seconds, and back (exactly that form; nullopt otherwise).
 std::string utc_time_text(std::int64_t unix_seconds);

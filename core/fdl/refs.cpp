@@ -57,18 +57,23 @@ result<head_value> parse_head(std::string_view text, std::string_view file) {
 
 static void add_ref(refs_document& out, std::string_view name, boost::json::value const& value) {
     static constexpr std::string_view file = "refs.json";
+    auto refuse = [&](fdl_errc code, std::string const& why) {
+        if (out.refused.size() < max_refused_listed)
+            out.refused.push_back(make_error(code, std::string(file) + ": " + shown(name) + ": " + why));
+        else
+            ++out.refused_more;
+    };
     if (auto problem = ref_name_problem(name))
-        out.refused.push_back(make_error(fdl_errc::bad_ref_name, std::string(file) + ": " + shown(name) + ": " + *problem));
+        refuse(fdl_errc::bad_ref_name, *problem);
     else if (!value.is_string() || !is_version_id(value.get_string()))
-        out.refused.push_back(make_error(fdl_errc::bad_version_id,
-                                         std::string(file) + ": " + shown(name) + ": not a lower-case UUIDv7 version id"));
+        refuse(fdl_errc::bad_version_id, "not a lower-case UUIDv7 version id");
     else
         out.refs.emplace(std::string(name), std::string(value.get_string()));
 }
 
-result<refs_document> parse_refs_json(std::string_view text) {
+result<refs_document> parse_refs_json(std::string_view text, std::size_t max_tree_bytes) {
     static constexpr std::string_view file = "refs.json";
-    auto json = parse_json(text, file);
+    auto json = parse_json(text, file, max_tree_bytes);
     if (!json)
         return json.error();
     auto top = object_fields::top(*json, file);

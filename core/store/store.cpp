@@ -2,6 +2,8 @@
 
 #include "core/io/errors.hpp"
 
+#include <algorithm>
+
 namespace mirror::store {
 
 store::~store() = default;
@@ -37,6 +39,10 @@ public:
         if (out_.size() + bytes.size() > limit_)
             co_return make_error(io::store_errc::too_large,
                                  name_ + ": larger than " + std::to_string(limit_) + " bytes, the most accepted");
+        // A quarter more at a time, never past the limit: doubling would hold twice a
+        // large file's size for its text (a 16 MiB refs.json took 32 MiB).
+        if (auto needed = out_.size() + bytes.size(); needed > out_.capacity())
+            out_.reserve(std::min(limit_, std::max(needed, out_.capacity() + out_.capacity() / 4)));
         out_.append(reinterpret_cast<char const*>(bytes.data()), bytes.size());
         co_return result<void>();
     }

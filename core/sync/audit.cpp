@@ -238,7 +238,8 @@ awaitable<void> audit_unreached(audit_context& c, std::map<std::string, std::siz
         c.report.warnings.push_back("a shallow mirror that cannot be listed: versions no ref reaches are not audited");
         co_return;
     }
-    auto listed = co_await list_versions(c.repo);
+    // Within the share a version may take (the audit holds the listing while it checks them).
+    auto listed = co_await list_versions(c.repo, c.options.version_memory != 0 ? c.options.version_memory : SIZE_MAX);
     if (!listed) {
         c.report.problems.push_back(noted(c, listed.error()));
         co_return;
@@ -316,7 +317,10 @@ awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, i
     if (!catalog::reader_available())
         report.warnings.push_back("no catalog reader in this build (built without DuckDB): data files are taken "
                                   "from files.json, and catalogs are not checked");
-    auto refs = co_await read_refs(repo, "repository");
+    ref_limits limits;
+    if (options.version_memory != 0) // refs.json within the share a version may take
+        limits.max_refs_json_tree_bytes = std::max<std::uint64_t>(options.version_memory / 2, std::uint64_t{4} << 20);
+    auto refs = co_await read_refs(repo, "repository", limits);
     if (!refs) {
         report.fatal = refs.error();
         co_return finish();
@@ -328,13 +332,14 @@ awaitable<audit_report> run_audit(store::store& repo, sync_observer* observer, i
     else
         report.problems.push_back(noted(c, partial.error()));
     if (repo.caps().can_list) {
-        auto listed = co_await list_data_sizes(repo, c.settings.data_dir);
+        auto listed = co_await list_data_sizes(repo, c.settings.data_dir,
+                                               c.options.version_memory != 0 ? c.options.version_memory : SIZE_MAX);
         if (!listed) {
             report.fatal = listed.error();
             co_return finish();
         }
         c.data = std::move(*listed);
-        ledger_reads const reads{c.options.concurrency};
+        ledger_reads const reads{c.options.concurrency, nullptr, c.options.version_memory}; // one version's share
         auto ledger = co_await load_ledger_index(repo, reads);
         if (ledger)
             c.ledger = std::move(*ledger);

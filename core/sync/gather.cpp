@@ -169,7 +169,7 @@ awaitable<result<std::vector<fdl::needed_data_file>>> data_files_of(pass& p, std
                              folder + "version.json: no files.json, no catalog reader in this build, and the origin "
                                       "cannot be listed");
     if (!p.origin_data) {
-        auto listed_data = co_await list_data_files(p.origin, p.settings.data_dir);
+        auto listed_data = co_await list_data_files(p.origin, p.settings.data_dir, listing_share(p.options.memory));
         if (!listed_data)
             co_return with_context(listed_data.error(), "origin");
         p.origin_data = std::move(*listed_data);
@@ -318,7 +318,7 @@ awaitable<void> count_pending_unchecked(pass& p, std::string const& id, fdl::ver
     if (!needed)
         co_return;
     if (!p.mirror_data) {
-        auto listed = co_await list_data_sizes(p.mirror, p.settings.data_dir);
+        auto listed = co_await list_data_sizes(p.mirror, p.settings.data_dir, listing_share(p.options.memory));
         if (!listed)
             co_return; // the next version that needs the listing reports the failure
         p.mirror_data = std::move(*listed);

@@ -1,5 +1,7 @@
 #include "core/sync/inventory.hpp"
 
+#include "core/fdl/errors.hpp"
+
 #include "core/fdl/ids.hpp"
 #include "core/fdl/paths.hpp"
 #include "core/io/errors.hpp"
@@ -25,12 +27,29 @@ folder_files const* versions_listing::files_of(std::string_view id) const {
     return it == versions.end() ? nullptr : &it->second;
 }
 
-awaitable<result<versions_listing>> list_versions(store::store& from) {
+std::size_t listing_share(io::memory_budget const* memory) {
+    if (memory == nullptr)
+        return SIZE_MAX;
+    return std::max<std::size_t>(memory->capacity() / 4, std::size_t{4} << 20);
+}
+
+/// The error of a listing of `what` past `max_bytes` of memory.
+static error listing_too_large(store::store const& from, std::string const& what, std::size_t max_bytes) {
+    return make_error(sync_errc::over_memory_limit, from.describe() + what + ": its listing would keep more than " +
+                                                        std::to_string(max_bytes >> 20) +
+                                                        " MiB of memory, more than memory_limit allows it (raise "
+                                                        "memory_limit)");
+}
+
+awaitable<result<versions_listing>> list_versions(store::store& from, std::size_t max_bytes) {
     versions_listing listing;
     static constexpr std::string_view prefix = "versions/";
+    std::size_t kept = 0, refused_more = 0;
     // The callback is a named local, not a temporary of the co_await expression: GCC 12
     // can destroy such temporaries twice (see docs/design.md, "Coroutines and GCC 12").
     std::function<result<void>(store::list_entry)> take = [&](store::list_entry entry) -> result<void> {
+        if ((kept += entry.key.size() + listed_entry_bytes) > max_bytes)
+            return listing_too_large(from, std::string(prefix), max_bytes);
         std::string_view rest = std::string_view(entry.key).substr(prefix.size());
         auto slash = rest.find('/');
         if (slash == std::string_view::npos)
@@ -40,7 +59,10 @@ awaitable<result<versions_listing>> list_versions(store::store& from) {
             return {}; // not a version folder; readers ignore it, and so do we
         std::string_view path = rest.substr(slash + 1);
         if (auto problem = fdl::relative_path_problem(path)) {
-            listing.refused.push_back(std::string(io::utf8_prefix(entry.key, 200)) + ": " + *problem);
+            if (listing.refused.size() < fdl::max_refused_listed)
+                listing.refused.push_back(std::string(io::utf8_prefix(entry.key, 200)) + ": " + *problem);
+            else
+                ++refused_more;
             return {};
         }
         listing.versions[std::string(id)].emplace(std::string(path), entry.size);
@@ -49,6 +71,8 @@ awaitable<result<versions_listing>> list_versions(store::store& from) {
     auto listed = co_await from.list(std::string(prefix), take);
     if (!listed)
         co_return listed.error();
+    if (refused_more > 0)
+        listing.refused.push_back(std::to_string(refused_more) + " more keys under versions/ refused for their names");
     co_return listing;
 }
 
@@ -89,9 +113,13 @@ awaitable<result<versions_listing>> probe_versions(store::store& from, versions_
     co_return served;
 }
 
-awaitable<result<std::map<std::string, std::uint64_t>>> list_data_files(store::store& from, std::string data_dir) {
+awaitable<result<std::map<std::string, std::uint64_t>>> list_data_files(store::store& from, std::string data_dir,
+                                                                         std::size_t max_bytes) {
     std::map<std::string, std::uint64_t> files;
+    std::size_t kept = 0;
     std::function<result<void>(store::list_entry)> take = [&](store::list_entry entry) -> result<void> {
+        if ((kept += entry.key.size() + listed_entry_bytes) > max_bytes)
+            return listing_too_large(from, data_dir, max_bytes);
         std::string path = entry.key.substr(data_dir.size());
         if (!fdl::relative_path_problem(path))
             files.emplace(std::move(path), entry.size);
@@ -103,9 +131,12 @@ awaitable<result<std::map<std::string, std::uint64_t>>> list_data_files(store::s
     co_return files;
 }
 
-awaitable<result<path_sizes>> list_data_sizes(store::store& from, std::string data_dir) {
+awaitable<result<path_sizes>> list_data_sizes(store::store& from, std::string data_dir, std::size_t max_bytes) {
     path_sizes files;
+    std::size_t kept = 0;
     std::function<result<void>(store::list_entry)> take = [&](store::list_entry entry) -> result<void> {
+        if ((kept += listed_entry_bytes) > max_bytes)
+            return listing_too_large(from, data_dir, max_bytes);
         std::string_view path = std::string_view(entry.key).substr(data_dir.size());
         if (!fdl::relative_path_problem(path))
             files.add(path, entry.size);
@@ -129,6 +160,8 @@ static void compare_with_refs_json(refs_snapshot& snapshot, result<fdl::refs_doc
     }
     for (auto const& refused : document->refused)
         disagree(side + ": " + refused.message);
+    if (document->refused_more > 0)
+        disagree(side + ": refs.json: " + std::to_string(document->refused_more) + " more entries refused");
     for (auto const& [name, id] : snapshot.refs) {
         auto it = document->refs.find(name);
         if (it == document->refs.end())
@@ -141,21 +174,45 @@ static void compare_with_refs_json(refs_snapshot& snapshot, result<fdl::refs_doc
             disagree(side + ": refs.json names " + name + ", which refs/ does not hold");
 }
 
-/// Whether `name` passes the checks and limits; refuses it in `snapshot` otherwise.
-static bool accept_ref_name(refs_snapshot& snapshot, std::string const& name, ref_limits const& limits,
-                            std::size_t& accepted, std::size_t& over_limit, std::string const& side) {
+/// Refuses a ref in `snapshot`: named while fewer than fdl::max_refused_listed are,
+/// counted after (finish_refusals says how many more).
+static void refuse_ref(refs_snapshot& snapshot, std::string message) {
+    if (snapshot.refused.size() < fdl::max_refused_listed)
+        snapshot.refused.push_back(make_error(sync_errc::refused_ref, std::move(message)));
+    else
+        ++snapshot.refused_more;
+}
+
+static void finish_refusals(refs_snapshot& snapshot, std::string const& side) {
+    if (snapshot.refused_more > 0)
+        snapshot.refused.push_back(make_error(sync_errc::refused_ref,
+                                              side + ": " + std::to_string(snapshot.refused_more) +
+                                                  " more refs refused, not named one by one"));
+}
+
+/// Whether `name`'s form is one this mirror takes; refuses it in `snapshot` otherwise.
+static bool acceptable_ref_name(refs_snapshot& snapshot, std::string const& name, ref_limits const& limits,
+                                std::string const& side) {
     if (name.size() > limits.max_name_bytes) {
         std::string const shown = std::string(io::utf8_prefix(name, 80)) + (name.size() > 80 ? "…" : "");
-        snapshot.refused.push_back(
-            make_error(sync_errc::refused_ref, side + ": " + shown + ": a name of " + std::to_string(name.size()) +
-                                                   " bytes, more than the " + std::to_string(limits.max_name_bytes) +
-                                                   " this mirror accepts"));
+        refuse_ref(snapshot, side + ": " + shown + ": a name of " + std::to_string(name.size()) +
+                                 " bytes, more than the " + std::to_string(limits.max_name_bytes) +
+                                 " this mirror accepts");
         return false;
     }
     if (auto problem = fdl::ref_name_problem(name)) {
-        snapshot.refused.push_back(make_error(sync_errc::refused_ref, side + ": " + name + ": " + *problem));
+        refuse_ref(snapshot, side + ": " + name + ": " + *problem);
         return false;
     }
+    return true;
+}
+
+/// Whether `name` passes the checks and limits, taken in name order; refuses it in
+/// `snapshot` otherwise.
+static bool accept_ref_name(refs_snapshot& snapshot, std::string const& name, ref_limits const& limits,
+                            std::size_t& accepted, std::size_t& over_limit, std::string const& side) {
+    if (!acceptable_ref_name(snapshot, name, limits, side))
+        return false;
     if (accepted == limits.max_refs) {
         ++over_limit;
         return false;
@@ -183,7 +240,7 @@ static awaitable<result<void>> read_ref_file(store::store& from, refs_snapshot& 
         if (bytes.error().code == io::store_errc::not_found)
             co_return result<void>(); // deleted since the listing
         if (bytes.error().code == io::store_errc::too_large) {
-            snapshot.refused.push_back(make_error(sync_errc::refused_ref, side + ": " + bytes.error().message));
+            refuse_ref(snapshot, side + ": " + bytes.error().message);
             co_return result<void>();
         }
         co_return with_context(bytes.error(), side);
@@ -198,24 +255,28 @@ static awaitable<result<void>> read_ref_file(store::store& from, refs_snapshot& 
 
 static awaitable<result<void>> read_listed_refs(store::store& from, refs_snapshot& snapshot, std::string const& side,
                                                 ref_limits const& limits, std::map<std::string, error>& unparsed) {
-    std::vector<std::string> names;
+    // Checked as they are listed, and only the first max_refs by name kept: a listing of a
+    // million refs costs max_refs names, never a million (issue 45).
+    std::set<std::string> names;
+    std::size_t over_limit = 0;
     std::function<result<void>(store::list_entry)> take = [&](store::list_entry entry) -> result<void> {
-        names.push_back(std::move(entry.key));
+        if (!entry.key.starts_with("refs/heads/") && !entry.key.starts_with("refs/tags/"))
+            return {}; // refs/requests/* and anything else is the host's own
+        if (!acceptable_ref_name(snapshot, entry.key, limits, side))
+            return {};
+        names.insert(std::move(entry.key));
+        if (names.size() > limits.max_refs) {
+            names.erase(std::prev(names.end()));
+            ++over_limit;
+        }
         return {};
     };
     auto listed = co_await from.list("refs/", take);
     if (!listed)
         co_return listed.error();
-    std::sort(names.begin(), names.end());
-    std::size_t accepted = 0, over_limit = 0;
-    for (auto& name : names) {
-        if (!name.starts_with("refs/heads/") && !name.starts_with("refs/tags/"))
-            continue; // refs/requests/* and anything else is the host's own
-        if (!accept_ref_name(snapshot, name, limits, accepted, over_limit, side))
-            continue;
+    for (auto name : names)
         if (auto read = co_await read_ref_file(from, snapshot, std::move(name), side, unparsed); !read)
             co_return read.error();
-    }
     refuse_past_limit(snapshot, over_limit, limits, side);
     co_return result<void>();
 }
@@ -229,14 +290,19 @@ struct root_files {
     std::optional<std::string> refs_json;
     std::optional<result<fdl::refs_document>> refs_json_parsed;
 
+    /// Whether each file read parsed, or failed in a way a second look cannot change (a
+    /// refs.json too large for the memory it may take).
     bool parsed() const {
-        return (!head_parsed || *head_parsed) && (!refs_json_parsed || *refs_json_parsed);
+        bool const refs_json_settled = !refs_json_parsed || *refs_json_parsed ||
+                                       refs_json_parsed->error().code == fdl::fdl_errc::too_large;
+        return (!head_parsed || *head_parsed) && refs_json_settled;
     }
 };
 
 } // namespace
 
-static awaitable<result<root_files>> read_root_files(store::store& from, std::string const& side) {
+static awaitable<result<root_files>> read_root_files(store::store& from, std::string const& side,
+                                                     std::size_t max_tree_bytes) {
     root_files out;
     auto head = co_await store::read_if_present(from, "HEAD", limits::ref_file);
     if (!head)
@@ -249,7 +315,7 @@ static awaitable<result<root_files>> read_root_files(store::store& from, std::st
     if (!refs_json)
         co_return with_context(refs_json.error(), side);
     if (*refs_json) {
-        out.refs_json_parsed = fdl::parse_refs_json(**refs_json);
+        out.refs_json_parsed = fdl::parse_refs_json(**refs_json, max_tree_bytes);
         out.refs_json = std::move(**refs_json);
     }
     co_return out;
@@ -262,7 +328,7 @@ static awaitable<void> settle_pause() {
 
 awaitable<result<refs_snapshot>> read_refs(store::store& from, std::string side, ref_limits limits) {
     refs_snapshot snapshot;
-    auto root = co_await read_root_files(from, side);
+    auto root = co_await read_root_files(from, side, limits.max_refs_json_tree_bytes);
     if (!root)
         co_return root.error();
     std::map<std::string, error> unparsed;
@@ -276,7 +342,8 @@ awaitable<result<refs_snapshot>> read_refs(store::store& from, std::string side,
     if (!root->parsed() || !unparsed.empty()) {
         co_await settle_pause();
         if (!root->parsed()) {
-            auto again = co_await read_root_files(from, side);
+            *root = root_files{}; // the first look's text is not held while the second is read
+            auto again = co_await read_root_files(from, side, limits.max_refs_json_tree_bytes);
             if (!again)
                 co_return again.error();
             root = std::move(again);
@@ -295,10 +362,11 @@ awaitable<result<refs_snapshot>> read_refs(store::store& from, std::string side,
         else
             snapshot.warnings.push_back(side + ": " + root->head_parsed->error().message);
     }
-    snapshot.refs_json = root->refs_json;
+    snapshot.refs_json = std::move(root->refs_json); // moved: it may be 16 MiB
     if (listing) {
         if (root->refs_json_parsed)
             compare_with_refs_json(snapshot, *root->refs_json_parsed, side);
+        finish_refusals(snapshot, side);
         co_return snapshot;
     }
     // A store that cannot list: refs.json is the list of refs.
@@ -309,12 +377,14 @@ awaitable<result<refs_snapshot>> read_refs(store::store& from, std::string side,
     if (!document)
         co_return with_context(document.error(), side);
     for (auto const& refused : document->refused)
-        snapshot.refused.push_back(make_error(sync_errc::refused_ref, side + ": " + refused.message));
+        refuse_ref(snapshot, side + ": " + refused.message);
+    snapshot.refused_more += document->refused_more;
     std::size_t accepted = 0, over_limit = 0;
     for (auto& [name, id] : document->refs)
         if (fdl::is_mirrored_ref(name) && accept_ref_name(snapshot, name, limits, accepted, over_limit, side))
             snapshot.refs.emplace(name, id);
     refuse_past_limit(snapshot, over_limit, limits, side);
+    finish_refusals(snapshot, side);
     co_return snapshot;
 }
 

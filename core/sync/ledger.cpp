@@ -1,13 +1,15 @@
 #include "core/sync/ledger.hpp"
 
 #include "core/fdl/errors.hpp"
+#include "core/fdl/ids.hpp"
+#include "core/fdl/json_fields.hpp"
+#include "core/io/errors.hpp"
 #include "core/fdl/paths.hpp"
 #include "core/fdl/repo_settings.hpp"
 #include "core/sync/limits.hpp"
 #include "core/sync/transfer_slots.hpp"
 #include "core/sync/workers.hpp"
 
-#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
@@ -35,15 +37,16 @@ std::string render_ledger_segment(data_ledger const& entries) {
     return json::serialize(json::object{{"data_files", std::move(files)}}) + "\n";
 }
 
-result<data_ledger> parse_ledger_segment(std::string_view text, std::string_view name) {
+result<data_ledger> parse_ledger_segment(std::string_view text, std::string_view name, std::size_t max_tree_bytes) {
     auto fail = [&](std::string const& why) {
         return make_error(fdl::fdl_errc::bad_value, std::string(name) + ": " + why);
     };
-    boost::system::error_code ec;
-    json::value value = json::parse(text, ec);
-    if (ec || !value.is_object())
+    auto value = fdl::parse_json(text, name, max_tree_bytes);
+    if (!value)
+        return value.error();
+    if (!value->is_object())
         return fail("not a ledger segment");
-    auto const* files = value.get_object().if_contains("data_files");
+    auto const* files = value->get_object().if_contains("data_files");
     if (files == nullptr || !files->is_object())
         return fail("data_files: missing");
     data_ledger out;
@@ -76,10 +79,13 @@ constexpr std::size_t max_read_ahead = 8;
 /// window at a time, each read holding one of `reads.shared` when given; the first
 /// failure in that order stops the walk, as reading one at a time would.
 awaitable<result<void>> for_each_segment(store::store& from, ledger_visitor const& take, ledger_reads reads) {
-    std::vector<std::string> keys;
+    // Only what the ledger's own names can be (a version's id): anything else a co-tenant
+    // put there is not read.
+    std::vector<std::pair<std::string, std::uint64_t>> keys; // key, listed size
     std::function<result<void>(store::list_entry)> listed_key = [&](store::list_entry entry) -> result<void> {
-        if (entry.key.ends_with(".json"))
-            keys.push_back(std::move(entry.key));
+        std::string_view name = std::string_view(entry.key).substr(ledger_prefix.size());
+        if (name.ends_with(".json") && fdl::is_version_id(name.substr(0, name.size() - 5)))
+            keys.emplace_back(std::move(entry.key), entry.size);
         return {};
     };
     auto listed = co_await from.list(std::string(ledger_prefix), listed_key);
@@ -89,9 +95,24 @@ awaitable<result<void>> for_each_segment(store::store& from, ledger_visitor cons
     // does): the versions' order, their ids being UUIDv7, so a path's first record is its
     // first copy's.
     std::sort(keys.begin(), keys.end());
-    std::size_t const window = std::clamp<std::size_t>(reads.concurrency, 1, max_read_ahead);
-    for (std::size_t first = 0; first < keys.size(); first += window) {
-        std::size_t const count = std::min(window, keys.size() - first);
+    // A segment's text, and its tree of about twice that, are held at once: a third of the
+    // share each segment at most, and a window of segments whose sum fits the share.
+    std::size_t const segment_limit =
+        reads.memory == 0 ? max_segment_bytes : std::min(max_segment_bytes, std::max<std::size_t>(reads.memory / 3, 1));
+    auto cost = [](std::uint64_t size) { return 3 * size; };
+    for (auto const& [key, size] : keys)
+        if (size > segment_limit)
+            co_return make_error(io::store_errc::too_large,
+                                 key + ": a ledger segment of " + std::to_string((size + (1 << 20) - 1) >> 20) +
+                                     " MiB, more than the " + std::to_string(segment_limit >> 20) +
+                                     " MiB this process's memory_limit lets it read");
+    std::size_t const most = std::clamp<std::size_t>(reads.concurrency, 1, max_read_ahead);
+    for (std::size_t first = 0; first < keys.size();) {
+        std::size_t count = 1;
+        std::uint64_t held = cost(keys[first].second);
+        while (count < most && first + count < keys.size() &&
+               (reads.memory == 0 || held + cost(keys[first + count].second) <= reads.memory))
+            held += cost(keys[first + count++].second);
         std::vector<std::optional<result<std::string>>> texts(count);
         std::size_t pulled = 0;
         std::function<awaitable<void>()> reader = [&]() -> awaitable<void> {
@@ -100,7 +121,7 @@ awaitable<result<void>> for_each_segment(store::store& from, ledger_visitor cons
                 transfer_slots::slot slot;
                 if (reads.shared != nullptr)
                     slot = co_await reads.shared->acquire();
-                texts[i].emplace(co_await store::read_all(from, keys[first + i], max_segment_bytes));
+                texts[i].emplace(co_await store::read_all(from, keys[first + i].first, segment_limit));
             }
         };
         co_await run_workers(count, reader);
@@ -108,7 +129,8 @@ awaitable<result<void>> for_each_segment(store::store& from, ledger_visitor cons
             auto& text = *texts[i];
             if (!text)
                 co_return text.error();
-            auto segment = parse_ledger_segment(*text, keys[first + i]);
+            auto const tree_limit = reads.memory == 0 ? max_segment_bytes : 2 * segment_limit;
+            auto segment = parse_ledger_segment(*text, keys[first + i].first, tree_limit);
             texts[i].reset();
             if (!segment)
                 co_return segment.error();
@@ -116,6 +138,7 @@ awaitable<result<void>> for_each_segment(store::store& from, ledger_visitor cons
             if (!taken)
                 co_return taken.error();
         }
+        first += count;
     }
     co_return result<void>();
 }

@@ -36,8 +36,11 @@ std::string ledger_key(std::string_view id);
 /// Renders a segment: one JSON object, {"data_files": {path: {"bytes", "sha256"}}}.
 std::string render_ledger_segment(data_ledger const& entries);
 
-/// Parses a segment; `name` names it in messages. Paths are checked like data paths.
-result<data_ledger> parse_ledger_segment(std::string_view text, std::string_view name);
+/// Parses a segment; `name` names it in messages. Paths are checked like data paths, and a
+/// path twice is refused (two parsers would read it two ways); its tree may take at most
+/// `max_tree_bytes`, else fdl_errc::too_large.
+result<data_ledger> parse_ledger_segment(std::string_view text, std::string_view name,
+                                         std::size_t max_tree_bytes = std::size_t{256} << 20);
 
 class transfer_slots;
 
@@ -46,6 +49,10 @@ class transfer_slots;
 struct ledger_reads {
     std::size_t concurrency = 1;
     transfer_slots* shared = nullptr;
+    /// What the walk may hold at once in segments' texts and trees (a share of the memory
+    /// budget): a segment larger than a third of it is refused before it is read, and
+    /// fewer are read at once when they are large. 0: no bound but a segment's 256 MiB.
+    std::size_t memory = 0;
 };
 
 /// Reads every segment of a store that can list. An absent ledger is an empty one; a

@@ -23,7 +23,7 @@ namespace {
 /// and loads its ledger on first need.
 awaitable<result<version_plan>> plan_checked(pass& p, version_inputs const& inputs) {
     if (!inputs.data_files.empty() && !p.mirror_data) {
-        auto listed_mirror = co_await list_data_sizes(p.mirror, p.settings.data_dir);
+        auto listed_mirror = co_await list_data_sizes(p.mirror, p.settings.data_dir, listing_share(p.options.memory));
         if (!listed_mirror) {
             p.note_failure(with_context(listed_mirror.error(), "mirror"), true);
             co_return listed_mirror.error();
@@ -31,7 +31,9 @@ awaitable<result<version_plan>> plan_checked(pass& p, version_inputs const& inpu
         p.mirror_data = std::move(*listed_mirror);
     }
     if (!inputs.data_files.empty() && !p.ledger) {
-        ledger_reads const reads{p.options.concurrency}; // small reads, as version.json's: no transfer slot
+        // Small reads, as version.json's: no transfer slot; within a quarter of the budget.
+        ledger_reads const reads{p.options.concurrency, nullptr,
+                                 p.options.memory != nullptr ? p.options.memory->capacity() / 4 : 0};
         auto ledger = co_await load_ledger_index(p.mirror, reads);
         if (!ledger) {
             // A damaged ledger costs re-hashing, never correctness: start a fresh record.

@@ -482,7 +482,15 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
     if (!options.plan_only)
         co_await discard_left_over_writes(p);
     note_trust(p);
-    auto origin_refs = co_await read_refs(origin, "origin", options.refs);
+    // refs.json's tree within a share of the budget, as a version's files are (issue 45: a
+    // 16 MiB refs.json of short values took 304 MiB).
+    // The listings of versions/ within a quarter of it too, checked as they are read.
+    auto origin_limits = options.refs;
+    ref_limits mirror_limits{SIZE_MAX, SIZE_MAX};
+    std::size_t const listing_bytes = listing_share(options.memory);
+    origin_limits.max_refs_json_tree_bytes = std::min(origin_limits.max_refs_json_tree_bytes, listing_bytes);
+    mirror_limits.max_refs_json_tree_bytes = std::min(mirror_limits.max_refs_json_tree_bytes, listing_bytes);
+    auto origin_refs = co_await read_refs(origin, "origin", origin_limits);
     observe(report.origin_up, origin_refs);
     if (!origin_refs) {
         report.fatal = origin_refs.error();
@@ -496,7 +504,7 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
     note_unsettled_refs(report, *origin_refs, options);
     report.warnings.insert(report.warnings.end(), origin_refs->warnings.begin(), origin_refs->warnings.end());
     if (origin.caps().can_list) {
-        auto listed = co_await list_versions(origin);
+        auto listed = co_await list_versions(origin, listing_bytes);
         observe(report.origin_up, listed);
         if (!listed) {
             report.fatal = with_context(listed.error(), "origin");
@@ -506,9 +514,9 @@ awaitable<sync_report> run_sync(store::store& origin, store::store& mirror, sync
             report.warnings.push_back("origin: " + name + " (not copied)");
         p.origin_versions = std::move(*listed);
     }
-    auto mirror_listed = co_await list_versions(mirror);
+    auto mirror_listed = co_await list_versions(mirror, listing_bytes);
     // The mirror's refs are the pass's own writing: no limit, so that none is forgotten.
-    auto mirror_refs = co_await read_refs(mirror, "mirror", {SIZE_MAX, SIZE_MAX});
+    auto mirror_refs = co_await read_refs(mirror, "mirror", mirror_limits);
     observe(report.mirror_up, mirror_listed);
     observe(report.mirror_up, mirror_refs);
     if (!mirror_listed || !mirror_refs) {

@@ -48,6 +48,7 @@ attestation_outcome check_attestation_of(net::io_context& io, store::store& repo
     settings.max_age = request.max_age;
     settings.now = static_cast<std::int64_t>(std::time(nullptr));
     settings.concurrency = request.concurrency;
+    settings.max_bytes = request.max_bytes;
     std::optional<attest::check_report> report;
     net::co_spawn(io, attest::check_attestation(repo, settings), [&](std::exception_ptr e, attest::check_report r) {
         if (e)

@@ -3,6 +3,7 @@
 // a consumer's check of a mirror's attestation (core/attest/check.hpp), and how verify
 // reports it.
 
+#include "core/attest/statement.hpp"
 #include "core/io/net.hpp"
 #include "core/store/store.hpp"
 
@@ -17,6 +18,7 @@ struct attestation_request {
     std::string ns;           ///< the namespace the attestations are signed for
     std::optional<std::chrono::seconds> max_age;
     std::size_t concurrency = 8;
+    std::size_t max_bytes = attest::max_attestation_bytes; ///< attest::attestation_limit of the memory budget
 };
 
 struct attestation_outcome {

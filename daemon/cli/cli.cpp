@@ -98,7 +98,7 @@ bool take_network_flag(std::string const& flag, arg_reader& in, network_options&
     return true;
 }
 
-/// --memory-limit SIZE (sync, verify): at least 16 MiB, DuckDB's floor.
+/// --memory-limit SIZE (sync, verify, compare): at least 16 MiB, DuckDB's floor.
 void take_memory_limit(arg_reader& in, std::uint64_t& limit, std::optional<usage_error>& problem) {
     if (auto value = in.value_for("--memory-limit", problem)) {
         auto n = config::parse_size(*value);
@@ -309,6 +309,8 @@ std::variant<command, usage_error> parse_compare(arg_reader& in) {
         } else if (arg == "--concurrency") {
             if (auto n = take_concurrency(in, problem))
                 cmd.concurrency = *n;
+        } else if (arg == "--memory-limit") {
+            take_memory_limit(in, cmd.memory_limit, problem);
         } else if (arg.starts_with("-")) {
             problem = usage_error{"compare: unknown option " + arg};
         } else {

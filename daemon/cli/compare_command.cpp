@@ -2,6 +2,7 @@
 
 #include "daemon/cli/report_output.hpp"
 #include "daemon/common/terminal_text.hpp"
+#include "daemon/service/pass_setup.hpp"
 
 #include "core/attest/compare.hpp"
 #include "core/attest/statement.hpp"
@@ -123,6 +124,7 @@ std::string json_of(std::vector<attest::location_state> const& states, attest::c
     }
     json::object out{{"command", "compare"},
                      {"exit_code", status},
+                     {"peak_rss_bytes", peak_rss_bytes()},
                      {"locations", std::move(locations)},
                      {"unreadable", json::array(failures.begin(), failures.end())},
                      {"refs", std::move(refs)},
@@ -165,6 +167,10 @@ int run_compare(compare_command const& cmd, store::store_options const& options)
     settings.ns = cmd.attestation_namespace;
     settings.now = static_cast<std::int64_t>(std::time(nullptr));
     settings.concurrency = cmd.concurrency;
+    // As sync's split: what is not DuckDB's is the budget the reads draw on.
+    auto const budget = split_memory_limit(cmd.memory_limit).transfers;
+    settings.ledger_memory = budget / 4;
+    settings.max_attestation_bytes = attest::attestation_limit(budget);
     std::vector<attest::location_state> states;
     std::vector<store::store*> stores;
     std::vector<std::string> failures;

@@ -100,6 +100,7 @@ constexpr command_help commands[] = {
      "  --attestation-signers FILE     use a location's attestation signed by these keys\n"
      "  --attestation-namespace NS     the attestations' namespace (default fdl-mirror-attestation)\n"
      "  --concurrency N                version.json reads at once (default 4)\n"
+     "  --memory-limit SIZE            read ledgers and attestations within SIZE (default 48MiB)\n"
      "  --json                         print one JSON report instead of the summary\n"
      "  --ca-bundle FILE               PEM certificates to trust for https:// instead of the system's\n"
      "  --allow-plain-http             accept http:// origins and S3 endpoints\n"

@@ -114,10 +114,7 @@ std::string sync_summary(sync::sync_report const& r, std::string const& origin, 
     return terminal_safe(out, true); // ref names and paths come from the origin
 }
 
-/// The most memory this process (RUSAGE_SELF), or the largest of its children that ended
-/// (RUSAGE_CHILDREN: its catalog readers, stopped when the pass ends), has had resident
-/// at once, as the kernel counts it.
-static std::uint64_t peak_rss_bytes(int who = RUSAGE_SELF) {
+std::uint64_t peak_rss_bytes(int who) {
     struct rusage usage{};
     if (::getrusage(who, &usage) != 0)
         return 0;

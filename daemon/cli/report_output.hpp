@@ -9,6 +9,8 @@
 #include "verify/sha256.hpp"
 #include "verify/signature_policy.hpp"
 
+#include <sys/resource.h>
+
 #include <optional>
 #include <string>
 
@@ -38,6 +40,11 @@ struct audit_setup {
 /// The location with any user information of a URL masked: a report never carries a
 /// credential, even one the store would refuse.
 std::string shown_location(std::string const& location);
+
+/// The most memory this process (RUSAGE_SELF), or the largest of its children that ended
+/// (RUSAGE_CHILDREN: its catalog readers, stopped when the pass ends), has had resident
+/// at once, as the kernel counts it.
+std::uint64_t peak_rss_bytes(int who = RUSAGE_SELF);
 
 /// This build: its version, libssh and OpenSSL (the libraries loaded), and whether it reads
 /// catalogs with DuckDB.

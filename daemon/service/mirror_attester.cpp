@@ -31,8 +31,8 @@ bool changed_the_mirror(sync::sync_report const& report) {
 
 } // namespace
 
-mirror_attester::mirror_attester(std::string repository, logger const& log, metrics& stats)
-    : repository_(std::move(repository)), log_(log), stats_(stats) {}
+mirror_attester::mirror_attester(std::string repository, logger const& log, metrics& stats, std::size_t max_bytes)
+    : repository_(std::move(repository)), log_(log), stats_(stats), max_bytes_(max_bytes) {}
 
 void mirror_attester::forget() {
     memory_.reset();
@@ -45,8 +45,7 @@ awaitable<void> mirror_attester::adopt(store::store& mirror, config::attestation
     auto key = verify::signing_key::load(settings.key_file);
     if (!key)
         co_return; // the next attestation says why
-    auto text = co_await store::read_if_present(mirror, std::string(attest::attestation_key),
-                                                attest::max_attestation_bytes);
+    auto text = co_await store::read_if_present(mirror, std::string(attest::attestation_key), max_bytes_);
     if (!text || !*text)
         co_return;
     auto statement = attest::own_statement(**text, *key, settings.ns);
@@ -75,7 +74,7 @@ awaitable<void> mirror_attester::after_pass(store::store& mirror, config::attest
     if (key->fingerprint() != last_key_ || !memory_) {
         // What this key attested before (this daemon before a restart, or another holder
         // with the same key) spares reading every version again.
-        auto remembered = co_await attest::remembered_from_mirror(mirror, *key, settings.ns);
+        auto remembered = co_await attest::remembered_from_mirror(mirror, *key, settings.ns, max_bytes_);
         memory_ = std::move(remembered);
         last_key_ = key->fingerprint();
     }

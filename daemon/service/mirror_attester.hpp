@@ -34,7 +34,10 @@ struct attestation_pass {
 
 class mirror_attester {
 public:
-    mirror_attester(std::string repository, logger const& log, metrics& stats);
+    /// `max_bytes`: the most an attestation read back from the mirror may weigh
+    /// (attest::attestation_limit of the daemon's memory budget).
+    mirror_attester(std::string repository, logger const& log, metrics& stats,
+                    std::size_t max_bytes = attest::max_attestation_bytes);
 
     /// After a pass that ended without a fatal error, begun at `verified_at` (unix
     /// seconds): writes the mirror's attestation when the pass changed the mirror, when
@@ -65,6 +68,7 @@ private:
     std::optional<std::int64_t> last_written_;
     std::string last_key_; ///< the fingerprint of the key last signed with
     bool adopted_ = false;
+    std::size_t max_bytes_;
 };
 
 } // namespace mirror::daemon

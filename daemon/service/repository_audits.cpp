@@ -72,10 +72,15 @@ struct peer_reading {
 
 awaitable<peer_reading> read_peers(store::store& mirror, std::string mirror_name,
                                    std::vector<std::unique_ptr<store::store>> stores, std::vector<std::string> names,
-                                   std::vector<std::string> open_problems, std::size_t concurrency) {
+                                   std::vector<std::string> open_problems, std::size_t concurrency,
+                                   std::uint64_t memory) {
     peer_reading out;
     attest::read_settings settings;
     settings.concurrency = concurrency;
+    // A peer's ledger is another party's file: its segments are read within a quarter of
+    // the budget (issue 45: a 120 MiB segment took the daemon past memory_limit).
+    settings.ledger_memory = memory / 4;
+    settings.max_attestation_bytes = attest::attestation_limit(memory);
     auto mine = co_await attest::read_location(mirror, std::move(mirror_name), settings);
     if (!mine) {
         out.mine_problem = mine.error().message;
@@ -112,7 +117,8 @@ awaitable<void> repository_job::compare_peers(config::repository_config const& r
         stores.push_back(opened ? std::move(*opened) : nullptr);
     }
     auto read = co_await run_cuttable(read_peers(*mirror_, r.mirror, std::move(stores), r.peers, std::move(problems),
-                                                 r.settings.concurrency));
+                                                 r.settings.concurrency,
+                                                 services_.memory != nullptr ? services_.memory->capacity() : 0));
     if (retired_ || stopping_)
         co_return;
     if (!read || !read->mine) {

@@ -15,7 +15,7 @@ _fdl_mirror_options() {
     check-config) echo "--config --web.config.file --help" ;;
     status | trigger) echo "--config --json --repository --help" ;;
     pause) echo "--config --repository --reason --help" ;;
-    compare) echo "--max-lag --attestation-signers --attestation-namespace --concurrency --json --ca-bundle --allow-plain-http --max-requests-per-second --max-bytes-per-second --allow-redirect-to --help" ;;
+    compare) echo "--max-lag --attestation-signers --attestation-namespace --concurrency --memory-limit --json --ca-bundle --allow-plain-http --max-requests-per-second --max-bytes-per-second --allow-redirect-to --help" ;;
     resume) echo "--config --repository --help" ;;
   esac
 }

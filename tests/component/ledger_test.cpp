@@ -2,6 +2,7 @@
 // audit proves the mirror still holds the same bytes.
 
 #include "core/sync/ledger.hpp"
+#include "core/io/errors.hpp"
 
 #include "core/store/fault_store.hpp"
 #include "tests/component/helpers.hpp"
@@ -108,12 +109,15 @@ TEST_CASE("the ledger's walk hands each path once, with its first record, a segm
     auto entry = [](std::uint64_t bytes, char fill) {
         return sync::ledger_entry{bytes, verify::sha256_of(std::string(bytes, fill))};
     };
-    // Segments list in name order: a, b, c, d. b records x/2 again with another size, and
-    // c records only paths handed already.
-    write_file(dir / "a.json", sync::render_ledger_segment({{"x/2", entry(2, 'a')}, {"x/9", entry(9, 'a')}}));
-    write_file(dir / "b.json", sync::render_ledger_segment({{"x/1", entry(1, 'b')}, {"x/2", entry(5, 'b')}}));
-    write_file(dir / "c.json", sync::render_ledger_segment({{"x/9", entry(7, 'c')}}));
-    write_file(dir / "d.json", sync::render_ledger_segment({{"x/0", entry(3, 'd')}}));
+    // Segments list in name order (versions' ids ending in a, b, c, d). b records x/2 again
+    // with another size, and c records only paths handed already.
+    auto segment = [&](char last) { return dir / ("019a2f10-0c4d-7e88-a1b2-55c0d9e3f7a" + std::string(1, last) + ".json"); };
+    write_file(segment('a'), sync::render_ledger_segment({{"x/2", entry(2, 'a')}, {"x/9", entry(9, 'a')}}));
+    write_file(segment('b'), sync::render_ledger_segment({{"x/1", entry(1, 'b')}, {"x/2", entry(5, 'b')}}));
+    write_file(segment('c'), sync::render_ledger_segment({{"x/9", entry(7, 'c')}}));
+    write_file(segment('d'), sync::render_ledger_segment({{"x/0", entry(3, 'd')}}));
+    // Only a version's id names a segment: anything else there is not read.
+    write_file(dir / "planted.json", "not even JSON");
     auto folder = open_folder(tmp.path(), false);
     event_loop loop;
     std::vector<std::vector<std::string>> handed; // per call: "path bytes"
@@ -146,13 +150,25 @@ TEST_CASE("the ledger's walk hands each path once, with its first record, a segm
 
     // A damaged segment fails the walk, naming it, after the segments before it and
     // whether or not the ones after it were read already.
-    write_file(dir / "b.json", "{\"data_files\": 3}");
+    write_file(segment('b'), "{\"data_files\": 3}");
     for (std::size_t concurrency : {1, 3}) {
         CAPTURE(concurrency);
         handed.clear();
         auto damaged = loop(sync::for_each_new_ledger_entries(*folder, take, sync::ledger_reads{concurrency}));
         REQUIRE_FALSE(damaged.has_value());
-        CHECK(damaged.error().message.find("b.json") != std::string::npos);
-        CHECK(handed.size() == 1); // a.json's entries came before it
+        CHECK(damaged.error().message.find("f7ab.json") != std::string::npos);
+        CHECK(handed.size() == 1); // the first segment's entries came before it
     }
+
+    // A segment larger than a third of the walk's memory is refused before it is read,
+    // named, with the limit (issue 45: a peer's 173 MiB segment).
+    write_file(segment('b'), sync::render_ledger_segment({{"x/1", entry(1, 'b')}}) + std::string(2 << 20, ' '));
+    in_flight_store counted(*folder);
+    auto too_large =
+        loop(sync::for_each_new_ledger_entries(counted, take, sync::ledger_reads{1, nullptr, std::size_t{3} << 20}));
+    REQUIRE_FALSE(too_large.has_value());
+    CHECK(too_large.error().code == io::store_errc::too_large);
+    CHECK(too_large.error().message.find("f7ab.json: a ledger segment of 3 MiB, more than the 1 MiB") !=
+          std::string::npos);
+    CHECK(counted.requests == 0); // refused from the listing, before any read
 }

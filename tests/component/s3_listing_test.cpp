@@ -4,6 +4,8 @@
 
 #include "core/store/s3_store.hpp"
 #include "core/io/errors.hpp"
+#include "core/sync/errors.hpp"
+#include "core/sync/inventory.hpp"
 
 #include "tests/support/fault_http_server.hpp"
 #include "tests/support/run.hpp"
@@ -108,4 +110,30 @@ TEST_CASE("an S3 listing hands on only the keys under the prefix asked for, what
     };
     REQUIRE(run_on((*s3)->list("versions/", each)));
     CHECK(keys == std::vector<std::string>{"versions/019a/version.json"});
+}
+
+TEST_CASE("a listing of versions/ of a million long keys is refused for memory while it is read, not after") {
+    // Issue 45: 1,000 pages of 1,000 long keys took sync to 1,253 MiB under
+    // --memory-limit 48MiB: every key was kept before any limit applied.
+    fault_http_server server;
+    auto settings = settings_for(server);
+    std::string const name(900, 'n');
+    server.put_generated("/bucket/", [&](std::size_t n) {
+        std::string page = "<ListBucketResult><IsTruncated>" + std::string(n < 1000 ? "true" : "false") +
+                           "</IsTruncated><NextContinuationToken>t" + std::to_string(n) + "</NextContinuationToken>";
+        for (int k = 0; k < 1000; ++k)
+            page += "<Contents><Key>lake/versions/019a2f10-0c4d-7e88-a1b2-55c0d9e3f7aa/" + name + std::to_string(n) +
+                    "-" + std::to_string(k) + "</Key><Size>1</Size></Contents>";
+        return page + "</ListBucketResult>";
+    });
+    event_loop run_on;
+    auto s3 = store::s3_store::open("s3://bucket/lake/", settings);
+    REQUIRE(s3.has_value());
+    auto listed = run_on(sync::list_versions(**s3, std::size_t{8} << 20));
+    REQUIRE_FALSE(listed.has_value());
+    CHECK(listed.error().code == sync::sync_errc::over_memory_limit);
+    CHECK(listed.error().message.find("versions/: its listing would keep more than 8 MiB of memory") !=
+          std::string::npos);
+    // Refused at about 8 MiB of keys (some 8,000): on the ninth page or so, not the 1,000th.
+    CHECK(server.requests().size() < 20);
 }

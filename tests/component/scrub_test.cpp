@@ -302,9 +302,11 @@ TEST_CASE("scrub: a ledger whose segments interleave in name order and record a 
     for (auto const& [path, entry] : *whole)
         segments[n++ % segments.size()].emplace(path, entry);
     for (std::size_t i = 0; i < segments.size(); ++i)
-        write_file(ledger_dir / ("s" + std::to_string(i) + ".json"), sync::render_ledger_segment(segments[i]));
+        write_file(ledger_dir / ("019a2f10-0c4d-7e88-a1b2-55c0d9e3f7a" + std::to_string(i) + ".json"),
+                   sync::render_ledger_segment(segments[i]));
     auto const& [twice, recorded] = *std::next(whole->begin(), 7);
-    write_file(ledger_dir / "t.json", sync::render_ledger_segment({{twice, sync::ledger_entry{recorded.bytes + 1, {}}}}));
+    write_file(ledger_dir / "019a2f10-0c4d-7e88-a1b2-55c0d9e3f7a9.json",
+               sync::render_ledger_segment({{twice, sync::ledger_entry{recorded.bytes + 1, {}}}}));
 
     for (double fraction : {0.05, 0.3}) {
         CAPTURE(fraction);

@@ -220,6 +220,28 @@ int memory_input(std::string const& root, std::string const& kind) {
         while (text.size() < 15 * 1024 * 1024 - 100)
             text += "[1,2],";
         v.dataset_json_text = text + "[1]]}\n";
+    } else if (kind == "refs-json") {
+        // A well-formed version, and a refs.json just under its 16 MiB limit of short keys
+        // and tiny values: the shape that costs a tree and a key check the most per byte.
+        int status = publish_on_main(p, v);
+        std::string text = R"({"HEAD":"ref: refs/heads/main","refs":{)";
+        for (std::uint64_t i = 0; text.size() < 16 * 1024 * 1024 - 100; ++i)
+            text += (i == 0 ? "\"refs/heads/" : ",\"refs/heads/") + std::to_string(i) + "\":0";
+        write_file(p.root() / "refs.json", text + "}}\n");
+        return status;
+    } else if (kind == "attestation") {
+        // A well-formed repository whose .fdl-mirror/attestation.json, planted by a co-tenant,
+        // is 62 MiB of an envelope whose payload decodes to a statement of tiny values.
+        int status = publish_on_main(p, v);
+        std::string text = R"({"payloadType":"application/vnd.in-toto+json","payload":")";
+        // base64 of "[0,0,0,…,0]": "WzAs" is "[0,", "MCwwLDAs" is "0,0,0,", "MF0=" is "0]".
+        text += "WzAs";
+        while (text.size() < 62 * 1024 * 1024)
+            text += "MCwwLDAs";
+        text += R"(MF0=","signatures":[{"keyid":"SHA256:x","sig":"AAAA"}]})";
+        std::filesystem::create_directories(p.root() / ".fdl-mirror");
+        write_file(p.root() / ".fdl-mirror" / "attestation.json", text + "\n");
+        return status;
     } else {
         throw std::invalid_argument("memory-input: no kind " + kind);
     }

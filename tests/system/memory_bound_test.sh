@@ -1,6 +1,7 @@
-# Memory bounded for every parsed input (issue 31, section 2): for each input that cost
-# hundreds of MiB before (a catalog of 990,000 dead data-file rows, one of 900,000 live
-# ones, a 60 MiB files.json, a 15 MiB dataset.json of small values), `sync --memory-limit
+# Memory bounded for every parsed input (issue 31, section 2; issue 45): for each input that
+# cost hundreds of MiB before (a catalog of 990,000 dead data-file rows, one of 900,000 live
+# ones, a 60 MiB files.json, a 15 MiB dataset.json of small values, a 16 MiB refs.json of
+# short keys), `sync --memory-limit
 # 48MiB` (16MiB for the dataset.json held) stays within that plus the fixed overhead docs/configuration.md states (32 MiB:
 # the program and its libraries, 20-25 MiB measured), as the kernel counts it
 # (peak_rss_bytes). What fits is published; what cannot fit is held with
@@ -52,7 +53,7 @@ print(f"{kind} at {limit}MiB: peak RSS {peak / 2**20:.1f} MiB, a reader's {reade
 PY
 }
 
-for kind in dead-rows live-rows files-json dataset-json many-rows; do
+for kind in dead-rows live-rows files-json dataset-json many-rows refs-json; do
   "$FDL_PUBLISHER" memory-input "$work/$kind" "$kind" >/dev/null
 done
 
@@ -62,6 +63,10 @@ check_sync files-json 48 over_memory_limit
 check_sync dataset-json 48 published   # read without a tree: it costs its text
 check_sync dataset-json 16 over_memory_limit # its text past what a version may have at 16MiB
 check_sync many-rows 48 retried
+# refs.json is only compared with refs/ at a folder origin: past its share it is a warning
+# that says why, and the version is mirrored.
+check_sync refs-json 48 published
+grep -q 'refs.json: parsed, it would take more than' "$work/out" && pass || fail "refs-json: no warning says why"
 
 # verify reads each version within the same share: what cannot fit is a problem of that
 # version (exit 1), the rest is checked, and the process stays within the bound.
@@ -74,7 +79,7 @@ out, kind, overhead, want, status = sys.argv[1], sys.argv[2], int(sys.argv[3]), 
 report = json.load(open(out))
 peak = report["peak_rss_bytes"]
 assert 0 < peak <= (48 << 20) + overhead, f"{kind}: peak RSS {peak / 2**20:.1f} MiB"
-kinds = [p["kind"] for v in report["versions"] for p in v["problems"]]
+kinds = [p["kind"] for v in report["versions"] for p in v["problems"]] + [p["kind"] for p in report["problems"]]
 if want == "ok":
     assert status == 0 and not kinds, (status, kinds)
 else:
@@ -86,7 +91,60 @@ check_verify dead-rows ok
 check_verify dataset-json ok
 check_verify files-json over_memory_limit
 check_verify live-rows catalog.over_memory_limit
+# An audit reports a refs.json it cannot read within its share as a problem of the
+# repository's refs (readers over HTTP go by it), and checks the rest.
+check_verify refs-json refused_ref
+
+# A planted 62 MiB attestation is refused for its size before it is read, and the check
+# stays within the bound (it once took verify to 458 MiB).
+"$FDL_PUBLISHER" memory-input "$work/attestation" attestation >/dev/null
+ssh-keygen -q -t ed25519 -N '' -C consumer -f "$work/attest-key"
+echo "mirror@example.org namespaces=\"fdl-mirror-attestation\" $(cut -d' ' -f1,2 "$work/attest-key.pub")" \
+  >"$work/attest.allowed"
+status=0
+"$FDL_MIRROR" verify "$work/attestation" --attestation-signers "$work/attest.allowed" --attestation-only \
+  --memory-limit 48MiB --json >"$work/out" 2>"$work/err" || status=$?
+python3 - "$work/out" "$overhead" "$status" <<'PY' && pass || fail "verify of a planted 62 MiB attestation"
+import json, sys
+report, overhead, status = json.load(open(sys.argv[1])), int(sys.argv[2]), int(sys.argv[3])
+peak = report["peak_rss_bytes"]
+assert 0 < peak <= (48 << 20) + overhead, f"peak RSS {peak / 2**20:.1f} MiB"
+problems = report["attestation"]["problems"]
+assert status == 1 and [p["kind"] for p in problems] == ["attestation.too_large"], (status, problems)
+assert "raise --memory-limit" in problems[0]["message"], problems
+print(f"verify of a 62 MiB attestation: peak RSS {peak / 2**20:.1f} MiB, {problems[0]['message']}")
+PY
 # With room, the same inputs pass: refused for memory, not for what they are.
+
+# A peer's planted ledger segment of 120 MiB: compare refuses it for its size before reading
+# it, naming it, and stays within the bound (a 173 MiB one took compare to 1.3 GB).
+cp -a "$work/m-dead-rows-48" "$work/peer"
+python3 - "$work/peer/.fdl-mirror/ledger/019a2f10-0c4d-7e88-a1b2-55c0d9e3f7aa.json" <<'PY'
+import sys
+with open(sys.argv[1], "w") as out:
+    out.write('{"data_files":{')
+    entry = '"main/t/f%d.parquet":{"bytes":1,"sha256":"' + "0" * 64 + '"}'
+    i, size = 0, 0
+    while size < 120 << 20:
+        line = ("," if i else "") + entry % i
+        out.write(line)
+        size += len(line)
+        i += 1
+    out.write("}}\n")
+PY
+status=0
+"$FDL_MIRROR" compare "$work/m-dead-rows-48" "$work/peer" --memory-limit 48MiB --json >"$work/out" 2>"$work/err" ||
+  status=$?
+python3 - "$work/out" "$overhead" "$status" <<'PY' && pass || fail "compare with a peer's 120 MiB ledger segment"
+import json, sys
+report, overhead, status = json.load(open(sys.argv[1])), int(sys.argv[2]), int(sys.argv[3])
+peak = report["peak_rss_bytes"]
+assert 0 < peak <= (48 << 20) + overhead, f"peak RSS {peak / 2**20:.1f} MiB"
+assert status == 3, status
+unreadable = " ".join(report["unreadable"])
+assert "019a2f10-0c4d-7e88-a1b2-55c0d9e3f7aa.json: a ledger segment of 121 MiB" in unreadable, unreadable
+print(f"compare with a 120 MiB segment: peak RSS {peak / 2**20:.1f} MiB: {unreadable}")
+PY
 
 # The daemon: every input at once, each retried at every pass.
 {
@@ -95,17 +153,23 @@ check_verify live-rows catalog.over_memory_limit
   echo "shutdown_timeout: 5s"
   echo "memory_limit: 64MiB"
   echo "defaults: { interval: 1s, jitter: 0%, signatures: off }"
+  echo "attestation: { key_file: $work/attest-key, interval: 1s, validity: 1h }"
   echo "repositories:"
-  for kind in dead-rows live-rows files-json dataset-json many-rows; do
+  for kind in dead-rows live-rows files-json dataset-json many-rows refs-json attestation; do
     printf '  - { name: %s, origin: %s, mirror: %s }\n' "$kind" "$work/$kind" "$work/daemon-$kind"
   done
 } >"$work/mirror.yaml"
+# The daemon's mirror holds a planted 62 MiB attestation when it starts: what it reads back
+# to spare itself reading every version is refused for its size (a restarted daemon took
+# 488 MiB over one), and it attests the mirror anew.
+mkdir -p "$work/daemon-attestation/.fdl-mirror"
+cp "$work/attestation/.fdl-mirror/attestation.json" "$work/daemon-attestation/.fdl-mirror/"
 start_daemon "$work/mirror.yaml"
 for kind in live-rows files-json; do
   wait_for_metric "fdl_mirror_versions_held{repo=\"$kind\",reason=\"over_memory_limit\"}" == 1 60 \
     "the daemon holds $kind with over_memory_limit"
 done
-for kind in dead-rows dataset-json; do
+for kind in dead-rows dataset-json refs-json attestation; do
   wait_for_metric "fdl_mirror_ref_in_sync{repo=\"$kind\",ref=\"refs/heads/main\"}" == 1 60 "the daemon mirrors $kind"
 done
 for kind in live-rows files-json; do
@@ -113,6 +177,8 @@ for kind in live-rows files-json; do
   wait_for_metric "fdl_mirror_passes_total{repo=\"$kind\",result=\"held\"}" '>=' "$((passes + 2))" 30 \
     "the daemon tries $kind again"
 done
+wait_until 30 "the daemon attests the mirror anew" \
+  '[ "$(stat -c %s "$work/daemon-attestation/.fdl-mirror/attestation.json")" -lt 1000000 ]'
 peak_kib=$(awk '/^VmHWM:/ {print $2}' "/proc/$daemon_pid/status")
 [ "$peak_kib" -le $(((64 << 10) + (overhead >> 10))) ] && pass ||
   fail "the daemon's peak RSS $((peak_kib >> 10)) MiB, over memory_limit 64 MiB + 32 MiB"
