@@ -54,6 +54,10 @@ struct tls_server_settings {
     bool operator==(tls_server_settings const&) const = default;
 };
 
+/// The highest bcrypt cost basic_auth_users may have: each comparison takes 2^cost rounds
+/// (cost 12, about 0.25 s here), and a wrong password is compared too.
+inline constexpr int max_bcrypt_cost = 12;
+
 struct web_config {
     std::filesystem::path file;              ///< absolute: where it was read
     std::optional<tls_server_settings> tls;  ///< nullopt: plain HTTP

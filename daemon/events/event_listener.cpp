@@ -44,6 +44,9 @@ std::optional<std::string> event_listener::start(net::any_io_executor executor, 
     sources.event = [this](event_request const& request) {
         return receiver_.handle(request, static_cast<std::int64_t>(std::time(nullptr)));
     };
+    sources.event_head = [this](event_request const& head) {
+        return receiver_.check_head(head, static_cast<std::int64_t>(std::time(nullptr)));
+    };
     auto bound = status_server::bind(std::move(executor), cfg.events->listen, std::move(sources), std::move(security),
                                      server_role::events);
     if (!bound)

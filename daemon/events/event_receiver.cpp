@@ -75,6 +75,36 @@ control_answer event_receiver::handle(event_request const& request, std::int64_t
     return hook(path.substr(hooks_path.size()), request, now);
 }
 
+std::optional<control_answer> event_receiver::check_head(event_request const& head, std::int64_t now) {
+    auto path = path_of(head.target);
+    if (!is_event_path(head.target))
+        return std::nullopt; // handle() answers 404, with nothing to read
+    if (path == s3_path) {
+        auto token = token_of(head.target);
+        if (secrets_.s3_token && token && verify::same_bytes(*token, *secrets_.s3_token))
+            return std::nullopt;
+        metrics_.event_received("s3");
+        return refuse("s3", event_refusal::bad_token, "the URL's token is missing or wrong", now);
+    }
+    auto repository = path.substr(hooks_path.size());
+    auto const target = std::find_if(targets_.begin(), targets_.end(), [&](auto const& t) {
+        return t.name == repository && t.sources.webhook;
+    });
+    std::optional<event_refusal> why;
+    if (!is_repository_name(repository) || target == targets_.end() || !secrets_.webhooks.contains(repository))
+        why = event_refusal::unknown_repository;
+    else if (head.signature.empty())
+        why = event_refusal::missing_signature;
+    else if (head.timestamp.empty())
+        why = event_refusal::missing_timestamp;
+    if (!why)
+        return std::nullopt;
+    metrics_.event_received("webhook");
+    if (*why == event_refusal::unknown_repository)
+        return refuse("webhook", *why, "no webhook for this repository (the name is not logged)", now);
+    return refuse("webhook", *why, "for repository " + target->name, now, target->name);
+}
+
 control_answer event_receiver::refuse(std::string const& source, event_refusal why, std::string const& detail,
                                       std::int64_t now, std::string const& about) {
     auto const reason = std::string(to_string(why));

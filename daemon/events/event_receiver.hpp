@@ -48,6 +48,12 @@ public:
     /// for, 401 for what fails authentication, 400 malformed, 413 too large, 404 another path.
     control_answer handle(event_request const& request, std::int64_t now);
 
+    /// What the head of a request alone refuses, before its body is read (an unsigned
+    /// webhook, one for a repository without webhooks, a notification without the token):
+    /// the answer, counted as handle() counts it; nullopt when the body must be read and
+    /// the request given to handle().
+    std::optional<control_answer> check_head(event_request const& head, std::int64_t now);
+
     /// Whether `target` is an event path (and so for handle()).
     static bool is_event_path(std::string_view target);
 

@@ -11,8 +11,13 @@
 #include <boost/beast/ssl.hpp>
 #include <boost/url/parse.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
+#include <map>
+#include <mutex>
+
+#include <sys/resource.h>
 
 namespace mirror::daemon {
 
@@ -20,10 +25,101 @@ namespace beast = boost::beast;
 namespace bhttp = beast::http;
 using tcp = net::ip::tcp;
 
+constexpr auto request_deadline = std::chrono::seconds(10); // a scraper is quick; a stalled peer is cut
+/// A connection's place in its listener's table.
+struct connection_slot {
+    net::ip::address peer;
+    std::chrono::steady_clock::time_point since = std::chrono::steady_clock::now();
+    bool waiting = true;                 ///< for its TLS handshake or a request's head: it may be closed for room
+    beast::tcp_stream* stream = nullptr; ///< while serve() runs (the listener's one I/O thread uses it)
+    bool counted = true;                 ///< still counted in the table (not closed for room)
+};
+
+/// The connections a listener holds: in total and by address, under its limits. Used on
+/// the listener's I/O thread; the mutex is for refused(), read from anywhere.
+class connection_table {
+public:
+    explicit connection_table(connection_limits limits) : limits_(limits) {}
+
+    /// A place for a new connection from `peer`; null when it is refused (counted).
+    std::shared_ptr<connection_slot> take(net::ip::address const& peer) {
+        std::lock_guard lock(mutex_);
+        if (by_address_[peer] >= limits_.per_address || (slots_.size() >= limits_.total && !make_room())) {
+            if (by_address_[peer] == 0)
+                by_address_.erase(peer);
+            ++refused_;
+            return nullptr;
+        }
+        ++by_address_[peer];
+        auto slot = std::make_shared<connection_slot>();
+        slot->peer = peer;
+        slots_.push_back(slot);
+        return slot;
+    }
+    void give_back(std::shared_ptr<connection_slot> const& slot) {
+        std::lock_guard lock(mutex_);
+        if (!slot->counted)
+            return;
+        forget(slot);
+    }
+    std::uint64_t refused() const {
+        std::lock_guard lock(mutex_);
+        return refused_;
+    }
+
+private:
+    /// Closes the oldest waiting connection of the address that holds the most; false when
+    /// every connection is busy with a request.
+    bool make_room() {
+        std::shared_ptr<connection_slot> victim;
+        for (auto const& slot : slots_) {
+            if (!slot->waiting || slot->stream == nullptr)
+                continue;
+            if (!victim || by_address_[slot->peer] > by_address_[victim->peer] ||
+                (by_address_[slot->peer] == by_address_[victim->peer] && slot->since < victim->since))
+                victim = slot;
+        }
+        if (!victim)
+            return false;
+        victim->stream->cancel(); // its read ends with operation_aborted, and serve() with it
+        forget(victim);
+        ++refused_;
+        return true;
+    }
+    void forget(std::shared_ptr<connection_slot> const& slot) {
+        slot->counted = false;
+        std::erase(slots_, slot);
+        if (auto found = by_address_.find(slot->peer); found != by_address_.end() && --found->second == 0)
+            by_address_.erase(found);
+    }
+
+    connection_limits const limits_;
+    mutable std::mutex mutex_;
+    std::map<net::ip::address, std::size_t> by_address_;
+    std::vector<std::shared_ptr<connection_slot>> slots_;
+    std::uint64_t refused_ = 0;
+};
+
 namespace {
 
-constexpr auto request_deadline = std::chrono::seconds(10); // a scraper is quick; a stalled peer is cut
+/// `limits`, its total kept to an eighth of the descriptors this process may open.
+connection_limits within_descriptors(connection_limits limits) {
+    rlimit files{};
+    if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY)
+        limits.total = std::max<std::size_t>(1, std::min<std::size_t>(limits.total, files.rlim_cur / 8));
+    return limits;
+}
+
+} // namespace
+
+
+namespace {
+
 constexpr unsigned max_requests_per_connection = 100;
+// A kept-alive connection waits this long for its next request, and no connection lives
+// longer than connection_lifetime: held-open sockets are what a flood of clients costs.
+constexpr auto keep_alive_idle = std::chrono::seconds(5);
+constexpr auto connection_lifetime = std::chrono::seconds(60);
 
 bhttp::response<bhttp::string_body> answer(bhttp::request<bhttp::empty_body> const& request,
                                            status_sources const& sources, bool status_allowed) {
@@ -122,15 +218,31 @@ awaitable<bhttp::response<bhttp::string_body>> answer_control(bhttp::request<bht
     co_return out;
 }
 
-bhttp::response<bhttp::string_body> unauthorized(bhttp::request<bhttp::empty_body> const& request) {
-    bhttp::response<bhttp::string_body> out{bhttp::status::unauthorized, request.version()};
+/// A plain-text answer of `status` to `request`, `header` set to `value`.
+bhttp::response<bhttp::string_body> plain_answer(bhttp::request<bhttp::empty_body> const& request,
+                                                 bhttp::status status, bhttp::field header, char const* value,
+                                                 std::string body) {
+    bhttp::response<bhttp::string_body> out{status, request.version()};
     out.keep_alive(request.keep_alive());
     out.set(bhttp::field::server, "fdl-mirror");
     out.set(bhttp::field::content_type, "text/plain; charset=utf-8");
-    out.set(bhttp::field::www_authenticate, "Basic realm=\"fdl-mirror\", charset=\"UTF-8\"");
-    out.body() = "fdl-mirror: this endpoint needs basic authentication (basic_auth_users of the web configuration)\n";
+    out.set(header, value);
+    out.body() = std::move(body);
     out.prepare_payload();
     return out;
+}
+
+bhttp::response<bhttp::string_body> unauthorized(bhttp::request<bhttp::empty_body> const& request) {
+    return plain_answer(request, bhttp::status::unauthorized, bhttp::field::www_authenticate,
+                        "Basic realm=\"fdl-mirror\", charset=\"UTF-8\"",
+                        "fdl-mirror: this endpoint needs basic authentication (basic_auth_users of the web "
+                        "configuration)\n");
+}
+
+/// Too many logins wait to be compared: come back in a second, as a scraper will.
+bhttp::response<bhttp::string_body> busy(bhttp::request<bhttp::empty_body> const& request) {
+    return plain_answer(request, bhttp::status::service_unavailable, bhttp::field::retry_after, "1",
+                        "fdl-mirror: too many logins are being checked at once; try again\n");
 }
 
 /// Sends the answer to the `served`th request of a connection, with the web configuration's
@@ -154,13 +266,18 @@ awaitable<bool> send_answer(Stream& stream, bhttp::response<bhttp::string_body>&
 template <class Stream>
 awaitable<void> serve_requests(Stream& stream, status_sources const& sources, net::ip::address const& peer,
                                bool status_allowed, web_security* security,
-                               std::shared_ptr<web_settings const> const& settings) {
+                               std::shared_ptr<web_settings const> const& settings, connection_slot& slot) {
     beast::flat_buffer buffer;
+    auto const started = std::chrono::steady_clock::now();
     for (unsigned served = 0; served < max_requests_per_connection; ++served) {
+        if (std::chrono::steady_clock::now() - started > connection_lifetime)
+            co_return;
         bhttp::request_parser<bhttp::empty_body> parser;
         parser.header_limit(8 * 1024);
-        beast::get_lowest_layer(stream).expires_after(request_deadline);
+        beast::get_lowest_layer(stream).expires_after(served == 0 ? request_deadline : keep_alive_idle);
+        slot.waiting = true;
         auto [read_ec, n] = co_await bhttp::async_read(stream, buffer, parser, use_op);
+        slot.waiting = false;
         if (read_ec)
             co_return; // closed, timed out, or not HTTP: nothing to answer
         // A web configuration changed since this connection began: end it unanswered, so
@@ -177,6 +294,8 @@ awaitable<void> serve_requests(Stream& stream, status_sources const& sources, ne
         }
         if (allowed == auth_result::refused)
             out = unauthorized(request);
+        else if (allowed == auth_result::busy)
+            out = busy(request);
         else if (is_control(request)) // (not a ?: around co_await: GCC 12, docs/development.md)
             out = co_await answer_control(request, sources, peer);
         else
@@ -191,25 +310,39 @@ awaitable<void> serve_requests(Stream& stream, status_sources const& sources, ne
 /// to max_event_body; no basic authentication (the events carry their own).
 template <class Stream>
 awaitable<void> serve_events(Stream& stream, status_sources const& sources, web_security* security,
-                             std::shared_ptr<web_settings const> const& settings) {
+                             std::shared_ptr<web_settings const> const& settings, connection_slot& slot) {
     beast::flat_buffer buffer;
+    auto const started = std::chrono::steady_clock::now();
     for (unsigned served = 0; served < max_requests_per_connection; ++served) {
+        if (std::chrono::steady_clock::now() - started > connection_lifetime)
+            co_return;
         bhttp::request_parser<bhttp::string_body> parser;
         parser.header_limit(8 * 1024);
         parser.body_limit(max_event_body);
-        beast::get_lowest_layer(stream).expires_after(request_deadline);
-        auto [read_ec, n] = co_await bhttp::async_read(stream, buffer, parser, use_op);
-        bool const too_large = read_ec == bhttp::error::body_limit;
-        if (read_ec && !too_large)
+        // The head first, on its own deadline: what it alone refuses (another method, a
+        // body over the limit by its Content-Length, no signature, a repository without
+        // webhooks) is answered before a byte of the body is read or held.
+        beast::get_lowest_layer(stream).expires_after(served == 0 ? request_deadline : keep_alive_idle);
+        slot.waiting = true;
+        auto [head_ec, head_n] = co_await bhttp::async_read_header(stream, buffer, parser, use_op);
+        slot.waiting = false;
+        if (head_ec)
             co_return;
         if (security != nullptr && security->current() != settings)
             co_return;
         auto const& request = parser.get();
+        auto header = [&](std::string_view name) {
+            auto found = request.find(beast::string_view(name.data(), name.size()));
+            return found == request.end() ? std::string_view() : std::string_view(found->value());
+        };
+        event_request event{std::string_view(request.target()), header("X-Hub-Signature-256"),
+                            header("X-Fdl-Timestamp"), std::string_view(), false};
         bhttp::response<bhttp::string_body> out;
         out.version(request.version());
-        out.keep_alive(request.keep_alive() && !too_large); // an unread body: the connection cannot go on
         out.set(bhttp::field::server, "fdl-mirror");
         out.set(bhttp::field::content_type, "application/json");
+        std::optional<control_answer> answered;
+        bool body_read = false;
         if (request.method() != bhttp::verb::post) {
             out.result(bhttp::status::method_not_allowed);
             out.set(bhttp::field::allow, "POST");
@@ -218,17 +351,25 @@ awaitable<void> serve_events(Stream& stream, status_sources const& sources, web_
             out.result(bhttp::status::service_unavailable);
             out.body() = "{\"error\":\"no events here\"}\n";
         } else {
-            auto header = [&](std::string_view name) {
-                auto found = request.find(beast::string_view(name.data(), name.size()));
-                return found == request.end() ? std::string_view() : std::string_view(found->value());
-            };
-            event_request event{std::string_view(request.target()), header("X-Hub-Signature-256"),
-                                header("X-Fdl-Timestamp"),
-                                too_large ? std::string_view() : std::string_view(request.body()), too_large};
-            auto answered = sources.event(event);
-            out.result(static_cast<bhttp::status>(answered.status));
-            out.body() = std::move(answered.json);
+            event.body_too_large = parser.content_length() && *parser.content_length() > max_event_body;
+            if (!event.body_too_large && sources.event_head)
+                answered = sources.event_head(event);
+            if (!answered && !event.body_too_large) {
+                auto [read_ec, n] = co_await bhttp::async_read(stream, buffer, parser, use_op);
+                event.body_too_large = read_ec == bhttp::error::body_limit;
+                if (read_ec && !event.body_too_large)
+                    co_return;
+                body_read = !event.body_too_large;
+                event.body = body_read ? std::string_view(request.body()) : std::string_view();
+            }
+            if (!answered)
+                answered = sources.event(event);
+            out.result(static_cast<bhttp::status>(answered->status));
+            out.body() = std::move(answered->json);
         }
+        // A body not read (refused from the head, or too large) leaves the connection
+        // unusable: it ends after this answer.
+        out.keep_alive(request.keep_alive() && (body_read || (!parser.content_length() && !parser.chunked())));
         out.prepare_payload();
         bool const go_on = co_await send_answer(stream, out, served, settings);
         if (!go_on)
@@ -240,34 +381,47 @@ awaitable<void> serve_events(Stream& stream, status_sources const& sources, web_
 template <class Stream>
 awaitable<void> serve_connection(Stream& stream, status_sources const& sources, net::ip::address const& peer,
                                  bool status_allowed, web_security* security,
-                                 std::shared_ptr<web_settings const> const& settings, server_role role) {
+                                 std::shared_ptr<web_settings const> const& settings, server_role role,
+                                 connection_slot& slot) {
     if (role == server_role::events)
-        co_await serve_events(stream, sources, security, settings);
+        co_await serve_events(stream, sources, security, settings, slot);
     else
-        co_await serve_requests(stream, sources, peer, status_allowed, security, settings);
+        co_await serve_requests(stream, sources, peer, status_allowed, security, settings, slot);
 }
 
+/// `slot`: the connection's place in `table`, given back when it ends.
 awaitable<void> serve(tcp::socket socket, status_sources sources, std::shared_ptr<web_security> security,
-                      server_role role) {
+                      server_role role, std::shared_ptr<connection_table> table, std::shared_ptr<connection_slot> slot) {
+    struct give_back_at_end {
+        std::shared_ptr<connection_table> table;
+        std::shared_ptr<connection_slot> slot;
+        ~give_back_at_end() {
+            slot->stream = nullptr;
+            table->give_back(slot);
+        }
+    } at_end{table, slot};
     boost::system::error_code peer_ec;
     auto const peer = socket.remote_endpoint(peer_ec);
     bool const status_allowed = !peer_ec && serves_status_to(peer.address());
     auto const settings = security ? security->current() : nullptr;
     if (settings == nullptr || settings->tls == nullptr) {
         beast::tcp_stream stream(std::move(socket));
-        co_await serve_connection(stream, sources, peer.address(), status_allowed, security.get(), settings, role);
+        slot->stream = &stream;
+        co_await serve_connection(stream, sources, peer.address(), status_allowed, security.get(), settings, role,
+                                  *slot);
         beast::error_code ignored;
         stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
         co_return;
     }
     beast::ssl_stream<beast::tcp_stream> stream(beast::tcp_stream(std::move(socket)), *settings->tls);
+    slot->stream = &beast::get_lowest_layer(stream);
     beast::get_lowest_layer(stream).expires_after(request_deadline);
     auto [handshake_ec] = co_await stream.async_handshake(net::ssl::stream_base::server, use_op);
     if (handshake_ec)
         co_return; // plain HTTP, an unknown CA, no client certificate where one is required
     if (!peer_has_allowed_san(stream.native_handle(), settings->config.tls->client_allowed_sans))
         co_return; // as exporter-toolkit: the connection ends, no answer
-    co_await serve_connection(stream, sources, peer.address(), status_allowed, security.get(), settings, role);
+    co_await serve_connection(stream, sources, peer.address(), status_allowed, security.get(), settings, role, *slot);
     beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(2));
     auto [shutdown_ec] = co_await stream.async_shutdown(use_op);
     (void)shutdown_ec; // a peer that closed first is not a problem
@@ -333,7 +487,7 @@ result<std::unique_ptr<status_server>> status_server::bind(net::any_io_executor 
                                                            config::listen_address const& where,
                                                            status_sources sources,
                                                            std::shared_ptr<web_security> security,
-                                                           server_role role) {
+                                                           server_role role, std::optional<connection_limits> limits) {
     auto fail = [&](std::string const& why) {
         return make_error(io::store_errc::rejected, "listen " + config::to_string(where) + ": " + why);
     };
@@ -354,13 +508,17 @@ result<std::unique_ptr<status_server>> status_server::bind(net::any_io_executor 
         acceptor.listen(net::socket_base::max_listen_connections, ec);
     if (ec)
         return fail(ec.message());
-    return std::unique_ptr<status_server>(
-        new status_server(std::move(acceptor), std::move(sources), std::move(security), role));
+    auto const chosen = limits.value_or(role == server_role::events ? events_connection_limits : connection_limits{});
+    return std::unique_ptr<status_server>(new status_server(std::move(acceptor), std::move(sources),
+                                                            std::move(security), role, within_descriptors(chosen)));
 }
 
 status_server::status_server(tcp::acceptor acceptor, status_sources sources, std::shared_ptr<web_security> security,
-                             server_role role)
-    : acceptor_(std::move(acceptor)), sources_(std::move(sources)), security_(std::move(security)), role_(role) {}
+                             server_role role, connection_limits limits)
+    : acceptor_(std::move(acceptor)), sources_(std::move(sources)), security_(std::move(security)), role_(role),
+      connections_(std::make_shared<connection_table>(limits)) {}
+
+std::uint64_t status_server::refused_connections() const { return connections_->refused(); }
 
 status_server::~status_server() = default;
 
@@ -388,11 +546,20 @@ awaitable<void> status_server::accept_loop() {
             co_await pause.async_wait(use_op);
             continue;
         }
+        // Past a limit the connection is closed at once: it holds no descriptor and no
+        // buffer, and the ones in hand (a scraper's among them) go on.
+        boost::system::error_code ignored;
+        auto const peer = socket.remote_endpoint(ignored);
+        auto slot = ignored ? nullptr : connections_->take(peer.address());
+        if (slot == nullptr) {
+            socket.close(ignored);
+            continue;
+        }
         // An answer over TLS goes out in several records: without this, the second waits
         // for the client's delayed ACK of the first (40 ms on Linux).
-        boost::system::error_code ignored;
         socket.set_option(tcp::no_delay(true), ignored);
-        net::co_spawn(acceptor_.get_executor(), serve(std::move(socket), sources_, security_, role_), rethrow_bug);
+        net::co_spawn(acceptor_.get_executor(),
+                      serve(std::move(socket), sources_, security_, role_, connections_, std::move(slot)), rethrow_bug);
     }
 }
 

@@ -57,7 +57,24 @@ struct status_sources {
     std::function<awaitable<control_answer>(std::optional<std::string> repository)> trigger;
     /// An event (server_role::events only): answered at once, never waiting on a pass.
     std::function<control_answer(event_request const& request)> event;
+    /// What can be refused of an event from its head alone (its path, a signature or token
+    /// missing, a repository without webhooks), before its body is read: the refusal, or
+    /// nullopt to read the body and ask `event`. Optional.
+    std::function<std::optional<control_answer>(event_request const& head)> event_head;
 };
+
+/// How many connections a listener holds at once, in total and from one address. Past the
+/// address's share, a new connection is closed unanswered; past the total, the oldest
+/// connection still waiting for a request (from the address that holds the most) is closed
+/// to make room, so that a flood of idle connections from many addresses cannot keep a
+/// scraper out; when none waits, the new one is closed. The total is also kept to an eighth
+/// of the process's descriptors, so that the passes keep theirs.
+struct connection_limits {
+    std::size_t total = 64;
+    std::size_t per_address = 16;
+};
+/// The events' listener faces other hosts: fewer from one address.
+inline constexpr connection_limits events_connection_limits{64, 8};
 
 /// Whether /status answers a client at `peer`: only on this host (loopback, IPv4-mapped
 /// included), whatever `listen` says, since it carries each repository's last error (hosts,
@@ -76,35 +93,44 @@ std::string control_refusal(net::ip::address const& peer, std::string_view host,
 /// rebinding) cannot read it.
 bool names_this_host(std::string_view host);
 
+class connection_table;
+
 class status_server {
 public:
     /// Binds `where` (a host name is resolved; port 0 picks a free one). Fails with the
     /// address and the system's reason (in use, permission) without starting anything.
     /// `security` (nullable: plain HTTP, no authentication) gives each connection its TLS
     /// and each request its basic authentication, before any endpoint's own rules.
+    /// `limits`: connection_limits{} for the endpoints, events_connection_limits for the
+    /// events (the default follows `role`).
     static result<std::unique_ptr<status_server>> bind(net::any_io_executor executor,
                                                        config::listen_address const& where,
                                                        status_sources sources,
                                                        std::shared_ptr<web_security> security = nullptr,
-                                                       server_role role = server_role::endpoints);
+                                                       server_role role = server_role::endpoints,
+                                                       std::optional<connection_limits> limits = std::nullopt);
     ~status_server();
 
     /// Starts accepting on the executor given to bind().
     void start();
     /// Stops accepting; connections in hand end at their next request or deadline.
     void stop();
+    /// Connections closed unanswered because a limit was reached, or to make room for a
+    /// new one, since bind().
+    std::uint64_t refused_connections() const;
     /// The bound port (the chosen one when bind() asked for 0).
     std::uint16_t port() const;
 
 private:
     status_server(net::ip::tcp::acceptor acceptor, status_sources sources, std::shared_ptr<web_security> security,
-                  server_role role);
+                  server_role role, connection_limits limits);
     awaitable<void> accept_loop();
 
     net::ip::tcp::acceptor acceptor_;
     status_sources sources_;
     std::shared_ptr<web_security> security_;
     server_role role_;
+    std::shared_ptr<connection_table> connections_;
 };
 
 } // namespace mirror::daemon

@@ -225,9 +225,16 @@ std::string digest_of(std::string const& user, std::string const& hash, std::str
     return std::string(reinterpret_cast<char const*>(out.data()), size);
 }
 
-// A bcrypt hash of no password anyone knows: an unknown user costs the same comparison
-// as a known one, so timing does not tell which users exist.
-constexpr char const* unknown_user_hash = "$2b$10$L391a6wKCTT.Mpm1.mmh6uT1oLGKGu2JYXWOolf4okeX5lZUf5Y7e";
+/// The hash an unknown user's password is compared with: the configured one of the highest
+/// cost (a user's name never matches, so no password can let it in), so that an unknown
+/// user costs what the costliest known one does.
+std::string const& unknown_user_hash(config::web_config const& config) {
+    auto costliest = config.users.begin();
+    for (auto it = config.users.begin(); it != config.users.end(); ++it)
+        if (it->second.substr(4, 2) > costliest->second.substr(4, 2))
+            costliest = it;
+    return costliest->second;
+}
 
 } // namespace
 
@@ -355,20 +362,27 @@ awaitable<auth_result> web_security::authorize(web_settings const& settings, std
         co_return auth_result::refused;
     auto const& [user, password] = *credentials;
     auto const known = settings.config.users.find(user);
-    std::string const hash = known == settings.config.users.end() ? unknown_user_hash : known->second;
+    std::string const hash = known == settings.config.users.end() ? unknown_user_hash(settings.config) : known->second;
     std::string const digest = digest_of(user, hash, password);
-    bool allowed = false;
-    if (auto found = remembered_.find(digest); found != remembered_.end()) {
-        allowed = found->second;
-    } else {
-        // A named awaitable, not a lambda temporary: GCC 12 frees a temporary's captures
-        // twice across co_await (docs/development.md).
-        auto comparison = bcrypt_comparison(password, hash);
-        bool const matches = co_await net::co_spawn(hashing_.get_executor(), std::move(comparison), net::use_awaitable);
-        allowed = matches && known != settings.config.users.end();
+    if (remembered_.contains(digest))
+        co_return auth_result::allowed;
+    // A bounded queue: 150 wrong passwords at once once kept the hashing thread busy for
+    // seconds while the real scraper waited behind them (issue 45).
+    struct pending_slot { // given back however the wait ends (a connection cut mid-wait too)
+        std::atomic<std::size_t>& count;
+        ~pending_slot() { --count; }
+    } slot{pending_};
+    if (pending_.fetch_add(1) >= max_pending_comparisons)
+        co_return auth_result::busy;
+    // A named awaitable, not a lambda temporary: GCC 12 frees a temporary's captures
+    // twice across co_await (docs/development.md).
+    auto comparison = bcrypt_comparison(password, hash);
+    bool const matches = co_await net::co_spawn(hashing_.get_executor(), std::move(comparison), net::use_awaitable);
+    bool const allowed = matches && known != settings.config.users.end();
+    if (allowed) {
         if (remembered_.size() >= max_remembered)
-            remembered_.clear();
-        remembered_[digest] = allowed;
+            remembered_.clear(); // only successful logins are here: its users' own
+        remembered_.insert(digest);
     }
     co_return allowed ? auth_result::allowed : auth_result::refused;
 }

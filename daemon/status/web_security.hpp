@@ -16,7 +16,9 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <atomic>
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,7 +46,8 @@ std::variant<std::shared_ptr<web_settings const>, std::vector<std::string>> load
 bool peer_has_allowed_san(SSL const* connection, std::vector<std::string> const& allowed);
 
 /// The answer to a request's Authorization header against basic_auth_users.
-enum class auth_result { allowed, refused };
+/// busy: too many comparisons wait already; the request is answered 503, never queued.
+enum class auth_result { allowed, refused, busy };
 
 class web_security {
 public:
@@ -65,10 +68,16 @@ public:
     void use(std::optional<std::filesystem::path> file, std::shared_ptr<web_settings const> settings);
 
     /// Checks a request's Authorization header (empty when absent) against `settings`'s
-    /// users. The bcrypt comparison runs on a thread of its own, never on the caller's;
-    /// answers are remembered by a digest of user, hash and password, so a scraper's
-    /// repeated requests cost one comparison.
+    /// users. The bcrypt comparison runs on a thread of its own, never on the caller's, at
+    /// most max_pending_comparisons waiting at once (more: busy). Successful logins are
+    /// remembered by a digest of user, hash and password, so a scraper's repeated requests
+    /// cost one comparison; refusals never are, so wrong passwords cannot push a scraper's
+    /// login out. An unknown user is compared with the costliest configured hash, so that
+    /// timing does not tell which users exist.
     awaitable<auth_result> authorize(web_settings const& settings, std::string_view authorization);
+
+    /// Comparisons that may wait for the hashing thread at once.
+    static constexpr std::size_t max_pending_comparisons = 4;
 
 private:
     struct file_stamp {
@@ -85,7 +94,8 @@ private:
     std::vector<file_stamp> refused_stamps_; ///< the files as they were when a reload failed: logged once
     std::chrono::steady_clock::time_point looked_;
     log_function log_;
-    std::map<std::string, bool> remembered_; ///< digest -> allowed
+    std::set<std::string> remembered_; ///< digests of successful logins
+    std::atomic<std::size_t> pending_{0}; ///< comparisons asked for and not answered
     net::thread_pool hashing_{1};
 };
 

@@ -119,3 +119,18 @@ TEST_CASE("config web: a password written where its hash goes is refused and not
     CHECK_FALSE(parse_web_config("basic_auth_users: { a: '" + std::string(hash.substr(0, 59)) + "' }\n", "w").has_value());
     CHECK_FALSE(parse_web_config("basic_auth_users: { a: '$1$" + std::string(hash.substr(3)) + "' }\n", "w").has_value());
 }
+
+TEST_CASE("config web: a bcrypt cost above 12 is refused, naming the user and the cost, not the hash") {
+    // Issue 45: each wrong password costs 2^cost rounds; at cost 16 four of them kept the
+    // real scraper waiting 16 s.
+    std::string costly(hash);
+    costly.replace(4, 2, "13");
+    auto problems = problems_of("basic_auth_users:\n  prometheus: '" + costly + "'\n");
+    CHECK_MESSAGE(problems.find("basic_auth_users: user 'prometheus': a bcrypt cost of 13, more than the 12 this "
+                                "daemon accepts") != std::string::npos,
+                  problems);
+    CHECK(problems.find(costly) == std::string::npos);
+    std::string at_most(hash);
+    at_most.replace(4, 2, "12");
+    CHECK(parse_web_config("basic_auth_users: { a: '" + at_most + "' }\n", "w").has_value());
+}

@@ -281,3 +281,32 @@ TEST_CASE("event receiver: a webhook signed before the daemon started is refused
     CHECK(receiver.handle(request_at(now + 1), now + 5).status == 202);
     CHECK(started == std::vector<std::string>{"population"});
 }
+
+TEST_CASE("event receiver: what a request's head alone refuses is refused before its body is read, and counted once") {
+    test::captured_log log;
+    metrics counted({"0.1.0", "0.12.2", true});
+    counted.set_repositories({{"population", 60}});
+    event_receiver receiver(counted, log.log, [](std::string const&, std::string const&) {}, now - 3600);
+    config::event_secrets secrets;
+    secrets.webhooks.emplace("population", secret);
+    secrets.s3_token = "token-0123456789abcdef";
+    receiver.configure(secrets, 300s, {{"population", config::event_sources{true, false}, std::nullopt}});
+    auto head = [](std::string_view target, std::string_view signature, std::string_view timestamp) {
+        return event_request{target, signature, timestamp, std::string_view(), false};
+    };
+    auto const ts = std::to_string(now);
+    // Refused from the head: no signature, no timestamp, no webhook for that name, no token.
+    CHECK(receiver.check_head(head("/hooks/population", "", ts), now)->status == 401);
+    CHECK(receiver.check_head(head("/hooks/population", "sha256=00", ""), now)->status == 401);
+    CHECK(receiver.check_head(head("/hooks/nobody", "sha256=00", ts), now)->status == 401);
+    CHECK(receiver.check_head(head("/events/s3?token=wrong", "", ""), now)->status == 401);
+    // The body is needed for the rest: the MAC, the window, a replay.
+    CHECK_FALSE(receiver.check_head(head("/hooks/population", "sha256=00", ts), now).has_value());
+    CHECK_FALSE(receiver.check_head(head("/events/s3?token=token-0123456789abcdef", "", ""), now).has_value());
+    CHECK_FALSE(receiver.check_head(head("/elsewhere", "", ""), now).has_value()); // handle() says 404
+    auto text = counted.text();
+    CHECK(has_line(text, R"(fdl_mirror_events_received_total{source="webhook"} 3)"));
+    CHECK(has_line(text, R"(fdl_mirror_events_received_total{source="s3"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_events_refused_total{reason="missing_signature",source="webhook"} 1)"));
+    CHECK(has_line(text, R"(fdl_mirror_events_refused_total{reason="bad_token",source="s3"} 1)"));
+}

@@ -168,3 +168,60 @@ TEST_CASE("the status server says Connection: close on the last request a connec
     CHECK(answers.find("Connection: close", last) != std::string::npos);
     CHECK(answers.substr(0, last).find("Connection: close") == std::string::npos);
 }
+
+TEST_CASE("a listener holds at most its connections from one address, and makes room past its total by closing the "
+          "oldest idle one of the busiest address, so a scraper still gets in") {
+    // Issue 45: 300 idle connections exhausted the daemon's descriptors, and 1,500 each
+    // sending most of a body took it to 402 MB.
+    net::io_context io{1};
+    auto bound = daemon::status_server::bind(io.get_executor(), {"127.0.0.1", 0},
+                                             {[] { return std::string("fdl_mirror_repositories 2\n"); },
+                                              [] { return std::string(); }, [] { return std::string("{}\n"); }},
+                                             nullptr, daemon::server_role::endpoints,
+                                             daemon::connection_limits{3, 2});
+    REQUIRE(bound);
+    auto server = std::move(*bound);
+    server->start();
+    std::thread thread([&] { io.run(); });
+    auto const port = server->port();
+    net::io_context client;
+    auto open_from = [&](char const* source) {
+        tcp::socket socket(client);
+        socket.open(tcp::v4());
+        socket.bind({net::ip::make_address(source), 0});
+        socket.connect({net::ip::make_address("127.0.0.1"), port});
+        return socket;
+    };
+    // What the server does with a request on `socket`: its answer's first line, or "" when
+    // it closed the connection unanswered.
+    auto answer_on = [](tcp::socket& socket) {
+        boost::system::error_code ec;
+        net::write(socket, net::buffer(std::string("GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")),
+                   ec);
+        std::string out;
+        char buffer[256];
+        while (auto n = socket.read_some(net::buffer(buffer), ec))
+            out.append(buffer, n);
+        return out.substr(0, out.find("\r\n"));
+    };
+    auto settle = [] { std::this_thread::sleep_for(std::chrono::milliseconds(100)); }; // the server accepts
+    // Two idle connections from one address: its share. A third is closed unanswered.
+    auto oldest = open_from("127.0.0.2");
+    settle();
+    auto second = open_from("127.0.0.2");
+    settle();
+    auto third = open_from("127.0.0.2");
+    CHECK(answer_on(third).empty());
+    // A third address fills the total; a fourth makes room by closing the oldest idle
+    // connection of the address holding the most, and is answered.
+    auto other = open_from("127.0.0.3");
+    settle();
+    auto scraper = open_from("127.0.0.1");
+    CHECK(answer_on(scraper) == "HTTP/1.1 200 OK");
+    CHECK(answer_on(oldest).empty());
+    CHECK(answer_on(second) == "HTTP/1.1 200 OK");
+    CHECK(server->refused_connections() == 2);
+    net::post(io, [&] { server->stop(); });
+    io.stop();
+    thread.join();
+}

@@ -9,8 +9,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/daemon_lib.sh"
 
 secret=webhook-secret-0123456789
-printf 'webhooks:\n  population: %s\n' "$secret" >"$work/events.yaml"
-chmod 600 "$work/events.yaml"
+write_webhook_secret population "$secret"
 "$FDL_PUBLISHER" sample "$work/origin" >/dev/null
 write_config() {
   cat >"$work/mirror.yaml" <<YAML

@@ -230,6 +230,13 @@ log_lines_with() {
 # 127.0.0.1:PORT` line ("" when it logged none).
 events_port() { grep -m1 -o 'events: listening on 127\.0\.0\.1:[0-9][0-9]*' "$daemon_log" | sed 's/.*://'; }
 
+# write_webhook_secret REPOSITORY SECRET: the events' secrets file $work/events.yaml, with
+# that repository's webhook secret, readable by its owner alone (as the daemon requires).
+write_webhook_secret() {
+  printf 'webhooks:\n  %s: %s\n' "$1" "$2" >"$work/events.yaml"
+  chmod 600 "$work/events.yaml"
+}
+
 # send_webhook REPOSITORY SECRET [TIMESTAMP [BODY [SIGNATURE]]]: POSTs a webhook to the events'
 # listener, signed (HMAC-SHA256 of TIMESTAMP./hooks/REPOSITORY.BODY under SECRET, as
 # docs/events.md says, with openssl) unless SIGNATURE is given ("-" for none); prints the

@@ -20,8 +20,7 @@ tls_server_config: { cert_file: server.pem, key_file: server.key }
 basic_auth_users: { prometheus: '$hash' }
 YAML
 secret=webhook-secret-0123456789
-printf 'webhooks:\n  population: %s\n' "$secret" >"$work/events.yaml"
-chmod 600 "$work/events.yaml"
+write_webhook_secret population "$secret"
 "$FDL_PUBLISHER" sample "$work/origin" >/dev/null
 cat >"$work/mirror.yaml" <<YAML
 listen: 127.0.0.1:0
