@@ -134,6 +134,9 @@ struct events_settings {
     std::filesystem::path secrets_file;
     /// How far a webhook's timestamp may be from now, either way, >= 10s and <= 1h.
     std::chrono::milliseconds timestamp_window = std::chrono::minutes(5);
+    /// At most one pass started by events per repository in this long (0s to 1h): events
+    /// that come sooner are coalesced into one pass at its end, the rest counted.
+    std::chrono::milliseconds min_pass_gap = std::chrono::seconds(10);
     bool operator==(events_settings const&) const = default;
 };
 

@@ -222,6 +222,9 @@ std::optional<events_settings> read_events(map_reader& top, std::filesystem::pat
     if (out.timestamp_window > std::chrono::hours(1))
         problems.add(node->Mark(), "events: timestamp_window must be at most 1h: a longer one lets a captured "
                                    "webhook be replayed for longer");
+    out.min_pass_gap = section.duration("min_pass_gap", std::chrono::seconds(0)).value_or(out.min_pass_gap);
+    if (out.min_pass_gap > std::chrono::hours(1))
+        problems.add(node->Mark(), "events: min_pass_gap must be at most 1h: the interval polls anyway");
     bool const written = section.find("secrets_file").has_value();
     section.finish();
     if (!secrets) {

@@ -159,6 +159,8 @@ public:
     /// A pass of `repo` began at `started` (unix seconds): started by an event, or, when not
     /// and it found the origin changed, an unannounced change.
     void pass_by_event(std::string const& repo);
+    /// An authentic event of `repo` that starts no pass of its own (one is pending already).
+    void event_coalesced(std::string const& repo);
     void change_unannounced(std::string const& repo, double started);
 
     /// An observer (for store::store_options::observer) that counts the requests of one

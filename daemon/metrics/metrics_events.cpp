@@ -33,11 +33,17 @@ void metrics::set_event_clocks(std::string const& repo, bool expected, double la
     impl_->last_event.Add(r).Set(last_event);
     impl_->unannounced_change.Add(r).Set(unannounced_change);
     impl_->passes_by_events.Add(r); // at 0, for increase()
+    impl_->events_coalesced.Add(r);
 }
 
 void metrics::pass_by_event(std::string const& repo) {
     if (impl_->intervals.contains(repo))
         impl_->passes_by_events.Add({{"repo", repo}}).Increment();
+}
+
+void metrics::event_coalesced(std::string const& repo) {
+    if (impl_->intervals.contains(repo))
+        impl_->events_coalesced.Add({{"repo", repo}}).Increment();
 }
 
 void metrics::change_unannounced(std::string const& repo, double started) {

@@ -109,7 +109,9 @@ void repository_job::start(std::function<void()> on_finished) {
     }
     services_.stats->set_event_clocks(name_, repo().events.any(), state_.record.last_event.value_or(0),
                                       state_.record.unannounced_change.value_or(0));
-    attester_ = std::make_unique<mirror_attester>(name_, *services_.log, *services_.stats);
+    attester_ = std::make_unique<mirror_attester>(
+        name_, *services_.log, *services_.stats,
+        attest::attestation_limit(services_.memory != nullptr ? services_.memory->capacity() : 0));
     if (services_.coord != nullptr) {
         lease_ = make_lease();
         lease_->start_keeper([this] { return in_pass_; }, [this](std::string const& holder) {
@@ -223,7 +225,27 @@ repository_job::trigger_result repository_job::event_arrived(std::string const& 
     state_.record.last_event = record_now(); // saved with the pass it starts
     services_.stats->set_event_clocks(name_, repo().events.any(), *state_.record.last_event,
                                       state_.record.unannounced_change.value_or(0));
+    if (stopping_)
+        return trigger_result::stopping;
+    // One pass pending for events at most: more events add nothing to it (issue 45: a
+    // sender's flood of authentic events ran passes back to back and filled the log).
+    if (event_asked_ && (trigger_pending_ || event_not_before_)) {
+        services_.stats->event_coalesced(name_);
+        return trigger_result::queued;
+    }
     event_asked_ = true;
+    auto const gap = cfg_->events ? cfg_->events->min_pass_gap : std::chrono::milliseconds(0);
+    auto const now = std::chrono::steady_clock::now();
+    if (last_event_pass_ && now < *last_event_pass_ + gap) {
+        event_not_before_ = *last_event_pass_ + gap;
+        services_.log->info(name_, "pass asked for by " + std::string(source == "s3" ? "an S3 notification" : "a webhook") +
+                                       ": it starts when events.min_pass_gap has passed since the last one");
+        if (waiting_)
+            wait_.cancel(); // the loop waits for the gap instead
+        else
+            trigger_pending_ = true;
+        return trigger_result::queued;
+    }
     return trigger(source == "s3" ? "an S3 notification" : "a webhook");
 }
 
@@ -336,6 +358,16 @@ awaitable<std::optional<sync::transfer_slots::slot>> repository_job::wait_for_pa
 awaitable<void> repository_job::loop() {
     while (!stopping_) {
         settings_changed_ = false;
+        if (event_not_before_) {
+            // An event within events.min_pass_gap of the last pass it asked for: its pass
+            // waits for the gap's end (a trigger or a stop cuts the wait short).
+            wait_.expires_at(*std::exchange(event_not_before_, std::nullopt));
+            waiting_ = true;
+            co_await wait_.async_wait(use_op);
+            waiting_ = false;
+            if (stopping_)
+                break;
+        }
         {
             // A pass and the audits after it hold one of the max_passes slots.
             auto slot = co_await wait_for_pass_slot();
@@ -423,8 +455,10 @@ awaitable<void> repository_job::one_pass() {
     state_.last_attempt = started;
     services_.stats->pass_started(name_, started);
     pass_by_event_ = std::exchange(event_asked_, false); // an event that comes from now on asks for the next pass
-    if (pass_by_event_)
+    if (pass_by_event_) {
         services_.stats->pass_by_event(name_);
+        last_event_pass_ = std::chrono::steady_clock::now();
+    }
     bool const full_recheck = full_recheck_due(r.settings, started);
     std::optional<pass_outcome> cut_outcome;
     auto report = co_await run_pass(*cfg, r, full_recheck, std::move(lease_refused), cut_outcome);

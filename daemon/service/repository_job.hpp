@@ -200,6 +200,10 @@ private:
     bool trigger_pending_ = false;  ///< a trigger came while busy: no wait after this pass
     bool event_asked_ = false;      ///< an event asked for the next pass
     bool pass_by_event_ = false;    ///< the pass in hand (or the last) was asked for by an event
+    /// When the last pass an event asked for began: the next waits for events.min_pass_gap.
+    std::optional<std::chrono::steady_clock::time_point> last_event_pass_;
+    /// An event within the gap asked for a pass: it starts no sooner than this.
+    std::optional<std::chrono::steady_clock::time_point> event_not_before_;
     /// A pass of this run (and lease) completed: from then on, a change no event announced
     /// is one the events missed.
     bool events_baseline_ = false;

@@ -467,3 +467,41 @@ TEST_CASE("repository_job: the scheduled audits run after a pass that completed,
     CHECK(healthy.status().state.record.audits.next_scrub.has_value());
     CHECK(healthy.status().state.last_success > 0);
 }
+
+TEST_CASE("repository_job: authentic events start at most one pass per events.min_pass_gap, the rest are coalesced "
+          "into one pending pass and counted") {
+    // Issue 45: a sender's flood of authentic events ran passes back to back.
+    job_fixture f;
+    auto base = f.config("mem://mirror/", 1h);
+    auto cfg = std::make_shared<config::daemon_config>(*base);
+    cfg->events = config::events_settings{};
+    cfg->events->min_pass_gap = 3s; // longer than the first pass, even on a loaded machine
+    cfg->repositories.front().events.webhook = true;
+    f.stats.set_event_clocks("repo", true, 0, 0);
+    daemon::repository_job job(f.services(), cfg, "repo");
+    auto by_events = [&](int n) {
+        return metric_has(f.stats, "fdl_mirror_passes_started_by_events_total{repo=\"repo\"} " + std::to_string(n));
+    };
+    int step = 0;
+    std::chrono::steady_clock::time_point first_event; // before the first pass began
+    bool started_too_soon = false;
+    f.run_until(
+        job, [&] { return step == 2 && by_events(2); },
+        [&] {
+            if (step == 0 && job.status().state.last_success > 0) {
+                first_event = std::chrono::steady_clock::now();
+                job.event_arrived("webhook"); // the interval is an hour: this starts a pass now
+                step = 1;
+            } else if (step == 1 && by_events(1) && !job.in_pass()) {
+                for (int i = 0; i < 4; ++i) // within the gap: one pending pass, three coalesced
+                    job.event_arrived("webhook");
+                step = 2;
+            } else if (step == 2 && by_events(2)) {
+                // Seen (at most a poll late) no sooner than the gap after the first pass began.
+                started_too_soon = std::chrono::steady_clock::now() - first_event < 3s;
+            }
+        });
+    CHECK(by_events(2));
+    CHECK_FALSE(started_too_soon); // the pending pass waited for the gap's end
+    CHECK(metric_has(f.stats, "fdl_mirror_events_coalesced_total{repo=\"repo\"} 3"));
+}

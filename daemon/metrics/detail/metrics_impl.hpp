@@ -232,6 +232,9 @@ struct metrics::impl {
         "S3 event records authenticated but about keys that announce nothing, or about no repository taking them");
     Family<Counter>& passes_by_events =
         counter("fdl_mirror_passes_started_by_events_total", "Passes an event started (or asked for while waiting)");
+    Family<Counter>& events_coalesced = counter(
+        "fdl_mirror_events_coalesced_total",
+        "Authentic events that started no pass of their own: one was pending already (events: min_pass_gap)");
     Family<Gauge>& events_expected =
         gauge("fdl_mirror_events_expected", "1 when the repository's events: lists a source, else 0");
     Family<Gauge>& last_event =
@@ -400,6 +403,7 @@ struct metrics::impl {
             remove_repo(*family, repo, {r});
         remove_attestation(repo);
         remove_peers(repo);
+        remove_repo(events_coalesced, repo, {r});
         for (auto* family : {&passes_by_events, &events_accepted})
             remove_repo(*family, repo, {{{"repo", repo}}, {{"repo", repo}, {"source", "webhook"}},
                                         {{"repo", repo}, {"source", "s3"}}});
