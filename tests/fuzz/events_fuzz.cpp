@@ -42,9 +42,10 @@ extern "C" int LLVMFuzzerTestOneInput(unsigned char const* data, std::size_t siz
 
     constexpr std::int64_t now = 1796500000;
     std::string const secret = "fuzz-secret-0123456789";
-    auto refused = daemon::check_webhook(secret, timestamp, signature, body, now, std::chrono::seconds(300));
-    if (!refused)
-        check(daemon::webhook_signature(secret, timestamp, body) == signature,
+    std::string_view const path = "/hooks/a";
+    auto checked = daemon::check_webhook(secret, timestamp, signature, path, body, now, std::chrono::seconds(300));
+    if (!checked.refused)
+        check(daemon::webhook_signature(secret, timestamp, path, body) == signature,
               "a webhook accepted with another signature than its own");
     return 0;
 }
