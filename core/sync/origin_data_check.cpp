@@ -45,7 +45,7 @@ error stop_walk() { return make_error(sync_errc::stopped, "origin data check sto
 } // namespace
 
 awaitable<origin_data_report> check_origin_data(store::store& origin, store::store& mirror,
-                                                std::size_t concurrency, transfer_slots* shared) {
+                                                std::size_t concurrency, transfer_slots* shared, std::size_t memory) {
     origin_data_report report;
     auto data_dir = co_await load_mirror_data_dir(mirror);
     if (!data_dir) {
@@ -64,7 +64,7 @@ awaitable<origin_data_report> check_origin_data(store::store& origin, store::sto
     // compared in the ledger's order: with the origin's listing, or asked in batches.
     std::optional<path_sizes> listed;
     if (origin.caps().can_list) {
-        auto files = co_await list_data_sizes(origin, *data_dir);
+        auto files = co_await list_data_sizes(origin, *data_dir, memory == 0 ? SIZE_MAX : memory);
         if (!files) {
             report.failure = with_context(files.error(), "origin");
             co_return report;
@@ -117,7 +117,7 @@ awaitable<origin_data_report> check_origin_data(store::store& origin, store::sto
         }
         co_return result<void>();
     };
-    ledger_reads const reads{concurrency, shared};
+    ledger_reads const reads{concurrency, shared, memory};
     auto walked = co_await for_each_new_ledger_entries(mirror, compare, reads);
     if (report.failure)
         co_return report;

@@ -32,8 +32,10 @@ class transfer_slots;
 /// the recorded size, in the ledger's order (for_each_new_ledger_entries). An origin that
 /// cannot list is asked up to `concurrency` files at once, each ask holding one of `shared`
 /// (the daemon's max_transfers) when given; the report is the one asking a file at a time
-/// gives (a failure stops it at that file).
+/// gives (a failure stops it at that file). `memory`: what the origin's listing and the
+/// walk of the mirror's ledger may each hold (listing_share; 0: no bound).
 awaitable<origin_data_report> check_origin_data(store::store& origin, store::store& mirror,
-                                                std::size_t concurrency = 1, transfer_slots* shared = nullptr);
+                                                std::size_t concurrency = 1, transfer_slots* shared = nullptr,
+                                                std::size_t memory = 0);
 
 } // namespace mirror::sync

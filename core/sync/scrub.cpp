@@ -66,7 +66,7 @@ awaitable<result<step_slice>> choose_slice(store::store& mirror, std::string con
 
 awaitable<scrub_step_report> scrub_step(store::store& mirror, scrub_position& position, double fraction,
                                         io::blocking_pool* pool, double now, std::size_t concurrency,
-                                        transfer_slots* shared) {
+                                        transfer_slots* shared, std::size_t memory) {
     scrub_step_report report;
     auto data_dir = co_await load_mirror_data_dir(mirror);
     if (!data_dir) {
@@ -82,7 +82,7 @@ awaitable<scrub_step_report> scrub_step(store::store& mirror, scrub_position& po
         }
         co_return result<void>();
     };
-    ledger_reads const reads{concurrency, shared};
+    ledger_reads const reads{concurrency, shared, memory};
     if (auto counted = co_await for_each_new_ledger_entries(mirror, count, reads); !counted) {
         report.failure = with_context(counted.error(), "mirror");
         co_return report;

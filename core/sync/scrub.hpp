@@ -51,8 +51,10 @@ struct scrub_step_report {
 /// what the step covers, finds and where it stops are those of one read at a time. With
 /// `shared`, each read also holds one of its slots (the daemon's max_transfers, which the
 /// passes' copies hold too), so that audits and passes together stay within it.
+/// `memory`: what its walk of the ledger may hold at once (ledger_reads::memory; 0: no bound
+/// but a segment's 256 MiB).
 awaitable<scrub_step_report> scrub_step(store::store& mirror, scrub_position& position, double fraction,
                                         io::blocking_pool* pool, double now, std::size_t concurrency = 16,
-                                        transfer_slots* shared = nullptr);
+                                        transfer_slots* shared = nullptr, std::size_t memory = 0);
 
 } // namespace mirror::sync

@@ -153,13 +153,19 @@ awaitable<void> repository_job::compare_peers(config::repository_config const& r
     services_.stats->peers_compared(name_, results, r.settings.peer_max_lag, record_now());
 }
 
+std::size_t repository_job::audit_memory() const {
+    // The mirror's ledger and the origin's listing are a co-tenant's and an origin's to
+    // grow: walked within a quarter of the budget, as a pass reads them (issue 45).
+    return services_.memory != nullptr ? sync::listing_share(services_.memory) : 0;
+}
+
 awaitable<void> repository_job::scrub_step(config::repository_config const& r) {
     auto& audits = state_.record.audits;
     double const fraction = seconds(r.settings.scrub_interval) / seconds(r.settings.scrub_period);
     auto position = audits.scrub;
     auto finished = co_await run_cuttable(
         sync::scrub_step(*mirror_, position, fraction, services_.pool, record_now(), r.settings.concurrency,
-                         services_.transfers.get()));
+                         services_.transfers.get(), audit_memory()));
     if (retired_)
         co_return;
     audits.next_scrub = record_time(record_now() + seconds(r.settings.scrub_interval));
@@ -194,7 +200,7 @@ awaitable<void> repository_job::origin_check(config::repository_config const& r)
     auto& audits = state_.record.audits;
     double const started = record_now();
     auto finished = co_await run_cuttable(
-        sync::check_origin_data(*origin_, *mirror_, r.settings.concurrency, services_.transfers.get()));
+        sync::check_origin_data(*origin_, *mirror_, r.settings.concurrency, services_.transfers.get(), audit_memory()));
     if (retired_)
         co_return;
     audits.next_origin_check = record_time(record_now() + seconds(r.settings.origin_check_interval));

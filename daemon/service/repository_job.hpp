@@ -174,6 +174,8 @@ private:
     std::optional<error> open_mirror();
     /// Opens the stores when they are not open; why one cannot be, naming it.
     std::optional<error> open_stores();
+    /// What a scheduled audit's walks (the ledger, the origin's listing) may hold at once.
+    std::size_t audit_memory() const;
     void close_stores();
     void save_state();
     config::repository_config const& repo() const;

@@ -189,3 +189,25 @@ TEST_CASE_FIXTURE(mirrored_with_ledger, "origin data check: an ask that fails st
         CHECK(names(r.violations, sync::sync_errc::file_deleted_at_origin, "data/" + gone));
     }
 }
+
+TEST_CASE("origin data check: the origin's listing and the mirror's ledger are walked within the memory given") {
+    // Issue 45: a scheduled audit held a planted ledger segment or a hostile listing whole.
+    mirrored_sample m;
+    event_loop loop;
+    auto origin = open_folder(m.tmp / "origin", false);
+    auto mirror = open_folder(m.tmp / "mirror", false);
+    auto within = loop(sync::check_origin_data(*origin, *mirror, 1, nullptr, std::size_t{4} << 20));
+    REQUIRE_FALSE(within.failure);
+    CHECK(within.files >= 3);
+    // Less than the listing and a segment's tree need: the check fails, naming the limit.
+    auto tight = loop(sync::check_origin_data(*origin, *mirror, 1, nullptr, 4096));
+    REQUIRE(tight.failure);
+    INFO(tight.failure->message);
+    CHECK(tight.failure->message.find("more than this process allows it (memory_limit)") != std::string::npos);
+    // And a listing alone past it: the origin's, refused as it is read.
+    auto listing = loop(sync::check_origin_data(*origin, *mirror, 1, nullptr, 200));
+    REQUIRE(listing.failure);
+    CHECK(listing.failure->code == sync::sync_errc::over_memory_limit);
+    CHECK(listing.failure->message.find("origin: ") == 0);
+    CHECK(listing.failure->message.find("its listing would keep more than") != std::string::npos);
+}
