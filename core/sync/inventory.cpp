@@ -1,7 +1,6 @@
 #include "core/sync/inventory.hpp"
 
 #include "core/fdl/errors.hpp"
-
 #include "core/fdl/ids.hpp"
 #include "core/fdl/paths.hpp"
 #include "core/io/errors.hpp"

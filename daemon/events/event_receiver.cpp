@@ -75,23 +75,33 @@ control_answer event_receiver::handle(event_request const& request, std::int64_t
     return hook(path.substr(hooks_path.size()), request, now);
 }
 
+event_target const* event_receiver::webhook_target(std::string_view repository) const {
+    if (!is_repository_name(repository) || !secrets_.webhooks.contains(repository))
+        return nullptr;
+    auto const target = std::find_if(targets_.begin(), targets_.end(), [&](auto const& t) {
+        return t.name == repository && t.sources.webhook;
+    });
+    return target == targets_.end() ? nullptr : &*target;
+}
+
+bool event_receiver::token_accepted(std::string_view target) const {
+    auto token = token_of(target);
+    return secrets_.s3_token && token && verify::same_bytes(*token, *secrets_.s3_token);
+}
+
 std::optional<control_answer> event_receiver::check_head(event_request const& head, std::int64_t now) {
     auto path = path_of(head.target);
     if (!is_event_path(head.target))
         return std::nullopt; // handle() answers 404, with nothing to read
     if (path == s3_path) {
-        auto token = token_of(head.target);
-        if (secrets_.s3_token && token && verify::same_bytes(*token, *secrets_.s3_token))
+        if (token_accepted(head.target))
             return std::nullopt;
         metrics_.event_received("s3");
         return refuse("s3", event_refusal::bad_token, "the URL's token is missing or wrong", now);
     }
-    auto repository = path.substr(hooks_path.size());
-    auto const target = std::find_if(targets_.begin(), targets_.end(), [&](auto const& t) {
-        return t.name == repository && t.sources.webhook;
-    });
+    auto const* target = webhook_target(path.substr(hooks_path.size()));
     std::optional<event_refusal> why;
-    if (!is_repository_name(repository) || target == targets_.end() || !secrets_.webhooks.contains(repository))
+    if (target == nullptr)
         why = event_refusal::unknown_repository;
     else if (head.signature.empty())
         why = event_refusal::missing_signature;
@@ -122,18 +132,15 @@ control_answer event_receiver::refuse(std::string const& source, event_refusal w
 }
 
 control_answer event_receiver::hook(std::string_view repository, event_request const& request, std::int64_t now) {
-    auto const target = std::find_if(targets_.begin(), targets_.end(), [&](auto const& t) {
-        return t.name == repository && t.sources.webhook;
-    });
-    auto const secret = secrets_.webhooks.find(repository);
     // A name not configured for webhooks is refused as unauthenticated, like a bad
     // signature: the answer does not tell a prober which repositories exist.
-    if (!is_repository_name(repository) || target == targets_.end() || secret == secrets_.webhooks.end())
+    auto const* target = webhook_target(repository);
+    if (target == nullptr)
         return refuse("webhook", event_refusal::unknown_repository,
                       "no webhook for this repository (the name is not logged)", now);
     std::string const path = std::string(hooks_path) + std::string(repository);
-    auto checked =
-        check_webhook(secret->second, request.timestamp, request.signature, path, request.body, now, window_);
+    auto checked = check_webhook(secrets_.webhooks.find(repository)->second, request.timestamp, request.signature,
+                                 path, request.body, now, window_);
     if (checked.refused)
         return refuse("webhook", *checked.refused, "for repository " + target->name, now, target->name);
     if (checked.sent < started_at_)
@@ -147,8 +154,7 @@ control_answer event_receiver::hook(std::string_view repository, event_request c
 }
 
 control_answer event_receiver::notification(event_request const& request, std::int64_t now) {
-    auto token = token_of(request.target);
-    if (!secrets_.s3_token || !token || !verify::same_bytes(*token, *secrets_.s3_token))
+    if (!token_accepted(request.target))
         return refuse("s3", event_refusal::bad_token, "the URL's token is missing or wrong", now);
     std::string why;
     auto records = parse_s3_events(request.body, why);

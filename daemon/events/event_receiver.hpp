@@ -58,6 +58,10 @@ public:
     static bool is_event_path(std::string_view target);
 
 private:
+    /// The repository named, when it takes webhooks and has a secret; null otherwise.
+    event_target const* webhook_target(std::string_view repository) const;
+    /// Whether `target`'s query carries the S3 notifications' token.
+    bool token_accepted(std::string_view target) const;
     control_answer hook(std::string_view repository, event_request const& request, std::int64_t now);
     control_answer notification(event_request const& request, std::int64_t now);
     /// Counts and answers a refusal; logs it unless one of its kind (for the same
